@@ -1,0 +1,99 @@
+//! Identifiers: a type prefix and an opaque, time-sortable suffix (`acct_01j...`).
+
+use std::fmt;
+
+/// Makes a new identifier with the given prefix.
+///
+/// ```
+/// let id = meridian_core::id::new_id("zone");
+/// assert!(id.starts_with("zone_"));
+/// assert_eq!(id.len(), "zone_".len() + 26);
+/// ```
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", ulid::Ulid::new().to_string().to_ascii_lowercase())
+}
+
+/// Whether `id` has the shape of an identifier with `prefix` (prefix, underscore, 26 base-32 digits).
+pub fn has_shape(id: &str, prefix: &str) -> bool {
+    id.strip_prefix(prefix)
+        .and_then(|rest| rest.strip_prefix('_'))
+        .is_some_and(|suffix| suffix.len() == 26 && suffix.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+macro_rules! define_id {
+    ($(#[$meta:meta])* $name:ident, $prefix:literal) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub String);
+
+        impl $name {
+            /// The prefix every identifier of this kind starts with.
+            pub const PREFIX: &'static str = $prefix;
+
+            /// A new, unique identifier.
+            pub fn generate() -> Self {
+                Self(new_id($prefix))
+            }
+
+            /// The identifier as text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                Self(s)
+            }
+        }
+    };
+}
+
+define_id!(
+    /// An account, which is a tenant.
+    AccountId,
+    "acct"
+);
+define_id!(
+    /// An API key.
+    ApiKeyId,
+    "key"
+);
+define_id!(
+    /// A durable job.
+    JobId,
+    "job"
+);
+define_id!(
+    /// A platform event.
+    EventId,
+    "evt"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_sort_by_creation_time() {
+        let a = new_id("job");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        let b = new_id("job");
+        assert!(a < b, "{a} should sort before {b}");
+    }
+
+    #[test]
+    fn shape_checks_prefix_and_suffix() {
+        let id = AccountId::generate();
+        assert!(has_shape(id.as_str(), "acct"));
+        assert!(!has_shape(id.as_str(), "zone"));
+        assert!(!has_shape("acct_short", "acct"));
+    }
+}

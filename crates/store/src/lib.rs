@@ -1,0 +1,13 @@
+//! Meridian's persistence: repository traits that the rest of the platform codes against, the
+//! SQLite implementation (the embedded default; PostgreSQL implements the same traits), embedded
+//! migrations, and the blob store.
+
+pub mod blobs;
+pub mod error;
+pub mod model;
+pub mod repo;
+pub mod sqlite;
+
+pub use blobs::BlobStore;
+pub use error::{Result, StoreError};
+pub use repo::{AccountRepo, JobRepo, OutboxRepo, SettingsRepo, Store};

@@ -1,0 +1,259 @@
+use super::{insert_events, ts, SqliteDb};
+use crate::model::{Heartbeat, Job, JobStatus, NewJob};
+use crate::repo::JobRepo;
+use crate::{Result, StoreError};
+use async_trait::async_trait;
+use meridian_core::event::NewEvent;
+use meridian_core::id::{AccountId, JobId};
+use meridian_core::page::Page;
+use meridian_core::{DomainError, Timestamp};
+use serde_json::Value;
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+use std::time::Duration;
+
+const COLUMNS: &str = "id, account_id, kind, status, params, progress, attempts, max_attempts, run_at, lease_owner,
+    lease_expires_at, cancel_requested, output, error, created_at, started_at, finished_at, updated_at";
+
+fn json(text: Option<String>) -> Result<Option<Value>> {
+    text.map(|t| serde_json::from_str(&t)).transpose().map_err(Into::into)
+}
+
+fn job_from_row(row: &SqliteRow) -> Result<Job> {
+    let status: String = row.try_get("status")?;
+    Ok(Job {
+        id: JobId(row.try_get("id")?),
+        account_id: AccountId(row.try_get("account_id")?),
+        kind: row.try_get("kind")?,
+        status: JobStatus::parse(&status).ok_or_else(|| StoreError::Corrupt(format!("job status {status}")))?,
+        params: serde_json::from_str(&row.try_get::<String, _>("params")?)?,
+        progress: row.try_get::<i64, _>("progress")?.clamp(0, 100) as u8,
+        attempts: row.try_get::<i64, _>("attempts")? as u32,
+        max_attempts: row.try_get::<i64, _>("max_attempts")? as u32,
+        run_at: Timestamp::from_millis(row.try_get("run_at")?),
+        lease_owner: row.try_get("lease_owner")?,
+        lease_expires_at: ts(row.try_get("lease_expires_at")?),
+        cancel_requested: row.try_get::<i64, _>("cancel_requested")? != 0,
+        output: json(row.try_get("output")?)?,
+        error: json(row.try_get("error")?)?,
+        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+        started_at: ts(row.try_get("started_at")?),
+        finished_at: ts(row.try_get("finished_at")?),
+        updated_at: Timestamp::from_millis(row.try_get("updated_at")?),
+    })
+}
+
+#[async_trait]
+impl JobRepo for SqliteDb {
+    async fn submit(&self, job: NewJob) -> Result<Job> {
+        let id = JobId::generate();
+        let now = Timestamp::now().millis();
+        let mut tx = self.write().await?;
+        let row = sqlx::query(&format!(
+            "INSERT INTO jobs (id, account_id, kind, status, params, max_attempts, run_at, created_at, updated_at)
+             VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?) RETURNING {COLUMNS}"
+        ))
+        .bind(id.as_str())
+        .bind(job.account_id.as_str())
+        .bind(&job.kind)
+        .bind(serde_json::to_string(&job.params)?)
+        .bind(i64::from(job.max_attempts.max(1)))
+        .bind(now)
+        .bind(now)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        job_from_row(&row)
+    }
+
+    async fn get_job(&self, account: &AccountId, id: &JobId) -> Result<Option<Job>> {
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE account_id = ? AND id = ?"))
+            .bind(account.as_str())
+            .bind(id.as_str())
+            .fetch_optional(self.read())
+            .await?;
+        row.as_ref().map(job_from_row).transpose()
+    }
+
+    async fn list_jobs(&self, account: &AccountId, kind: Option<&str>, page: Page) -> Result<(Vec<Job>, u64)> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM jobs WHERE account_id = ?1 AND (?2 IS NULL OR kind = ?2)
+             ORDER BY id DESC LIMIT ?3 OFFSET ?4"
+        ))
+        .bind(account.as_str())
+        .bind(kind)
+        .bind(i64::from(page.limit))
+        .bind(page.offset as i64)
+        .fetch_all(self.read())
+        .await?;
+        let total: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE account_id = ?1 AND (?2 IS NULL OR kind = ?2)")
+            .bind(account.as_str())
+            .bind(kind)
+            .fetch_one(self.read())
+            .await?;
+        Ok((rows.iter().map(job_from_row).collect::<Result<_>>()?, total as u64))
+    }
+
+    async fn claim(&self, kinds: &[String], worker: &str, lease: Duration) -> Result<Option<Job>> {
+        if kinds.is_empty() {
+            return Ok(None);
+        }
+        let now = Timestamp::now();
+        let kinds_json = serde_json::to_string(kinds)?;
+        let mut tx = self.write().await?;
+        let row = sqlx::query(&format!(
+            "UPDATE jobs SET status = 'running', lease_owner = ?1, lease_expires_at = ?2, attempts = attempts + 1,
+                 started_at = coalesce(started_at, ?3), updated_at = ?3
+             WHERE id = (
+                 SELECT id FROM jobs
+                 WHERE kind IN (SELECT value FROM json_each(?4))
+                   AND ((status = 'queued' AND run_at <= ?3) OR (status = 'running' AND lease_expires_at < ?3))
+                 ORDER BY run_at, id LIMIT 1)
+             RETURNING {COLUMNS}"
+        ))
+        .bind(worker)
+        .bind(now.plus(lease).millis())
+        .bind(now.millis())
+        .bind(kinds_json)
+        .fetch_optional(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        row.as_ref().map(job_from_row).transpose()
+    }
+
+    async fn heartbeat(&self, id: &JobId, worker: &str, lease: Duration, progress: Option<u8>) -> Result<Heartbeat> {
+        let now = Timestamp::now();
+        let mut tx = self.write().await?;
+        let row: Option<(i64,)> = sqlx::query_as(
+            "UPDATE jobs SET lease_expires_at = ?1, progress = coalesce(?2, progress), updated_at = ?3
+             WHERE id = ?4 AND status = 'running' AND lease_owner = ?5
+             RETURNING cancel_requested",
+        )
+        .bind(now.plus(lease).millis())
+        .bind(progress.map(|p| i64::from(p.min(100))))
+        .bind(now.millis())
+        .bind(id.as_str())
+        .bind(worker)
+        .fetch_optional(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(match row {
+            None => Heartbeat::Lost,
+            Some((0,)) => Heartbeat::Renewed,
+            Some(_) => Heartbeat::CancelRequested,
+        })
+    }
+
+    async fn succeed(&self, id: &JobId, worker: &str, output: Value, event: Option<NewEvent>) -> Result<bool> {
+        let now = Timestamp::now().millis();
+        let mut tx = self.write().await?;
+        let done = sqlx::query(
+            "UPDATE jobs SET status = 'succeeded', progress = 100, output = ?1, error = NULL, finished_at = ?2,
+                 updated_at = ?2, lease_owner = NULL, lease_expires_at = NULL
+             WHERE id = ?3 AND status = 'running' AND lease_owner = ?4",
+        )
+        .bind(serde_json::to_string(&output)?)
+        .bind(now)
+        .bind(id.as_str())
+        .bind(worker)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if done {
+            insert_events(&mut tx, event.as_slice()).await?;
+        }
+        tx.commit().await?;
+        Ok(done)
+    }
+
+    async fn fail(
+        &self,
+        id: &JobId,
+        worker: &str,
+        error: Value,
+        retry_at: Option<Timestamp>,
+        event: Option<NewEvent>,
+    ) -> Result<bool> {
+        let now = Timestamp::now().millis();
+        let mut tx = self.write().await?;
+        let query = match retry_at {
+            Some(_) => {
+                "UPDATE jobs SET status = 'queued', error = ?1, run_at = ?2, updated_at = ?3,
+                     lease_owner = NULL, lease_expires_at = NULL
+                 WHERE id = ?4 AND status = 'running' AND lease_owner = ?5"
+            }
+            None => {
+                "UPDATE jobs SET status = 'failed', error = ?1, finished_at = ?3, updated_at = ?3,
+                     lease_owner = NULL, lease_expires_at = NULL
+                 WHERE id = ?4 AND status = 'running' AND lease_owner = ?5 AND ?2 IS NULL"
+            }
+        };
+        let done = sqlx::query(query)
+            .bind(serde_json::to_string(&error)?)
+            .bind(retry_at.map(|t| t.millis()))
+            .bind(now)
+            .bind(id.as_str())
+            .bind(worker)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+            == 1;
+        if done && retry_at.is_none() {
+            insert_events(&mut tx, event.as_slice()).await?;
+        }
+        tx.commit().await?;
+        Ok(done)
+    }
+
+    async fn mark_cancelled(&self, id: &JobId, worker: &str) -> Result<bool> {
+        let now = Timestamp::now().millis();
+        let mut tx = self.write().await?;
+        let done = sqlx::query(
+            "UPDATE jobs SET status = 'cancelled', finished_at = ?1, updated_at = ?1, lease_owner = NULL,
+                 lease_expires_at = NULL
+             WHERE id = ?2 AND status = 'running' AND lease_owner = ?3",
+        )
+        .bind(now)
+        .bind(id.as_str())
+        .bind(worker)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        tx.commit().await?;
+        Ok(done)
+    }
+
+    async fn cancel(&self, account: &AccountId, id: &JobId) -> Result<Job> {
+        let now = Timestamp::now().millis();
+        let mut tx = self.write().await?;
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE account_id = ? AND id = ?"))
+            .bind(account.as_str())
+            .bind(id.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+        let job = row.as_ref().map(job_from_row).transpose()?.ok_or_else(|| DomainError::not_found("job", id.as_str()))?;
+        let update = match job.status {
+            JobStatus::Queued => {
+                "UPDATE jobs SET status = 'cancelled', cancel_requested = 1, finished_at = ?1, updated_at = ?1 WHERE id = ?2"
+            }
+            JobStatus::Running => "UPDATE jobs SET cancel_requested = 1, updated_at = ?1 WHERE id = ?2",
+            ended => {
+                return Err(DomainError::conflict(
+                    "job_finished",
+                    format!("job {} already ended ({})", id, ended.as_str()),
+                )
+                .into())
+            }
+        };
+        let row = sqlx::query(&format!("{update} RETURNING {COLUMNS}"))
+            .bind(now)
+            .bind(id.as_str())
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        job_from_row(&row)
+    }
+}

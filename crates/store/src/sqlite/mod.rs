@@ -1,0 +1,90 @@
+//! The embedded SQLite backend: WAL, one writer connection and a pool of readers.
+
+mod accounts;
+mod jobs;
+mod outbox;
+mod settings;
+
+use crate::repo::{Health, Store};
+use crate::{BlobStore, Result, StoreError};
+use async_trait::async_trait;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Sqlite, SqlitePool, Transaction};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub(crate) use outbox::insert_events;
+
+/// The migrations compiled into the binary.
+pub static MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// A SQLite database: every write goes through one connection, reads through several.
+#[derive(Clone, Debug)]
+pub struct SqliteDb {
+    writer: SqlitePool,
+    reader: SqlitePool,
+}
+
+impl SqliteDb {
+    /// Opens (creating when absent) the database file at `path`.
+    pub async fn open(path: &str, readers: u32, busy_timeout: Duration) -> Result<Self> {
+        if let Some(parent) = Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| StoreError::Unsupported(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(busy_timeout);
+        let writer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
+        let reader = SqlitePoolOptions::new().max_connections(readers.max(1)).connect_with(options).await?;
+        Ok(Self { writer, reader })
+    }
+
+    /// Applies pending migrations; applied ones are checked, never edited.
+    pub async fn migrate(&self) -> Result<()> {
+        MIGRATIONS.run(&self.writer).await?;
+        Ok(())
+    }
+
+    /// Wraps this database as a [`Store`].
+    pub fn into_store(self, blobs: BlobStore) -> Store {
+        let db = Arc::new(self);
+        Store {
+            accounts: db.clone(),
+            settings: db.clone(),
+            jobs: db.clone(),
+            outbox: db.clone(),
+            health: db,
+            blobs,
+        }
+    }
+
+    /// A write transaction that takes the write lock up front, so that it never fails half-way
+    /// on a lock upgrade.
+    pub(crate) async fn write(&self) -> Result<Transaction<'static, Sqlite>> {
+        Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    /// The pool for reads.
+    pub(crate) fn read(&self) -> &SqlitePool {
+        &self.reader
+    }
+}
+
+#[async_trait]
+impl Health for SqliteDb {
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.reader).await?;
+        Ok(())
+    }
+}
+
+/// Optional millisecond column to a timestamp.
+pub(crate) fn ts(ms: Option<i64>) -> Option<meridian_core::Timestamp> {
+    ms.map(meridian_core::Timestamp::from_millis)
+}
