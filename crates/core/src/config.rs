@@ -181,7 +181,12 @@ pub struct LimitsConfig {
 
 impl Default for LimitsConfig {
     fn default() -> Self {
-        Self { body_bytes: 2 * 1024 * 1024, upload_bytes: 1024 * 1024 * 1024, default_page_size: 100, max_page_size: 1000 }
+        Self {
+            body_bytes: 2 * 1024 * 1024,
+            upload_bytes: 1024 * 1024 * 1024,
+            default_page_size: 100,
+            max_page_size: 1000,
+        }
     }
 }
 

@@ -55,7 +55,11 @@ pub fn type_uri(code: &str) -> String {
 
 /// Every problem code the platform uses, with its status and a sentence for the docs.
 pub const CATALOGUE: &[(&str, u16, &str)] = &[
-    ("malformed_request", 400, "The body or a parameter could not be parsed (malformed JSON, a query parameter of the wrong type)."),
+    (
+        "malformed_request",
+        400,
+        "The body or a parameter could not be parsed (malformed JSON, a query parameter of the wrong type).",
+    ),
     ("unauthenticated", 401, "No credentials, or credentials that are unknown, revoked or expired."),
     ("forbidden", 403, "The key's scopes do not allow this operation, or the operation is switched off."),
     ("not_found", 404, "No such resource for this account, or no such route."),

@@ -42,7 +42,8 @@ impl FromStr for Scope {
         if s == "*" {
             return Ok(Scope::All);
         }
-        let (area, level) = s.split_once(':').ok_or_else(|| format!("scope `{s}` is not `*` or `<area>:<read|write>`"))?;
+        let (area, level) =
+            s.split_once(':').ok_or_else(|| format!("scope `{s}` is not `*` or `<area>:<read|write>`"))?;
         if !AREAS.contains(&area) {
             return Err(format!("scope `{s}` names an unknown area; areas are {}", AREAS.join(", ")));
         }

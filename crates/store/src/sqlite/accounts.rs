@@ -24,10 +24,7 @@ fn account_from_row(row: &SqliteRow) -> Result<Account> {
 
 fn key_from_row(row: &SqliteRow) -> Result<ApiKey> {
     let scopes: Vec<String> = serde_json::from_str(&row.try_get::<String, _>("scopes")?)?;
-    let scopes = scopes
-        .iter()
-        .map(|s| s.parse::<Scope>().map_err(StoreError::Corrupt))
-        .collect::<Result<Vec<_>>>()?;
+    let scopes = scopes.iter().map(|s| s.parse::<Scope>().map_err(StoreError::Corrupt)).collect::<Result<Vec<_>>>()?;
     Ok(ApiKey {
         id: ApiKeyId(row.try_get("id")?),
         account_id: AccountId(row.try_get("account_id")?),
@@ -99,8 +96,10 @@ impl AccountRepo for SqliteDb {
     }
 
     async fn list_api_keys(&self, account: &AccountId, page: Page) -> Result<(Vec<ApiKey>, u64)> {
+        // Newest first by insertion order (rowid): ids sort by time only to the millisecond, so
+        // keys created within one millisecond would come back in random order.
         let rows = sqlx::query(&format!(
-            "SELECT {KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY id DESC LIMIT ? OFFSET ?"
+            "SELECT {KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY rowid DESC LIMIT ? OFFSET ?"
         ))
         .bind(account.as_str())
         .bind(i64::from(page.limit))
@@ -144,7 +143,11 @@ impl AccountRepo for SqliteDb {
             .bind(id.as_str())
             .fetch_optional(&mut *tx)
             .await?;
-        let key = row.as_ref().map(key_from_row).transpose()?.ok_or_else(|| DomainError::not_found("api key", id.as_str()))?;
+        let key = row
+            .as_ref()
+            .map(key_from_row)
+            .transpose()?
+            .ok_or_else(|| DomainError::not_found("api key", id.as_str()))?;
         tx.commit().await?;
         Ok(key)
     }

@@ -77,9 +77,10 @@ impl JobRepo for SqliteDb {
     }
 
     async fn list_jobs(&self, account: &AccountId, kind: Option<&str>, page: Page) -> Result<(Vec<Job>, u64)> {
+        // Newest first by insertion order (rowid): ids sort by time only to the millisecond.
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM jobs WHERE account_id = ?1 AND (?2 IS NULL OR kind = ?2)
-             ORDER BY id DESC LIMIT ?3 OFFSET ?4"
+             ORDER BY rowid DESC LIMIT ?3 OFFSET ?4"
         ))
         .bind(account.as_str())
         .bind(kind)
@@ -87,11 +88,12 @@ impl JobRepo for SqliteDb {
         .bind(page.offset as i64)
         .fetch_all(self.read())
         .await?;
-        let total: i64 = sqlx::query_scalar("SELECT count(*) FROM jobs WHERE account_id = ?1 AND (?2 IS NULL OR kind = ?2)")
-            .bind(account.as_str())
-            .bind(kind)
-            .fetch_one(self.read())
-            .await?;
+        let total: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM jobs WHERE account_id = ?1 AND (?2 IS NULL OR kind = ?2)")
+                .bind(account.as_str())
+                .bind(kind)
+                .fetch_one(self.read())
+                .await?;
         Ok((rows.iter().map(job_from_row).collect::<Result<_>>()?, total as u64))
     }
 
@@ -180,8 +182,9 @@ impl JobRepo for SqliteDb {
         let mut tx = self.write().await?;
         let query = match retry_at {
             Some(_) => {
-                "UPDATE jobs SET status = 'queued', error = ?1, run_at = ?2, updated_at = ?3,
-                     lease_owner = NULL, lease_expires_at = NULL
+                "UPDATE jobs SET status = CASE WHEN cancel_requested = 1 THEN 'cancelled' ELSE 'queued' END,
+                     finished_at = CASE WHEN cancel_requested = 1 THEN ?3 ELSE NULL END,
+                     error = ?1, run_at = ?2, updated_at = ?3, lease_owner = NULL, lease_expires_at = NULL
                  WHERE id = ?4 AND status = 'running' AND lease_owner = ?5"
             }
             None => {
@@ -234,7 +237,8 @@ impl JobRepo for SqliteDb {
             .bind(id.as_str())
             .fetch_optional(&mut *tx)
             .await?;
-        let job = row.as_ref().map(job_from_row).transpose()?.ok_or_else(|| DomainError::not_found("job", id.as_str()))?;
+        let job =
+            row.as_ref().map(job_from_row).transpose()?.ok_or_else(|| DomainError::not_found("job", id.as_str()))?;
         let update = match job.status {
             JobStatus::Queued => {
                 "UPDATE jobs SET status = 'cancelled', cancel_requested = 1, finished_at = ?1, updated_at = ?1 WHERE id = ?2"

@@ -54,14 +54,7 @@ impl SqliteDb {
     /// Wraps this database as a [`Store`].
     pub fn into_store(self, blobs: BlobStore) -> Store {
         let db = Arc::new(self);
-        Store {
-            accounts: db.clone(),
-            settings: db.clone(),
-            jobs: db.clone(),
-            outbox: db.clone(),
-            health: db,
-            blobs,
-        }
+        Store { accounts: db.clone(), settings: db.clone(), jobs: db.clone(), outbox: db.clone(), health: db, blobs }
     }
 
     /// A write transaction that takes the write lock up front, so that it never fails half-way

@@ -1,0 +1,295 @@
+//! Authentication: API keys (stored as SHA-256 hashes) and short-lived access tokens (HS256 JWTs
+//! signed with a key shared by every node), the caller they identify, and the middleware that
+//! checks credentials, scopes and rate limits on every protected route.
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap, Method};
+use axum::middleware::Next;
+use axum::response::Response;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use hmac::{Hmac, Mac};
+use meridian_core::config::Config;
+use meridian_core::id::{AccountId, ApiKeyId};
+use meridian_core::scope::{self, Access, Scope};
+use meridian_core::Timestamp;
+use meridian_store::model::ApiKey;
+use meridian_store::Store;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// Every API key starts with this, so that secret scanners and people can recognise one.
+pub const KEY_PREFIX: &str = "mrd_";
+
+/// A fresh API key: the secret (shown once) and the record to store.
+pub fn generate_key(
+    account_id: &AccountId,
+    name: &str,
+    scopes: Vec<Scope>,
+    expires_at: Option<Timestamp>,
+) -> (String, ApiKey) {
+    const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut rng = rand::thread_rng();
+    let body: String = (0..40).map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char).collect();
+    let secret = format!("{KEY_PREFIX}{body}");
+    let key = ApiKey {
+        id: ApiKeyId::generate(),
+        account_id: account_id.clone(),
+        name: name.to_owned(),
+        prefix: secret[..KEY_PREFIX.len() + 6].to_owned(),
+        hash: hash_key(&secret),
+        scopes,
+        created_at: Timestamp::now(),
+        expires_at,
+        revoked_at: None,
+    };
+    (secret, key)
+}
+
+/// Hex SHA-256 of a key. Keys carry 238 bits of entropy, so a fast hash is enough.
+pub fn hash_key(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// Who is calling.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    pub account_id: AccountId,
+    pub key_id: ApiKeyId,
+    /// Empty means every scope.
+    pub scopes: Vec<Scope>,
+    /// Whether the credential was an access token rather than the key itself.
+    pub via_token: bool,
+}
+
+impl Caller {
+    /// Whether the caller may perform `access` on `area`.
+    pub fn allows(&self, area: &str, access: Access) -> bool {
+        self.scopes.is_empty() || scope::any_allows(&self.scopes, area, access)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(|| ApiError::unauthenticated("this operation needs an API key or access token"))
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Claims {
+    iss: String,
+    sub: String,
+    kid: String,
+    scp: Vec<String>,
+    iat: i64,
+    exp: i64,
+}
+
+/// Signs and verifies access tokens.
+pub struct TokenKeys {
+    secret: Vec<u8>,
+    ttl: std::time::Duration,
+}
+
+impl TokenKeys {
+    /// Uses `auth.token_secret`, or the key kept in the store (made on first start).
+    pub async fn load(config: &Config, store: &Store) -> Result<Self, meridian_store::StoreError> {
+        let secret = match &config.auth.token_secret {
+            Some(s) => s.expose().as_bytes().to_vec(),
+            None => {
+                let fresh: [u8; 32] = rand::thread_rng().gen();
+                let stored = store.settings.get_or_init("auth.token_secret", &hex::encode(fresh)).await?;
+                stored.into_bytes()
+            }
+        };
+        Ok(Self { secret, ttl: config.auth.access_token_ttl })
+    }
+
+    /// Lifetime of new tokens.
+    pub fn ttl(&self) -> std::time::Duration {
+        self.ttl
+    }
+
+    fn sign(&self, data: &[u8]) -> Vec<u8> {
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(&self.secret).unwrap_or_else(|_| unreachable!("HMAC takes any key"));
+        mac.update(data);
+        mac.finalize().into_bytes().to_vec()
+    }
+
+    /// Issues a token for a key, carrying the key's scopes.
+    pub fn issue(&self, key: &ApiKey, now: Timestamp) -> String {
+        let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"HS256","typ":"JWT"}"#);
+        let mut exp = now.plus(self.ttl).millis() / 1000;
+        if let Some(key_exp) = key.expires_at {
+            exp = exp.min(key_exp.millis() / 1000);
+        }
+        let claims = Claims {
+            iss: "meridian".into(),
+            sub: key.account_id.0.clone(),
+            kid: key.id.0.clone(),
+            scp: key.scopes.iter().map(ToString::to_string).collect(),
+            iat: now.millis() / 1000,
+            exp,
+        };
+        let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&claims).unwrap_or_default());
+        let signing_input = format!("{header}.{payload}");
+        let signature = URL_SAFE_NO_PAD.encode(self.sign(signing_input.as_bytes()));
+        format!("{signing_input}.{signature}")
+    }
+
+    /// Verifies a token's signature and expiry; returns (account, key id, scopes).
+    fn verify(&self, token: &str, now: Timestamp) -> Option<Claims> {
+        let (signing_input, signature) = token.rsplit_once('.')?;
+        let (header, payload) = signing_input.split_once('.')?;
+        let header: serde_json::Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(header).ok()?).ok()?;
+        if header.get("alg").and_then(|a| a.as_str()) != Some("HS256") {
+            return None;
+        }
+        let given = URL_SAFE_NO_PAD.decode(signature).ok()?;
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.secret).ok()?;
+        mac.update(signing_input.as_bytes());
+        mac.verify_slice(&given).ok()?;
+        let claims: Claims = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).ok()?).ok()?;
+        (claims.exp > now.millis() / 1000).then_some(claims)
+    }
+}
+
+/// The credential a request carries: `Authorization: Bearer X` or `X-Api-Key: X`.
+pub fn credential(headers: &HeaderMap) -> Option<&str> {
+    if let Some(v) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
+        let (scheme, rest) = v.split_once(' ')?;
+        return scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim()).filter(|s| !s.is_empty());
+    }
+    headers.get("x-api-key").and_then(|v| v.to_str().ok()).map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// Resolves a credential to a caller, or says why not.
+pub async fn authenticate(state: &AppState, credential: &str, allow_token: bool) -> Result<Caller, ApiError> {
+    let now = Timestamp::now();
+    let (key, via_token) = if credential.starts_with(KEY_PREFIX) {
+        let key = state.store.accounts.find_api_key_by_hash(&hash_key(credential)).await?;
+        (key, false)
+    } else if allow_token {
+        let claims = state
+            .tokens
+            .verify(credential, now)
+            .ok_or_else(|| ApiError::unauthenticated("the access token is invalid or expired"))?;
+        let key = state.store.accounts.get_api_key(&AccountId(claims.sub), &ApiKeyId(claims.kid)).await?;
+        (key, true)
+    } else {
+        return Err(ApiError::unauthenticated("this operation needs an API key, not an access token"));
+    };
+    let key = key.ok_or_else(|| ApiError::unauthenticated("the API key is not known"))?;
+    if !key.is_usable(now) {
+        return Err(ApiError::unauthenticated("the API key was revoked or has expired"));
+    }
+    Ok(Caller { account_id: key.account_id, key_id: key.id, scopes: key.scopes, via_token })
+}
+
+/// The API area a path belongs to, which selects scopes and rate limits.
+pub fn area_of(path: &str) -> &'static str {
+    if path.starts_with("/v1/dns") {
+        return "dns";
+    }
+    let rest = path.strip_prefix("/api/v1/").unwrap_or("");
+    match rest.split('/').next().unwrap_or("") {
+        "cadastre" => "cadastre",
+        "dem" => "dem",
+        "pointcloud" => "pointcloud",
+        "eo" => "eo",
+        "ogc" => "ogc",
+        "realtime" => "twin",
+        "webhooks" => "webhooks",
+        "jobs" => "jobs",
+        _ => "account",
+    }
+}
+
+/// Read for safe methods, write for the rest.
+pub fn access_of(method: &Method) -> Access {
+    if method == Method::GET || method == Method::HEAD || method == Method::OPTIONS {
+        Access::Read
+    } else {
+        Access::Write
+    }
+}
+
+/// Middleware for protected routes: authenticate, check the scope, spend a rate-limit token.
+pub async fn require_auth(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let area = area_of(req.uri().path());
+    let access = access_of(req.method());
+    let caller = match credential(req.headers()) {
+        None => Err(ApiError::unauthenticated("send Authorization: Bearer <API key or access token>, or X-Api-Key")),
+        Some(c) => authenticate(&state, c, true).await,
+    };
+    let caller = match caller {
+        Ok(c) => c,
+        Err(e) => return axum::response::IntoResponse::into_response(e),
+    };
+    if !caller.allows(area, access) {
+        let level = if access == Access::Read { "read" } else { "write" };
+        return axum::response::IntoResponse::into_response(ApiError::forbidden(format!(
+            "this key's scopes do not include {area}:{level}"
+        )));
+    }
+    let decision = state.limiter.check(area, caller.key_id.as_str());
+    if let Err(refusal) = decision.as_ref() {
+        return axum::response::IntoResponse::into_response(refusal.to_error());
+    }
+    req.extensions_mut().insert(caller);
+    let mut response = next.run(req).await;
+    if let Ok(allowed) = decision {
+        allowed.write_headers(response.headers_mut());
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> TokenKeys {
+        TokenKeys { secret: b"0123456789abcdef0123456789abcdef".to_vec(), ttl: std::time::Duration::from_secs(60) }
+    }
+
+    #[test]
+    fn tokens_verify_and_expire_and_resist_tampering() {
+        let (_, key) = generate_key(&AccountId::generate(), "k", vec![], None);
+        let now = Timestamp::now();
+        let token = keys().issue(&key, now);
+        assert!(keys().verify(&token, now).is_some());
+        assert!(keys().verify(&token, now.plus(std::time::Duration::from_secs(61))).is_none());
+        let mut tampered = token.clone();
+        tampered.insert(token.find('.').unwrap_or(0) + 3, 'x');
+        assert!(keys().verify(&tampered, now).is_none());
+        let other = TokenKeys { secret: b"another-secret-another-secret-xx".to_vec(), ttl: keys().ttl };
+        assert!(other.verify(&token, now).is_none());
+    }
+
+    #[test]
+    fn keys_hash_and_prefix() {
+        let (secret, key) = generate_key(&AccountId::generate(), "k", vec![], None);
+        assert!(secret.starts_with(KEY_PREFIX));
+        assert_eq!(key.hash, hash_key(&secret));
+        assert!(secret.starts_with(&key.prefix));
+    }
+
+    #[test]
+    fn areas_from_paths() {
+        assert_eq!(area_of("/v1/dns/zones"), "dns");
+        assert_eq!(area_of("/api/v1/realtime/twin/x"), "twin");
+        assert_eq!(area_of("/api/v1/ogc/wms"), "ogc");
+        assert_eq!(area_of("/api/v1/account/api-keys"), "account");
+    }
+}

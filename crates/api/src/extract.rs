@@ -1,0 +1,212 @@
+//! Extractors whose rejections are problem documents: JSON bodies (400 for syntax, 422 with a
+//! JSON pointer for data, 413 past the limit, 415 for another media type), query strings and
+//! path parameters.
+
+use crate::error::ApiError;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use meridian_core::FieldError;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// A JSON request body, or a JSON response.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Json<T>(pub T);
+
+fn is_json(content_type: Option<&str>) -> bool {
+    let Some(ct) = content_type else { return false };
+    let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// Converts a `serde_path_to_error` path into a JSON pointer.
+fn pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in path.iter() {
+        out.push('/');
+        match seg {
+            Segment::Seq { index } => out.push_str(&index.to_string()),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                out.push_str(&key.replace('~', "~0").replace('/', "~1"))
+            }
+            Segment::Unknown => out.push('?'),
+        }
+    }
+    out
+}
+
+/// Parses JSON text into `T`, telling syntax errors (400) from data errors (422 with a pointer).
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match serde_path_to_error::deserialize(&mut de) {
+        Ok(v) => {
+            de.end().map_err(|e| ApiError::malformed(format!("the body is not valid JSON: {e}")))?;
+            Ok(v)
+        }
+        Err(e) => {
+            let inner = e.inner();
+            if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+                Err(ApiError::malformed(format!("the body is not valid JSON: {inner}")))
+            } else {
+                let mut at = pointer(e.path());
+                let detail = inner.to_string();
+                // serde names a missing or unknown field in the message, with the path of its parent.
+                if detail.starts_with("missing field") || detail.starts_with("unknown field") {
+                    if let Some(name) = detail.split('`').nth(1) {
+                        at = format!("{at}/{}", name.replace('~', "~0").replace('/', "~1"));
+                    }
+                }
+                let code = if detail.starts_with("missing field") {
+                    "required"
+                } else if detail.starts_with("unknown field") {
+                    "unknown_field"
+                } else {
+                    "invalid_type"
+                };
+                Err(ApiError::invalid(vec![FieldError::new(at, code, strip_position(&detail))]))
+            }
+        }
+    }
+}
+
+fn strip_position(detail: &str) -> String {
+    match detail.find(" at line ") {
+        Some(i) => detail[..i].to_owned(),
+        None => detail.to_owned(),
+    }
+}
+
+/// Maps the body-buffering rejection: past the limit is 413, anything else 400.
+pub fn body_rejection(rejection: axum::extract::rejection::BytesRejection) -> ApiError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::too_large("the request body is larger than the configured limit")
+    } else {
+        ApiError::malformed(format!("the request body could not be read: {}", rejection.body_text()))
+    }
+}
+
+impl<T, S> FromRequest<S> for Json<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        if !is_json(content_type.as_deref()) {
+            return Err(ApiError::unsupported_media_type(format!(
+                "expected Content-Type: application/json, got {}",
+                content_type.as_deref().unwrap_or("none")
+            )));
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(body_rejection)?;
+        parse_json(&bytes).map(Json)
+    }
+}
+
+impl<T: Serialize> IntoResponse for Json<T> {
+    fn into_response(self) -> Response {
+        axum::Json(self.0).into_response()
+    }
+}
+
+/// A query string parsed into `T`; errors are 400 naming the parameter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Query<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for Query<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or("");
+        let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(de).map(Query).map_err(|e| {
+            let name = e.path().to_string();
+            let mut err = ApiError::malformed(format!("query parameter {}: {}", name, e.inner()));
+            err.problem.errors = vec![FieldError::new(
+                format!("/{}", name.trim_start_matches('.')),
+                "invalid_parameter",
+                e.inner().to_string(),
+            )];
+            err
+        })
+    }
+}
+
+/// Path parameters; a mismatch is 404 (the resource cannot exist).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Path<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for Path<T>
+where
+    T: DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(v)) => Ok(Path(v)),
+            Err(_) => Err(ApiError::no_route(parts.uri.path())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Body {
+        name: String,
+        items: Vec<Item>,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Item {
+        ttl: u32,
+    }
+
+    #[test]
+    fn syntax_errors_are_400_and_data_errors_point_at_the_field() {
+        let e = parse_json::<Body>(b"{\"name\": ").err().map(|e| e.problem.status);
+        assert_eq!(e, Some(400));
+        let e = parse_json::<Body>(br#"{"name":"a","items":[{"ttl":1},{"ttl":"x"}]}"#).err();
+        let p = e.map(|e| e.problem).map(|p| (p.status, p.errors[0].pointer.clone()));
+        assert_eq!(p, Some((422, "/items/1/ttl".to_owned())));
+        let e = parse_json::<Body>(br#"{"items":[]}"#).err().map(|e| e.problem.errors[0].clone());
+        assert_eq!(e.map(|f| (f.code, f.pointer)), Some(("required".to_owned(), "/name".to_owned())));
+    }
+
+    #[test]
+    fn json_media_types() {
+        assert!(is_json(Some("application/json; charset=utf-8")));
+        assert!(is_json(Some("application/merge-patch+json")));
+        assert!(!is_json(Some("text/plain")));
+        assert!(!is_json(None));
+    }
+}
+
+/// The client's address, when the server knows it (it does over TCP, not in router tests).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientAddr(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let info = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
+        Ok(ClientAddr(info.map(|c| c.0.ip())))
+    }
+}

@@ -1,0 +1,162 @@
+//! The routers, one module per resource, merged here with the shared layers; and the OpenAPI
+//! document collected from the same routes.
+
+pub mod accounts;
+pub mod api_keys;
+pub mod jobs;
+pub mod system;
+pub mod tokens;
+
+use crate::auth::require_auth;
+use crate::middleware::{observe, panic_response, tag_route};
+use crate::state::AppState;
+use axum::extract::DefaultBodyLimit;
+use axum::http::HeaderValue;
+use axum::Router;
+use meridian_core::page::Page;
+use std::sync::OnceLock;
+use tower_http::catch_panic::CatchPanicLayer;
+use utoipa::openapi::security::{
+    ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
+};
+use utoipa::openapi::{OpenApi as OpenApiDoc, RefOr};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Meridian",
+        description = "DNS, geospatial, digital twin and webhook platform. DNS management lives under `/v1/dns`; \
+            every other area under `/api/v1`. Errors are RFC 7807 problem documents (`application/problem+json`).",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    servers((url = "/", description = "This server")),
+    tags(
+        (name = "accounts", description = "Accounts (tenants), API keys and access tokens"),
+        (name = "jobs", description = "Durable jobs of every area"),
+        (name = "system", description = "Health, metrics, OpenAPI and documentation"),
+    ),
+    modifiers(&Security),
+    components(schemas(meridian_core::problem::Problem, meridian_core::FieldError)),
+)]
+struct ApiDoc;
+
+/// Operations that need no credentials.
+const PUBLIC: &[(&str, &str)] = &[
+    ("post", "/api/v1/accounts"),
+    ("post", "/api/v1/auth/token"),
+    ("get", "/healthz"),
+    ("get", "/readyz"),
+    ("get", "/metrics"),
+    ("get", "/"),
+    ("get", "/api/v1"),
+    ("get", "/api/v1/openapi.json"),
+    ("get", "/docs"),
+    ("get", "/docs/problems"),
+];
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut OpenApiDoc) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("An API key (`mrd_...`) or an access token from POST /api/v1/auth/token"))
+                    .build(),
+            ),
+        );
+        components
+            .add_security_scheme("api_key", SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Api-Key"))));
+    }
+}
+
+/// Adds the security requirement to protected operations and the problem document as the
+/// default response of every operation.
+fn finish(mut doc: OpenApiDoc) -> OpenApiDoc {
+    let problem = utoipa::openapi::ResponseBuilder::new()
+        .description("An error, as an RFC 7807 problem document")
+        .content(
+            meridian_core::problem::MEDIA_TYPE,
+            utoipa::openapi::ContentBuilder::new()
+                .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name("Problem"))))
+                .build(),
+        )
+        .build();
+    for (path, item) in doc.paths.paths.iter_mut() {
+        let ops = [
+            ("get", &mut item.get),
+            ("post", &mut item.post),
+            ("put", &mut item.put),
+            ("patch", &mut item.patch),
+            ("delete", &mut item.delete),
+        ];
+        for (method, op) in ops {
+            let Some(op) = op.as_mut() else { continue };
+            op.responses.responses.entry("default".into()).or_insert_with(|| RefOr::T(problem.clone()));
+            if !PUBLIC.contains(&(method, path.as_str())) && op.security.is_none() {
+                op.security = Some(vec![
+                    SecurityRequirement::new("bearer", Vec::<String>::new()),
+                    SecurityRequirement::new("api_key", Vec::<String>::new()),
+                ]);
+            }
+        }
+    }
+    doc
+}
+
+/// The OpenAPI document (3.1) of every route.
+pub fn openapi() -> OpenApiDoc {
+    static DOC: OnceLock<OpenApiDoc> = OnceLock::new();
+    DOC.get_or_init(|| {
+        let (_, doc) = OpenApiRouter::<AppState>::with_openapi(ApiDoc::openapi())
+            .merge(public_routes())
+            .merge(protected_routes())
+            .split_for_parts();
+        finish(doc)
+    })
+    .clone()
+}
+
+fn public_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().merge(system::router()).merge(accounts::public()).merge(tokens::router())
+}
+
+fn protected_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().merge(accounts::protected()).merge(api_keys::router()).merge(jobs::router())
+}
+
+/// The whole HTTP API.
+pub fn router(state: AppState) -> Router {
+    let protected =
+        Router::from(protected_routes()).route_layer(axum::middleware::from_fn_with_state(state.clone(), require_auth));
+    Router::from(public_routes())
+        .merge(protected)
+        .route_layer(axum::middleware::from_fn(tag_route))
+        .layer(DefaultBodyLimit::max(state.config.limits.body_bytes))
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(axum::middleware::from_fn(observe))
+        .with_state(state)
+}
+
+/// The `Link` header for a page of `total` items at `path` (with `extra` query parameters).
+pub fn page_links(path: &str, extra: &str, page: Page, total: u64) -> Option<HeaderValue> {
+    let mut links = Vec::new();
+    let sep = if extra.is_empty() { "" } else { "&" };
+    let next = page.offset + u64::from(page.limit);
+    if next < total {
+        links.push(format!("<{path}?{extra}{sep}limit={}&offset={next}>; rel=\"next\"", page.limit));
+    }
+    if page.offset > 0 {
+        let prev = page.offset.saturating_sub(u64::from(page.limit));
+        links.push(format!("<{path}?{extra}{sep}limit={}&offset={prev}>; rel=\"prev\"", page.limit));
+    }
+    if links.is_empty() {
+        return None;
+    }
+    HeaderValue::from_str(&links.join(", ")).ok()
+}

@@ -1,0 +1,62 @@
+//! Access tokens: an API key traded for a short-lived bearer token.
+
+use crate::auth::{authenticate, credential};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Json;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::IntoResponse;
+use meridian_core::Timestamp;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Routes under `/api/v1/auth`.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(create_token))
+}
+
+/// An access token (OAuth 2.0 token response shape).
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct AccessToken {
+    /// Send as `Authorization: Bearer <access_token>`.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: String,
+    /// Seconds until it expires.
+    pub expires_in: u64,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/auth/token",
+    tag = "accounts",
+    security(("bearer" = []), ("api_key" = [])),
+    responses((status = 200, description = "A token carrying the key's scopes; revoking the key ends it", body = AccessToken))
+)]
+async fn create_token(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<impl IntoResponse> {
+    let presented = credential(&headers)
+        .ok_or_else(|| ApiError::unauthenticated("authenticate with the API key to trade for a token"))?;
+    let caller = authenticate(&state, presented, false).await?;
+    let decision = state.limiter.check("account", caller.key_id.as_str()).map_err(|r| r.to_error())?;
+    let key = state
+        .store
+        .accounts
+        .get_api_key(&caller.account_id, &caller.key_id)
+        .await?
+        .ok_or_else(|| ApiError::unauthenticated("the API key is not known"))?;
+    let now = Timestamp::now();
+    let token = state.tokens.issue(&key, now);
+    let expires_in = key
+        .expires_at
+        .map(|at| ((at.millis() - now.millis()) / 1000).max(0) as u64)
+        .unwrap_or(u64::MAX)
+        .min(state.tokens.ttl().as_secs());
+    let mut response =
+        Json(AccessToken { access_token: token, token_type: "Bearer".into(), expires_in }).into_response();
+    response.headers_mut().insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("no-store"));
+    decision.write_headers(response.headers_mut());
+    Ok(response)
+}

@@ -1,0 +1,38 @@
+//! What every handler can reach.
+
+use crate::auth::TokenKeys;
+use crate::ratelimit::RateLimiter;
+use meridian_core::config::Config;
+use meridian_jobs::Waker;
+use meridian_store::Store;
+use metrics_exporter_prometheus::PrometheusHandle;
+use std::sync::Arc;
+
+/// Shared, cheaply cloned state of the HTTP API.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub store: Store,
+    pub tokens: Arc<TokenKeys>,
+    pub limiter: Arc<RateLimiter>,
+    pub metrics: PrometheusHandle,
+    /// Wakes the job workers after a submit.
+    pub job_waker: Waker,
+    /// Wakes the outbox dispatcher after a commit that carried events.
+    pub event_waker: Waker,
+}
+
+impl AppState {
+    /// Builds the state; the token-signing key comes from configuration or, when unset, from the
+    /// store (generated once and shared by every node).
+    pub async fn new(
+        config: Arc<Config>,
+        store: Store,
+        job_waker: Waker,
+        event_waker: Waker,
+    ) -> Result<Self, meridian_store::StoreError> {
+        let tokens = Arc::new(TokenKeys::load(&config, &store).await?);
+        let limiter = Arc::new(RateLimiter::new(config.rate_limits.clone()));
+        Ok(Self { config, store, tokens, limiter, metrics: crate::telemetry::prometheus(), job_waker, event_waker })
+    }
+}

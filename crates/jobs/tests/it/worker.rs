@@ -1,0 +1,269 @@
+use crate::common::{create_account, open, start_pool, wait_for_job, wait_until_ended, TestResult};
+use async_trait::async_trait;
+use meridian_core::event::NewEvent;
+use meridian_core::id::AccountId;
+use meridian_core::page::Page;
+use meridian_core::problem::Problem;
+use meridian_jobs::{JobContext, JobError, JobHandler, JobOutcome};
+use meridian_store::model::{Job, JobStatus, NewJob};
+use meridian_store::Store;
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the test handler does on each attempt.
+#[derive(Clone, Copy, Debug)]
+enum Plan {
+    /// Succeed at once.
+    Succeed,
+    /// Fail with a retryable error on attempts before `n`, then succeed.
+    RetryUntil(u32),
+    /// Always fail with a retryable error.
+    AlwaysRetry,
+    /// Fail with a permanent error.
+    Permanent,
+    /// Run until cancelled.
+    UntilCancelled,
+}
+
+/// A handler for `test.job` that follows a plan and counts its runs.
+struct TestHandler {
+    plan: Plan,
+    runs: AtomicU32,
+}
+
+impl TestHandler {
+    fn new(plan: Plan) -> Arc<Self> {
+        Arc::new(Self { plan, runs: AtomicU32::new(0) })
+    }
+}
+
+fn job_event(job: &Job, event_type: &str) -> NewEvent {
+    let mut fields = Map::new();
+    fields.insert("job_id".into(), Value::String(job.id.to_string()));
+    NewEvent::new(job.account_id.clone(), event_type, fields)
+}
+
+fn busy() -> Problem {
+    Problem::new(503, "busy", "Busy", "try again")
+}
+
+#[async_trait]
+impl JobHandler for TestHandler {
+    fn kind(&self) -> &'static str {
+        "test.job"
+    }
+
+    async fn run(&self, ctx: &JobContext) -> Result<JobOutcome, JobError> {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        ctx.set_progress(50);
+        let success = || JobOutcome {
+            output: json!({"echo": ctx.job.params.clone(), "attempt": ctx.job.attempts}),
+            event: Some(job_event(&ctx.job, "dem.job.succeeded")),
+        };
+        match self.plan {
+            Plan::Succeed => Ok(success()),
+            Plan::RetryUntil(n) if ctx.job.attempts < n => Err(JobError::Retryable(busy())),
+            Plan::RetryUntil(_) => Ok(success()),
+            Plan::AlwaysRetry => Err(JobError::Retryable(busy())),
+            Plan::Permanent => Err(JobError::invalid("the input is not a raster")),
+            Plan::UntilCancelled => {
+                let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+                while tokio::time::Instant::now() < deadline {
+                    if ctx.is_cancelled() {
+                        return Err(JobError::Cancelled);
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Err(JobError::invalid("never cancelled"))
+            }
+        }
+    }
+
+    fn failure_event(&self, job: &Job, _error: &Problem) -> Option<NewEvent> {
+        Some(job_event(job, "dem.job.failed"))
+    }
+}
+
+async fn submit(store: &Store, account: &AccountId, max_attempts: u32) -> TestResult<Job> {
+    let job = NewJob { account_id: account.clone(), kind: "test.job".into(), params: json!({"n": 7}), max_attempts };
+    Ok(store.jobs.submit(job).await?)
+}
+
+/// The types of the account's events, oldest first.
+async fn event_types(store: &Store, account: &AccountId) -> TestResult<Vec<(String, Value)>> {
+    let (mut events, _) = store.outbox.list_events(account, Page { limit: 100, offset: 0 }).await?;
+    events.reverse();
+    Ok(events.into_iter().map(|e| (e.event_type, e.payload["job_id"].clone())).collect())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_runs_to_success_and_its_event_is_committed() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let handler = TestHandler::new(Plan::Succeed);
+    let pool = start_pool(&store, vec![handler.clone()]);
+
+    let job = submit(&store, &account, 3).await?;
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+
+    assert_eq!(done.status, JobStatus::Succeeded);
+    assert_eq!(done.output, Some(json!({"echo": {"n": 7}, "attempt": 1})));
+    assert_eq!(done.progress, 100);
+    assert_eq!(done.attempts, 1);
+    assert_eq!(done.error, None);
+    assert_eq!(done.lease_owner, None);
+    assert!(done.finished_at.is_some());
+    assert_eq!(handler.runs.load(Ordering::SeqCst), 1);
+    assert_eq!(event_types(&store, &account).await?, vec![("dem.job.succeeded".into(), json!(job.id))]);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retryable_error_is_retried_and_then_succeeds() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let handler = TestHandler::new(Plan::RetryUntil(2));
+    let pool = start_pool(&store, vec![handler.clone()]);
+
+    let job = submit(&store, &account, 3).await?;
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+
+    assert_eq!(done.status, JobStatus::Succeeded);
+    assert_eq!(done.attempts, 2);
+    assert_eq!(done.output, Some(json!({"echo": {"n": 7}, "attempt": 2})));
+    assert_eq!(done.error, None, "success clears the earlier attempt's error");
+    assert_eq!(handler.runs.load(Ordering::SeqCst), 2);
+    assert_eq!(event_types(&store, &account).await?, vec![("dem.job.succeeded".into(), json!(job.id))]);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retryable_errors_beyond_max_attempts_fail_the_job() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let handler = TestHandler::new(Plan::AlwaysRetry);
+    let pool = start_pool(&store, vec![handler.clone()]);
+
+    let job = submit(&store, &account, 3).await?;
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+
+    assert_eq!(done.status, JobStatus::Failed);
+    assert_eq!(done.attempts, 3);
+    assert_eq!(handler.runs.load(Ordering::SeqCst), 3);
+    assert_eq!(done.error, Some(serde_json::to_value(busy())?));
+    assert_eq!(done.output, None);
+    assert!(done.finished_at.is_some());
+    assert_eq!(event_types(&store, &account).await?, vec![("dem.job.failed".into(), json!(job.id))]);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permanent_error_fails_the_job_at_once() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let handler = TestHandler::new(Plan::Permanent);
+    let pool = start_pool(&store, vec![handler.clone()]);
+
+    let job = submit(&store, &account, 3).await?;
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+
+    assert_eq!(done.status, JobStatus::Failed);
+    assert_eq!(done.attempts, 1);
+    assert_eq!(handler.runs.load(Ordering::SeqCst), 1);
+    let error = done.error.ok_or("no error stored")?;
+    assert_eq!(error["code"], "job_input_invalid");
+    assert_eq!(error["detail"], "the input is not a raster");
+    assert_eq!(event_types(&store, &account).await?, vec![("dem.job.failed".into(), json!(job.id))]);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_running_job_stops_it() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let handler = TestHandler::new(Plan::UntilCancelled);
+    let pool = start_pool(&store, vec![handler.clone()]);
+
+    let job = submit(&store, &account, 3).await?;
+    let running = wait_for_job(&store, &account, &job.id, "the job to run", |j| j.status == JobStatus::Running).await?;
+    assert!(running.lease_owner.is_some());
+    // The handler reports progress while it runs; the heartbeat carries it to the store.
+    wait_for_job(&store, &account, &job.id, "progress", |j| j.progress == 50).await?;
+
+    let cancelling = store.jobs.cancel(&account, &job.id).await?;
+    assert!(cancelling.cancel_requested);
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+
+    assert_eq!(done.status, JobStatus::Cancelled);
+    assert_eq!(done.attempts, 1);
+    assert_eq!(handler.runs.load(Ordering::SeqCst), 1);
+    assert_eq!(done.output, None);
+    assert!(done.finished_at.is_some());
+    assert!(event_types(&store, &account).await?.is_empty());
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_whose_worker_died_runs_again_after_a_restart() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (account, job) = {
+        let store = open(dir.path()).await?;
+        let account = create_account(&store, "ann@example.com").await?;
+        let job = submit(&store, &account, 3).await?;
+        let claimed = store
+            .jobs
+            .claim(&["test.job".to_owned()], "dead", Duration::from_millis(100))
+            .await?
+            .ok_or("nothing claimed")?;
+        assert_eq!((claimed.id.clone(), claimed.attempts), (job.id.clone(), 1));
+        // The worker dies here: no heartbeat, no outcome; the process goes away with its store.
+        (account, job)
+    };
+
+    let store = open(dir.path()).await?;
+    let handler = TestHandler::new(Plan::Succeed);
+    let pool = start_pool(&store, vec![handler.clone()]);
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+
+    assert_eq!(done.status, JobStatus::Succeeded);
+    assert_eq!(done.attempts, 2);
+    assert_eq!(done.output, Some(json!({"echo": {"n": 7}, "attempt": 2})));
+    assert_eq!(handler.runs.load(Ordering::SeqCst), 1);
+    assert_eq!(event_types(&store, &account).await?, vec![("dem.job.succeeded".into(), json!(job.id))]);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_jobs_each_run_once() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let handler = TestHandler::new(Plan::Succeed);
+    let pool = start_pool(&store, vec![handler.clone()]);
+
+    let mut jobs = Vec::new();
+    for _ in 0..10 {
+        jobs.push(submit(&store, &account, 3).await?);
+    }
+    for job in &jobs {
+        let done = wait_until_ended(&store, &account, &job.id).await?;
+        assert_eq!((done.status, done.attempts), (JobStatus::Succeeded, 1));
+    }
+    pool.stop().await?;
+    assert_eq!(handler.runs.load(Ordering::SeqCst), 10);
+    assert_eq!(event_types(&store, &account).await?.len(), 10);
+    Ok(())
+}

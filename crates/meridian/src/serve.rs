@@ -1,0 +1,111 @@
+//! `meridian serve`: opens the store, binds the listeners, runs every role until SIGTERM or
+//! Ctrl-C, then drains.
+
+#![allow(clippy::print_stdout)]
+
+use anyhow::Context;
+use meridian_api::AppState;
+use meridian_core::config::{Config, LogFormat};
+use meridian_jobs::{Dispatcher, Waker, WorkerPool};
+use meridian_store::repo::StoreOptions;
+use meridian_store::Store;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// Opens the configured store, applying migrations.
+pub(crate) async fn open_store(config: &Config) -> anyhow::Result<Store> {
+    let options = StoreOptions {
+        database_url: config.database_url(),
+        blob_url: config.blob_url(),
+        readers: config.storage.sqlite_readers,
+        busy_timeout: config.storage.busy_timeout,
+    };
+    Store::open(&options).await.context("opening the store")
+}
+
+fn init_logging(config: &Config) {
+    let filter = tracing_subscriber::EnvFilter::try_new(&config.log.level)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let _ = match config.log.format {
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+        LogFormat::Pretty => builder.try_init(),
+    };
+}
+
+/// Runs the platform until a shutdown signal.
+pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
+    init_logging(&config);
+    let config = Arc::new(config);
+    let store = open_store(&config).await?;
+    let shutdown = CancellationToken::new();
+    let job_waker = Waker::new();
+    let event_waker = Waker::new();
+    let state = AppState::new(config.clone(), store.clone(), job_waker.clone(), event_waker.clone())
+        .await
+        .context("preparing the API")?;
+
+    let mut tasks = JoinSet::new();
+    if config.server.roles.api {
+        let listener = tokio::net::TcpListener::bind(config.server.http)
+            .await
+            .with_context(|| format!("binding http {}", config.server.http))?;
+        let addr = listener.local_addr()?;
+        println!("listening on http {addr}");
+        let app = meridian_api::router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+        let stop = shutdown.clone();
+        tasks.spawn(async move {
+            let served = axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned()).await;
+            if let Err(e) = served {
+                tracing::error!(error = %e, "http server failed");
+            }
+        });
+    }
+    if config.server.roles.dns {
+        tracing::debug!(addr = %config.server.dns, "the DNS role has no zones to serve in this build");
+    }
+    if config.server.roles.workers {
+        let pool = WorkerPool::new(store.clone(), config.jobs.clone(), job_waker.clone());
+        let stop = shutdown.clone();
+        tasks.spawn(async move { pool.run(stop).await });
+    }
+    if config.server.roles.dispatcher {
+        let dispatcher = Dispatcher::new(store.clone(), config.events.clone(), event_waker.clone());
+        let stop = shutdown.clone();
+        tasks.spawn(async move { dispatcher.run(stop).await });
+    }
+    tracing::info!(data_dir = %config.server.data_dir.display(), "meridian started");
+
+    wait_for_signal().await;
+    tracing::info!(grace = ?config.server.shutdown_grace, "shutting down: draining requests and jobs");
+    shutdown.cancel();
+    let drained =
+        tokio::time::timeout(config.server.shutdown_grace, async { while tasks.join_next().await.is_some() {} }).await;
+    if drained.is_err() {
+        tracing::warn!("grace period over; unfinished jobs will be claimed again after their lease");
+    }
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+}

@@ -1,0 +1,69 @@
+use crate::Server;
+use std::process::Command;
+
+fn meridian(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_meridian"));
+    cmd.arg("--data-dir").arg(dir).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn config_print_shows_layers_and_hides_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("meridian.toml");
+    std::fs::write(
+        &file,
+        "[auth]\ntoken_secret = \"a-very-long-secret-that-must-not-leak-000\"\n[jobs]\nworkers = 5\n",
+    )
+    .unwrap();
+    let out = meridian(
+        dir.path(),
+        &["--config", file.to_str().unwrap(), "config", "print"],
+        &[("MERIDIAN_WEBHOOKS__ALLOW_HTTP", "true")],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("workers = 5"), "{text}");
+    assert!(text.contains("allow_http = true"));
+    assert!(text.contains("[redacted]") && !text.contains("must-not-leak"));
+    assert!(text.contains("dns = \"127.0.0.1:5353\""));
+}
+
+#[test]
+fn unknown_configuration_keys_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = meridian(dir.path(), &["config", "check"], &[("MERIDIAN_SERVER__HTTTP", "127.0.0.1:1")]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("server.htttp"), "{err}");
+    let out = meridian(dir.path(), &["serve"], &[("MERIDIAN_NOPE", "1")]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
+}
+
+#[test]
+fn migrate_is_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..2 {
+        let out = meridian(dir.path(), &["migrate"], &[]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    assert!(dir.path().join("meridian.db").exists());
+}
+
+#[tokio::test]
+async fn account_create_prints_a_working_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = meridian(dir.path(), &["account", "create", "--name", "Ops", "--email", "ops@example.com"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let key = text.lines().find_map(|l| l.strip_prefix("api_key: ")).unwrap().to_owned();
+    let out = meridian(dir.path(), &["account", "create", "--name", "Ops", "--email", "bad"], &[]);
+    assert!(!out.status.success());
+    let s = Server::start_in(dir, &[("MERIDIAN_AUTH__SIGNUP", "closed")]);
+    let me: serde_json::Value = s.get("/api/v1/account", &key).await.json().await.unwrap();
+    assert_eq!(me["email"], "ops@example.com");
+}

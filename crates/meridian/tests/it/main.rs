@@ -1,0 +1,133 @@
+//! Black-box tests: the built `meridian` binary on port 0 with a temporary data directory,
+//! driven over real HTTP.
+
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
+
+mod accounts;
+mod cli;
+mod errors;
+mod interop;
+mod limits;
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running server, killed on drop.
+pub struct Server {
+    child: Child,
+    pub base: String,
+    pub dir: tempfile::TempDir,
+    pub client: reqwest::Client,
+}
+
+impl Server {
+    /// Starts with default configuration.
+    pub fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// Starts with extra `MERIDIAN_*` variables.
+    pub fn start_with(env: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        Self::start_in(dir, env)
+    }
+
+    /// Starts on an existing data directory.
+    pub fn start_in(dir: tempfile::TempDir, env: &[(&str, &str)]) -> Self {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_meridian"));
+        cmd.arg("--data-dir").arg(dir.path()).args(["serve", "--http", "127.0.0.1:0", "--dns", "127.0.0.1:0"]);
+        cmd.env("MERIDIAN_LOG__LEVEL", "warn").stdout(Stdio::piped()).stderr(Stdio::inherit());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("start meridian");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let addr = loop {
+            let line = lines.next().expect("meridian exited before listening").unwrap();
+            if let Some(addr) = line.strip_prefix("listening on http ") {
+                break addr.to_owned();
+            }
+        };
+        // Keep draining stdout so the child never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        Server { child, base: format!("http://{addr}"), dir, client: reqwest::Client::new() }
+    }
+
+    /// Stops the server and hands back its data directory.
+    pub fn stop(mut self) -> tempfile::TempDir {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap())
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// Signs up and returns (account id, API key).
+    pub async fn signup(&self, email: &str) -> (String, String) {
+        let r = self
+            .client
+            .post(self.url("/api/v1/accounts"))
+            .json(&json!({"name": "Test", "email": email}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+        let body: Value = r.json().await.unwrap();
+        (body["account"]["id"].as_str().unwrap().to_owned(), body["api_key"].as_str().unwrap().to_owned())
+    }
+
+    pub async fn get(&self, path: &str, key: &str) -> reqwest::Response {
+        self.client.get(self.url(path)).bearer_auth(key).send().await.unwrap()
+    }
+
+    /// Sends SIGTERM and waits (with a deadline) for the exit status.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "meridian did not exit after SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Asserts a problem document with `status` and `code`, returning it.
+pub async fn problem(r: reqwest::Response, status: u16, code: &str) -> Value {
+    assert_eq!(r.status().as_u16(), status, "status");
+    let ct = r.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned());
+    assert_eq!(ct.as_deref(), Some("application/problem+json"));
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["status"], status);
+    assert_eq!(body["code"], code, "{body}");
+    for field in ["type", "title", "detail", "request_id"] {
+        assert!(body[field].is_string(), "problem lacks {field}: {body}");
+    }
+    assert!(body["errors"].is_array());
+    body
+}
+
+/// Whether an external tool is on PATH; prints why a test skips when it is not.
+pub fn have_tool(name: &str, test: &str) -> bool {
+    let found =
+        Command::new("sh").args(["-c", &format!("command -v {name}")]).output().is_ok_and(|o| o.status.success());
+    if !found {
+        println!("skipping {test}: `{name}` is not installed (.ci/run installs it)");
+    }
+    found
+}
