@@ -1,0 +1,54 @@
+//! Router tests without sockets, and the OpenAPI drift check.
+
+#![allow(clippy::unwrap_used)]
+
+mod jobs;
+mod openapi;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use meridian_api::AppState;
+use meridian_core::config::Config;
+use meridian_jobs::Waker;
+use meridian_store::repo::StoreOptions;
+use meridian_store::Store;
+use serde_json::Value;
+use std::sync::Arc;
+use tower::ServiceExt;
+
+pub struct Harness {
+    pub state: AppState,
+    pub _dir: tempfile::TempDir,
+}
+
+impl Harness {
+    pub async fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let options = StoreOptions {
+            database_url: format!("sqlite://{}/m.db", dir.path().display()),
+            blob_url: format!("file://{}/blobs", dir.path().display()),
+            readers: 2,
+            busy_timeout: std::time::Duration::from_secs(5),
+        };
+        let store = Store::open(&options).await.unwrap();
+        let state = AppState::new(Arc::new(Config::default()), store, Waker::new(), Waker::new()).await.unwrap();
+        Self { state, _dir: dir }
+    }
+
+    /// A new account; returns (account id, key).
+    pub async fn account(&self, email: &str) -> (meridian_core::id::AccountId, String) {
+        let (key, account) =
+            meridian_api::routes::accounts::create(&self.state.store, "T".into(), email.into()).await.unwrap();
+        (account.id, key)
+    }
+
+    pub async fn call(&self, method: &str, path: &str, key: &str) -> (StatusCode, Value) {
+        let req = Request::builder().method(method).uri(path).header("authorization", format!("Bearer {key}"));
+        let response =
+            meridian_api::router(self.state.clone()).oneshot(req.body(Body::empty()).unwrap()).await.unwrap();
+        let status = response.status();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    }
+}
