@@ -15,14 +15,15 @@ tokio::task_local! {
 /// An error answer.
 #[derive(Debug)]
 pub struct ApiError {
-    pub problem: Problem,
+    /// Boxed so that `Result<T, ApiError>` stays small on the happy path.
+    pub problem: Box<Problem>,
     headers: Vec<(header::HeaderName, HeaderValue)>,
 }
 
 impl ApiError {
     /// An error with a status, code, title and detail.
     pub fn new(status: StatusCode, code: &str, title: &str, detail: impl Into<String>) -> Self {
-        Self { problem: Problem::new(status.as_u16(), code, title, detail), headers: Vec::new() }
+        Self { problem: Box::new(Problem::new(status.as_u16(), code, title, detail)), headers: Vec::new() }
     }
 
     /// Adds a header to the answer.
@@ -117,7 +118,7 @@ impl From<StoreError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
-        let mut problem = self.problem;
+        let mut problem = *self.problem;
         if problem.request_id.is_none() {
             problem.request_id = REQUEST_ID.try_with(Clone::clone).ok();
         }

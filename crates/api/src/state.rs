@@ -20,6 +20,12 @@ pub struct AppState {
     pub job_waker: Waker,
     /// Wakes the outbox dispatcher after a commit that carried events.
     pub event_waker: Waker,
+    /// Wakes the webhook delivery worker when deliveries fall due (replay, redelivery, resume).
+    pub delivery_waker: Waker,
+    /// The DNS write path (validation, rules, events), shared with the DNS server's dynamic updates.
+    pub dns: Arc<meridian_dns::service::DnsService>,
+    /// The DEM service (uploads, processing jobs, terrain tiles), shared with its job handler.
+    pub dem: Arc<meridian_dem::DemService>,
 }
 
 impl AppState {
@@ -33,6 +39,26 @@ impl AppState {
     ) -> Result<Self, meridian_store::StoreError> {
         let tokens = Arc::new(TokenKeys::load(&config, &store).await?);
         let limiter = Arc::new(RateLimiter::new(config.rate_limits.clone()));
-        Ok(Self { config, store, tokens, limiter, metrics: crate::telemetry::prometheus(), job_waker, event_waker })
+        let waker = event_waker.clone();
+        let dns = Arc::new(meridian_dns::service::DnsService::new(
+            store.clone(),
+            Arc::new(config.dns.clone()),
+            Arc::new(move || waker.wake()),
+        ));
+        let dem = Arc::new(meridian_dem::DemService::new(&config, store.clone()).map_err(|e| {
+            meridian_store::StoreError::Unsupported(format!("cannot prepare the DEM staging folder: {e}"))
+        })?);
+        Ok(Self {
+            config,
+            store,
+            tokens,
+            limiter,
+            metrics: crate::telemetry::prometheus(),
+            job_waker,
+            event_waker,
+            delivery_waker: Waker::new(),
+            dns,
+            dem,
+        })
     }
 }

@@ -43,7 +43,9 @@ pub struct Config {
     pub rate_limits: RateLimitsConfig,
     pub jobs: JobsConfig,
     pub events: EventsConfig,
+    pub dns: DnsConfig,
     pub webhooks: WebhooksConfig,
+    pub dem: DemConfig,
 }
 
 /// Listeners, data directory and which roles this process plays.
@@ -318,14 +320,193 @@ impl Default for EventsConfig {
     }
 }
 
+/// The DEM service: processing jobs and terrain tiles.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DemConfig {
+    /// Keep rendered tiles in the blob store and answer repeated requests from there.
+    pub tile_cache: bool,
+    /// Highest zoom level served; a DEM's own limit is one level past its native resolution.
+    pub max_zoom: u8,
+    /// `Cache-Control: max-age` of tiles (outputs of a job never change).
+    #[serde(with = "humantime_serde")]
+    pub tile_max_age: Duration,
+    /// Most operations in one job.
+    pub max_operations: usize,
+}
+
+impl Default for DemConfig {
+    fn default() -> Self {
+        Self { tile_cache: true, max_zoom: 22, tile_max_age: Duration::from_secs(3600), max_operations: 16 }
+    }
+}
+
 /// Webhook delivery policy.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WebhooksConfig {
     /// Accept `http://` endpoints (development and tests only).
     pub allow_http: bool,
     /// Accept endpoints on loopback, private, link-local and CGNAT addresses (development and tests only).
     pub allow_private_networks: bool,
+    /// How long one attempt may take, from connecting to the end of the response's headers.
+    #[serde(with = "humantime_serde")]
+    pub timeout: Duration,
+    /// Delays before the second, third, ... attempt (each with ±20% jitter); after the last one the
+    /// delivery is exhausted.
+    #[serde(with = "duration_list")]
+    pub retry_schedule: Vec<Duration>,
+    /// A subscription whose deliveries fail without a single success for this long is paused.
+    #[serde(with = "humantime_serde")]
+    pub disable_after: Duration,
+    /// How long the previous secret keeps signing, next to the new one, after a rotation.
+    #[serde(with = "humantime_serde")]
+    pub secret_rotation_grace: Duration,
+    /// Deliveries in flight at once in this process.
+    pub max_concurrency: u32,
+    /// Deliveries in flight at once to one subscription, across every node.
+    pub per_subscription_concurrency: u32,
+    /// A PEM file of extra trusted root certificates for endpoints (a private CA, a test receiver).
+    pub extra_ca_file: Option<PathBuf>,
+}
+
+impl Default for WebhooksConfig {
+    fn default() -> Self {
+        let minutes = |m: u64| Duration::from_secs(60 * m);
+        Self {
+            allow_http: false,
+            allow_private_networks: false,
+            timeout: Duration::from_secs(10),
+            retry_schedule: vec![
+                Duration::from_secs(5),
+                minutes(1),
+                minutes(5),
+                minutes(30),
+                minutes(120),
+                minutes(360),
+                minutes(720),
+                minutes(1440),
+            ],
+            disable_after: Duration::from_secs(5 * 86_400),
+            secret_rotation_grace: Duration::from_secs(86_400),
+            max_concurrency: 64,
+            per_subscription_concurrency: 8,
+            extra_ca_file: None,
+        }
+    }
+}
+
+/// A list of durations in human form (`["5s", "1m"]`).
+mod duration_list {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub(super) fn serialize<S: Serializer>(list: &[Duration], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(list.iter().map(|d| humantime_serde::Serde::from(*d)))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Duration>, D::Error> {
+        let list = Vec::<humantime_serde::Serde<Duration>>::deserialize(d)?;
+        Ok(list.into_iter().map(humantime_serde::Serde::into_inner).collect())
+    }
+}
+
+/// The authoritative DNS server, and what every zone gets.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DnsConfig {
+    /// Host names of the name servers in every zone's apex NS records; the first is the SOA MNAME.
+    pub nameservers: Vec<String>,
+    /// SOA fields of every zone.
+    pub soa: SoaConfig,
+    /// Addresses or networks (`192.0.2.1`, `10.0.0.0/8`) allowed to transfer zones (AXFR) without TSIG.
+    pub allow_transfer: Vec<String>,
+    /// Secondaries (`ip:port`) that get a NOTIFY after every change of a zone.
+    pub notify: Vec<SocketAddr>,
+    /// TSIG keys (HMAC-SHA256) for zone transfers and RFC 2136 dynamic updates.
+    pub tsig_keys: Vec<TsigKeyConfig>,
+    /// How often a DNS node looks for zones changed by other nodes.
+    #[serde(with = "humantime_serde")]
+    pub poll_interval: Duration,
+    /// Largest answer sent over UDP when the client's EDNS buffer allows it, in bytes.
+    pub max_udp_payload: u16,
+    /// Lifetime of DNSSEC signatures.
+    #[serde(with = "humantime_serde")]
+    pub signature_validity: Duration,
+    /// Signatures are made anew when less than this is left of their lifetime.
+    #[serde(with = "humantime_serde")]
+    pub signature_refresh: Duration,
+}
+
+impl Default for DnsConfig {
+    fn default() -> Self {
+        Self {
+            nameservers: vec!["ns1.meridian.invalid".into(), "ns2.meridian.invalid".into()],
+            soa: SoaConfig::default(),
+            allow_transfer: Vec::new(),
+            notify: Vec::new(),
+            tsig_keys: Vec::new(),
+            poll_interval: Duration::from_millis(500),
+            max_udp_payload: 1232,
+            signature_validity: Duration::from_secs(14 * 86_400),
+            signature_refresh: Duration::from_secs(7 * 86_400),
+        }
+    }
+}
+
+/// SOA fields shared by every zone (the serial is per zone).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SoaConfig {
+    /// The responsible person's mailbox as a name (`hostmaster.example.com` for hostmaster@example.com).
+    pub rname: String,
+    /// TTL of the SOA and apex NS records, in seconds.
+    pub ttl: u32,
+    pub refresh: u32,
+    pub retry: u32,
+    pub expire: u32,
+    /// TTL of negative answers (RFC 2308), in seconds.
+    pub minimum: u32,
+}
+
+impl Default for SoaConfig {
+    fn default() -> Self {
+        Self {
+            rname: "hostmaster.meridian.invalid".into(),
+            ttl: 3600,
+            refresh: 3600,
+            retry: 600,
+            expire: 1_209_600,
+            minimum: 300,
+        }
+    }
+}
+
+/// A TSIG key shared with a secondary or an update client.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TsigKeyConfig {
+    /// The key's name, as the peer knows it (`transfer-key`).
+    pub name: String,
+    /// Only `hmac-sha256`.
+    #[serde(default = "default_tsig_algorithm")]
+    pub algorithm: String,
+    /// The shared secret, base64.
+    pub secret: Secret,
+    /// Whether the key may transfer zones (AXFR).
+    #[serde(default = "default_true")]
+    pub transfer: bool,
+    /// Zones the key may change with dynamic updates (`example.com`, or `*` for every zone).
+    #[serde(default)]
+    pub update: Vec<String>,
+}
+
+fn default_tsig_algorithm() -> String {
+    "hmac-sha256".into()
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl Config {
@@ -348,6 +529,58 @@ impl Config {
             if secret.expose().len() < 32 {
                 problems.push("auth.token_secret must be at least 32 characters".to_owned());
             }
+        }
+        let hooks = &self.webhooks;
+        if hooks.timeout.is_zero() {
+            problems.push("webhooks.timeout must be positive".to_owned());
+        }
+        if hooks.max_concurrency == 0 || hooks.per_subscription_concurrency == 0 {
+            problems.push(
+                "webhooks.max_concurrency and webhooks.per_subscription_concurrency must be at least 1".to_owned(),
+            );
+        }
+        if hooks.retry_schedule.len() > 100 {
+            problems.push("webhooks.retry_schedule may hold at most 100 delays".to_owned());
+        }
+        let dns = &self.dns;
+        if dns.nameservers.is_empty() {
+            problems.push("dns.nameservers must name at least one name server".to_owned());
+        }
+        if dns.max_udp_payload < 512 {
+            problems.push("dns.max_udp_payload must be at least 512".to_owned());
+        }
+        if dns.poll_interval.is_zero() {
+            problems.push("dns.poll_interval must be positive".to_owned());
+        }
+        if dns.signature_refresh >= dns.signature_validity {
+            problems.push("dns.signature_refresh must be shorter than dns.signature_validity".to_owned());
+        }
+        for entry in &dns.allow_transfer {
+            let (addr, len) = entry.split_once('/').map_or((entry.as_str(), None), |(a, l)| (a, Some(l)));
+            let valid = match addr.parse::<std::net::IpAddr>() {
+                Ok(ip) => len.is_none_or(|l| l.parse::<u8>().is_ok_and(|l| l <= if ip.is_ipv4() { 32 } else { 128 })),
+                Err(_) => false,
+            };
+            if !valid {
+                problems.push(format!("dns.allow_transfer: `{entry}` is not an address or network"));
+            }
+        }
+        for key in &dns.tsig_keys {
+            if !key.algorithm.eq_ignore_ascii_case("hmac-sha256") {
+                problems.push(format!(
+                    "dns.tsig_keys: key {} uses {}; only hmac-sha256 is supported",
+                    key.name, key.algorithm
+                ));
+            }
+            if key.secret.expose().trim().is_empty() {
+                problems.push(format!("dns.tsig_keys: key {} has an empty secret", key.name));
+            }
+        }
+        if self.dem.max_zoom > 24 {
+            problems.push("dem.max_zoom must be at most 24".to_owned());
+        }
+        if self.dem.max_operations == 0 {
+            problems.push("dem.max_operations must be at least 1".to_owned());
         }
         if let Some(url) = &self.server.public_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {

@@ -83,6 +83,36 @@ define_id!(
     EventId,
     "evt"
 );
+define_id!(
+    /// A DNS zone.
+    ZoneId,
+    "zone"
+);
+define_id!(
+    /// A DNS record.
+    RecordId,
+    "rec"
+);
+define_id!(
+    /// A DNSSEC signing key of a zone.
+    DnsKeyId,
+    "dnskey"
+);
+define_id!(
+    /// A webhook subscription.
+    SubscriptionId,
+    "whsub"
+);
+define_id!(
+    /// One event's delivery to one webhook subscription.
+    DeliveryId,
+    "dlv"
+);
+define_id!(
+    /// A DEM uploaded for processing (a GeoTIFF in the blob store).
+    DatasetId,
+    "dataset"
+);
 
 #[cfg(test)]
 mod tests {

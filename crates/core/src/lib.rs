@@ -3,6 +3,7 @@
 //! other crate can depend on it.
 
 pub mod config;
+pub mod crs;
 pub mod error;
 pub mod event;
 pub mod id;

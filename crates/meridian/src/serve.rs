@@ -63,18 +63,40 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
             }
         });
     }
-    if config.server.roles.dns {
-        tracing::debug!(addr = %config.server.dns, "the DNS role has no zones to serve in this build");
-    }
     if config.server.roles.workers {
-        let pool = WorkerPool::new(store.clone(), config.jobs.clone(), job_waker.clone());
+        let mut pool = WorkerPool::new(store.clone(), config.jobs.clone(), job_waker.clone());
+        pool.register(Arc::new(meridian_dem::DemJobHandler::new(state.dem.clone())));
         let stop = shutdown.clone();
         tasks.spawn(async move { pool.run(stop).await });
+        let deliverer =
+            meridian_webhooks::Deliverer::new(store.clone(), config.webhooks.clone(), state.delivery_waker.clone())
+                .context("starting the webhook delivery worker")?;
+        let stop = shutdown.clone();
+        tasks.spawn(async move { deliverer.run(stop).await });
     }
+    let mut dns_feed = None;
     if config.server.roles.dispatcher {
-        let dispatcher = Dispatcher::new(store.clone(), config.events.clone(), event_waker.clone());
+        let mut dispatcher = Dispatcher::new(store.clone(), config.events.clone(), event_waker.clone());
+        dispatcher.add_sink(Arc::new(meridian_webhooks::WebhookSink::new(store.clone(), state.delivery_waker.clone())));
+        dns_feed = Some(dispatcher.subscribe());
         let stop = shutdown.clone();
         tasks.spawn(async move { dispatcher.run(stop).await });
+    }
+    if config.server.roles.dns {
+        // Zones are loaded before the listener is announced, so the first query finds them.
+        let dns_config = Arc::new(config.dns.clone());
+        let catalog = Arc::new(meridian_dns::catalog::Catalog::new(dns_config.clone()));
+        catalog.refresh(&store).await.context("loading the DNS zones")?;
+        let server = meridian_dns::server::DnsServer::new(catalog.clone(), state.dns.clone(), dns_config.clone())
+            .map_err(|e| anyhow::anyhow!("invalid DNS configuration: {e}"))?;
+        let bound = meridian_dns::server::bind(config.server.dns)
+            .await
+            .with_context(|| format!("binding dns {}", config.server.dns))?;
+        println!("listening on dns {}", bound.addr);
+        let stop = shutdown.clone();
+        tasks.spawn(async move { Arc::new(server).run(bound, stop).await });
+        let stop = shutdown.clone();
+        tasks.spawn(meridian_dns::server::keep_current(catalog, store.clone(), dns_config, dns_feed, stop));
     }
     tracing::info!(data_dir = %config.server.data_dir.display(), "meridian started");
 

@@ -3,11 +3,13 @@
 //! migrations, and the blob store.
 
 pub mod blobs;
+pub mod dns;
 pub mod error;
+pub mod features;
 pub mod model;
 pub mod repo;
 pub mod sqlite;
 
 pub use blobs::BlobStore;
 pub use error::{Result, StoreError};
-pub use repo::{AccountRepo, JobRepo, OutboxRepo, SettingsRepo, Store};
+pub use repo::{AccountRepo, DnsRepo, FeatureRepo, JobRepo, OutboxRepo, SettingsRepo, Store};

@@ -1,11 +1,12 @@
 //! The repository traits. Everything above the store codes against these; each backend
 //! (`sqlite/`, later `postgres/`) implements all of them.
 
+use crate::dns::{ChangeSet, DnsKey, Record as DnsRecord, RecordFilter, Zone as DnsZone, ZoneVersion};
 use crate::model::{Account, ApiKey, Heartbeat, Job, NewJob};
 use crate::{BlobStore, Result};
 use async_trait::async_trait;
 use meridian_core::event::{Event, NewEvent};
-use meridian_core::id::{AccountId, ApiKeyId, JobId};
+use meridian_core::id::{AccountId, ApiKeyId, DeliveryId, EventId, JobId, RecordId, SubscriptionId, ZoneId};
 use meridian_core::page::Page;
 use meridian_core::Timestamp;
 use serde_json::Value;
@@ -84,6 +85,373 @@ pub trait OutboxRepo: Send + Sync {
     async fn list_events(&self, account: &AccountId, page: Page) -> Result<(Vec<Event>, u64)>;
 }
 
+/// Webhook subscriptions, their deliveries and every attempt. Another account's subscription or
+/// delivery is not found.
+#[async_trait]
+pub trait WebhookRepo: Send + Sync {
+    /// Stores a new subscription.
+    async fn create_subscription(&self, sub: &Subscription) -> Result<()>;
+    /// One subscription of the account.
+    async fn get_subscription(&self, account: &AccountId, id: &SubscriptionId) -> Result<Option<Subscription>>;
+    /// The account's subscriptions, newest first (only those limited to `dns.*` events when
+    /// `dns_only`), and how many there are.
+    async fn list_subscriptions(
+        &self,
+        account: &AccountId,
+        dns_only: bool,
+        page: Page,
+    ) -> Result<(Vec<Subscription>, u64)>;
+    /// Applies a change; `if_version` makes it conditional (precondition failed otherwise).
+    async fn update_subscription(
+        &self,
+        account: &AccountId,
+        id: &SubscriptionId,
+        change: &SubscriptionChange,
+        if_version: Option<i64>,
+    ) -> Result<Subscription>;
+    /// Deletes a subscription and its deliveries; with `dns_only`, only one limited to `dns.*`.
+    async fn delete_subscription(
+        &self,
+        account: &AccountId,
+        id: &SubscriptionId,
+        if_version: Option<i64>,
+        dns_only: bool,
+    ) -> Result<()>;
+    /// Makes `secret` current; the old one keeps signing until `previous_expires_at`.
+    async fn rotate_secret(
+        &self,
+        account: &AccountId,
+        id: &SubscriptionId,
+        secret: &str,
+        previous_expires_at: Timestamp,
+    ) -> Result<Subscription>;
+    /// The active subscriptions of these accounts (fan-out).
+    async fn active_subscriptions(&self, accounts: &[AccountId]) -> Result<Vec<Subscription>>;
+    /// Adds deliveries due now, skipping any (event, subscription) pair that already has one and
+    /// any subscription deleted meanwhile; returns how many were added.
+    async fn insert_deliveries(&self, deliveries: &[NewDelivery]) -> Result<u64>;
+    /// The account's events committed in `[since, until)`, oldest first.
+    async fn events_between(
+        &self,
+        account: &AccountId,
+        since: Timestamp,
+        until: Option<Timestamp>,
+        limit: u32,
+    ) -> Result<Vec<Event>>;
+    /// Sends events again to one subscription: adds missing deliveries and makes ended ones due
+    /// now (only failed and exhausted ones with `only_failed`); returns how many will be sent.
+    async fn replay(&self, account: &AccountId, deliveries: &[NewDelivery], only_failed: bool) -> Result<u64>;
+    /// Makes an ended delivery (or one waiting for a retry) due now; one being attempted is a conflict.
+    async fn redeliver(&self, account: &AccountId, id: &DeliveryId) -> Result<Delivery>;
+    /// One delivery with its event and attempts.
+    async fn get_delivery(&self, account: &AccountId, id: &DeliveryId) -> Result<Option<Delivery>>;
+    /// A subscription's deliveries, newest first, with their attempts, and how many there are.
+    async fn list_deliveries(
+        &self,
+        account: &AccountId,
+        subscription: &SubscriptionId,
+        filter: &DeliveryFilter,
+        page: Page,
+    ) -> Result<(Vec<Delivery>, u64)>;
+    /// Leases up to `limit` due deliveries of active subscriptions, never more than
+    /// `per_subscription` in flight for one subscription (counting other workers' leases).
+    async fn claim_deliveries(
+        &self,
+        worker: &str,
+        limit: u32,
+        per_subscription: u32,
+        lease: Duration,
+    ) -> Result<Vec<ClaimedDelivery>>;
+    /// Logs an attempt and, while `worker` still holds the lease, records its outcome; a failure
+    /// pauses the subscription once it has failed without a success for `disable_after`.
+    /// False when the lease was lost.
+    async fn record_attempt(
+        &self,
+        worker: &str,
+        id: &DeliveryId,
+        attempt: &Attempt,
+        outcome: AttemptOutcome,
+        disable_after: Duration,
+    ) -> Result<bool>;
+    /// When the next pending delivery falls due, if any is pending.
+    async fn next_due(&self) -> Result<Option<Timestamp>>;
+}
+
+/// Whether a subscription receives events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubscriptionStatus {
+    Active,
+    Paused,
+}
+
+impl SubscriptionStatus {
+    /// The stored and displayed name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Active => "active",
+            Self::Paused => "paused",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "active" => Some(Self::Active),
+            "paused" => Some(Self::Paused),
+            _ => None,
+        }
+    }
+}
+
+/// A webhook subscription.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Subscription {
+    pub id: SubscriptionId,
+    pub account_id: AccountId,
+    pub url: String,
+    /// Event types and wildcards.
+    pub events: Vec<String>,
+    pub description: Option<String>,
+    pub status: SubscriptionStatus,
+    /// `user`, or `failing` when paused for failing too long.
+    pub paused_reason: Option<String>,
+    /// Start of the current run of failures.
+    pub failing_since: Option<Timestamp>,
+    pub secret: String,
+    pub previous_secret: Option<String>,
+    pub previous_secret_expires_at: Option<Timestamp>,
+    pub version: i64,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Fields of a subscription to change; `None` leaves a field as it is.
+#[derive(Clone, Debug, Default)]
+pub struct SubscriptionChange {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    /// `Some(None)` clears it.
+    pub description: Option<Option<String>>,
+    /// Pausing records the reason `user`; resuming clears the reason and the failure run.
+    pub status: Option<SubscriptionStatus>,
+}
+
+/// Where a delivery is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeliveryStatus {
+    /// Not attempted yet.
+    Pending,
+    /// The last attempt failed; another is scheduled.
+    Failed,
+    Succeeded,
+    /// Every attempt of the schedule failed; it can be redelivered or replayed.
+    Exhausted,
+}
+
+impl DeliveryStatus {
+    /// The stored and displayed name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Failed => "failed",
+            Self::Succeeded => "succeeded",
+            Self::Exhausted => "exhausted",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "pending" => Self::Pending,
+            "failed" => Self::Failed,
+            "succeeded" => Self::Succeeded,
+            "exhausted" => Self::Exhausted,
+            _ => return None,
+        })
+    }
+}
+
+/// One event to deliver to one subscription.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewDelivery {
+    pub account_id: AccountId,
+    pub subscription_id: SubscriptionId,
+    pub event_id: EventId,
+    pub event_type: String,
+}
+
+/// One attempt to deliver.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attempt {
+    pub attempted_at: Timestamp,
+    /// The response's status, when one came.
+    pub status_code: Option<u16>,
+    /// Why no response came, or why it was refused.
+    pub error: Option<String>,
+    pub latency_ms: u64,
+    /// The first 2 KiB of the response body.
+    pub response_body: Option<String>,
+}
+
+/// A delivery with its event and attempts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delivery {
+    pub id: DeliveryId,
+    pub account_id: AccountId,
+    pub subscription_id: SubscriptionId,
+    pub event_id: EventId,
+    pub event_type: String,
+    /// The event payload, exactly as sent.
+    pub payload: Value,
+    pub status: DeliveryStatus,
+    pub attempt_count: u32,
+    pub next_attempt_at: Option<Timestamp>,
+    /// Oldest first.
+    pub attempts: Vec<Attempt>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub completed_at: Option<Timestamp>,
+}
+
+/// Filters of the delivery list.
+#[derive(Clone, Debug, Default)]
+pub struct DeliveryFilter {
+    pub status: Option<DeliveryStatus>,
+    pub event_id: Option<EventId>,
+}
+
+/// A leased delivery with what an attempt needs.
+#[derive(Clone, Debug)]
+pub struct ClaimedDelivery {
+    pub id: DeliveryId,
+    pub account_id: AccountId,
+    pub subscription_id: SubscriptionId,
+    pub event_id: EventId,
+    pub event_type: String,
+    /// The stored payload text: the exact bytes that are signed and sent.
+    pub body: String,
+    /// The subscription's URL now.
+    pub url: String,
+    /// The current secret, then the previous one while its grace period lasts.
+    pub secrets: Vec<String>,
+    /// Attempts made since the delivery was created, redelivered or replayed.
+    pub round_attempts: u32,
+}
+
+/// What follows an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttemptOutcome {
+    Succeeded,
+    /// Failed; try again at this time.
+    RetryAt(Timestamp),
+    /// Failed, and that was the last attempt.
+    Exhausted,
+}
+
+/// DNS zones, their records and DNSSEC keys. Every change bumps the zone's SOA serial (RFC 1982
+/// arithmetic), keeps its record count exact and commits its events, all in one transaction.
+#[async_trait]
+pub trait DnsRepo: Send + Sync {
+    /// Creates a zone. A name hosted already, or one inside or above another account's zone, is a
+    /// conflict (`zone_exists`).
+    async fn create_zone(&self, zone: &DnsZone, events: &[NewEvent]) -> Result<()>;
+    /// One zone of the account.
+    async fn get_zone(&self, account: &AccountId, id: &ZoneId) -> Result<Option<DnsZone>>;
+    /// The zone with this name, whoever owns it (the DNS server's dynamic updates).
+    async fn find_zone(&self, name: &str) -> Result<Option<DnsZone>>;
+    /// The account's zones by name, optionally only the one named `name`, and how many there are.
+    async fn list_zones(&self, account: &AccountId, name: Option<&str>, page: Page) -> Result<(Vec<DnsZone>, u64)>;
+    /// Deletes a zone with its records and keys.
+    async fn delete_zone(&self, account: &AccountId, id: &ZoneId, events: &[NewEvent]) -> Result<()>;
+    /// A page of the zone's records, ordered by name and type, and how many match.
+    async fn list_records(&self, zone: &ZoneId, filter: &RecordFilter, page: Page) -> Result<(Vec<DnsRecord>, u64)>;
+    /// One record of the zone.
+    async fn get_record(&self, zone: &ZoneId, id: &RecordId) -> Result<Option<DnsRecord>>;
+    /// Every record of the zone.
+    async fn zone_records(&self, zone: &ZoneId) -> Result<Vec<DnsRecord>>;
+    /// Applies deletes, updates and creates all-or-nothing, with one serial bump. A missing record
+    /// is not-found, an exact duplicate is `duplicate_record`, a CNAME sharing its name is
+    /// `cname_conflict`.
+    async fn apply_changes(
+        &self,
+        account: &AccountId,
+        zone: &ZoneId,
+        changes: &ChangeSet,
+        events: &[NewEvent],
+        at: Timestamp,
+    ) -> Result<DnsZone>;
+    /// Every zone's name and serial, for DNS nodes to tell which copies are stale.
+    async fn zone_versions(&self) -> Result<Vec<ZoneVersion>>;
+    /// The zone's DNSSEC keys.
+    async fn dns_keys(&self, zone: &ZoneId) -> Result<Vec<DnsKey>>;
+    /// Signs the zone with `key` (`Some`), or stops signing it and drops its keys (`None`); bumps the serial.
+    async fn set_dnssec(
+        &self,
+        account: &AccountId,
+        zone: &ZoneId,
+        key: Option<&DnsKey>,
+        at: Timestamp,
+    ) -> Result<DnsZone>;
+}
+
+/// The feature store: collections, features with a spatial index, and versions.
+#[async_trait]
+pub trait FeatureRepo: Send + Sync {
+    /// Creates the collection if it does not exist (the cadastre's `parcels`).
+    async fn ensure_collection(&self, collection: &crate::features::FeatureCollection) -> Result<()>;
+    /// Creates a collection with its first features in one transaction; an existing id is a conflict.
+    async fn create_collection(
+        &self,
+        collection: &crate::features::FeatureCollection,
+        features: &[crate::features::Feature],
+    ) -> Result<()>;
+    /// The account's collections.
+    async fn list_collections(&self, account: &AccountId) -> Result<Vec<crate::features::FeatureCollection>>;
+    /// One collection of the account.
+    async fn get_collection(&self, account: &AccountId, id: &str)
+        -> Result<Option<crate::features::FeatureCollection>>;
+    /// Inserts features (version 1) and events in one transaction; a taken (lot, plan) is a conflict.
+    async fn insert_features(&self, features: &[crate::features::Feature], events: &[NewEvent]) -> Result<()>;
+    /// One live feature.
+    async fn get_feature(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        id: &str,
+    ) -> Result<Option<crate::features::Feature>>;
+    /// Replaces a live feature's geometry and properties with `next` (whose version is `based_on + 1`),
+    /// provided it is still at `based_on` and at `expected` when given (412 otherwise).
+    async fn update_feature(
+        &self,
+        next: &crate::features::Feature,
+        based_on: i64,
+        expected: crate::features::ExpectedVersion,
+        event: Option<NewEvent>,
+    ) -> Result<crate::features::Feature>;
+    /// Retires a live feature: gone from lists, kept in its history.
+    async fn retire_feature(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        id: &str,
+        expected: crate::features::ExpectedVersion,
+        event: Option<NewEvent>,
+    ) -> Result<crate::features::Feature>;
+    /// Every version of a feature, retired ones included; not-found for another account's.
+    async fn feature_history(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        id: &str,
+    ) -> Result<Vec<crate::features::FeatureVersion>>;
+    /// Live features matching the store-side conditions, in insertion order, and how many match.
+    async fn query_features(
+        &self,
+        account: &AccountId,
+        query: &crate::features::FeatureQuery,
+    ) -> Result<(Vec<crate::features::Feature>, u64)>;
+}
+
 /// Liveness of the backing store.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -98,6 +466,9 @@ pub struct Store {
     pub settings: Arc<dyn SettingsRepo>,
     pub jobs: Arc<dyn JobRepo>,
     pub outbox: Arc<dyn OutboxRepo>,
+    pub webhooks: Arc<dyn WebhookRepo>,
+    pub dns: Arc<dyn DnsRepo>,
+    pub features: Arc<dyn FeatureRepo>,
     pub health: Arc<dyn Health>,
     pub blobs: BlobStore,
 }

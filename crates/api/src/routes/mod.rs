@@ -3,9 +3,13 @@
 
 pub mod accounts;
 pub mod api_keys;
+pub mod dem;
+pub mod dns;
+pub mod features;
 pub mod jobs;
 pub mod system;
 pub mod tokens;
+pub mod webhooks;
 
 use crate::auth::require_auth;
 use crate::middleware::{observe, panic_response, tag_route};
@@ -35,7 +39,12 @@ use utoipa_axum::router::OpenApiRouter;
     tags(
         (name = "accounts", description = "Accounts (tenants), API keys and access tokens"),
         (name = "jobs", description = "Durable jobs of every area"),
+        (name = "dns", description = "DNS zones, records, zone files and DNSSEC, served by the authoritative DNS server"),
+        (name = "cadastre", description = "Cadastral parcels: spatial filters, CRS, CQL2, versions"),
+        (name = "dem", description = "DEM processing jobs (gdaldem operations, contours) and terrain tiles"),
+        (name = "ogc", description = "OGC API Features (Parts 1-4)"),
         (name = "system", description = "Health, metrics, OpenAPI and documentation"),
+        (name = "webhooks", description = "Webhook subscriptions, signed at-least-once deliveries, replay"),
     ),
     modifiers(&Security),
     components(schemas(meridian_core::problem::Problem, meridian_core::FieldError)),
@@ -54,6 +63,9 @@ const PUBLIC: &[(&str, &str)] = &[
     ("get", "/api/v1/openapi.json"),
     ("get", "/docs"),
     ("get", "/docs/problems"),
+    ("get", "/api/v1/ogc/v1/features"),
+    ("get", "/api/v1/ogc/v1/features/conformance"),
+    ("get", "/api/v1/ogc/v1/features/api"),
 ];
 
 struct Security;
@@ -123,11 +135,23 @@ pub fn openapi() -> OpenApiDoc {
 }
 
 fn public_routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(system::router()).merge(accounts::public()).merge(tokens::router())
+    OpenApiRouter::new()
+        .merge(system::router())
+        .merge(accounts::public())
+        .merge(tokens::router())
+        .merge(features::ogc::public())
 }
 
 fn protected_routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(accounts::protected()).merge(api_keys::router()).merge(jobs::router())
+    OpenApiRouter::new()
+        .merge(accounts::protected())
+        .merge(api_keys::router())
+        .merge(jobs::router())
+        .merge(dem::router())
+        .merge(dns::router())
+        .merge(webhooks::router())
+        .merge(features::parcels::router())
+        .merge(features::ogc::protected())
 }
 
 /// The whole HTTP API.

@@ -24,7 +24,18 @@ fn committed_openapi_matches_the_code() {
 fn every_operation_is_documented_and_secured_unless_public() {
     let doc: Value = serde_json::from_str(&meridian_api::docs::openapi_text()).unwrap();
     assert_eq!(doc["openapi"], "3.1.0");
-    let public = ["/api/v1/accounts", "/api/v1/auth/token", "/healthz", "/readyz", "/metrics", "/", "/api/v1"];
+    let public = [
+        "/api/v1/accounts",
+        "/api/v1/auth/token",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/",
+        "/api/v1",
+        "/api/v1/ogc/v1/features",
+        "/api/v1/ogc/v1/features/conformance",
+        "/api/v1/ogc/v1/features/api",
+    ];
     for (path, item) in doc["paths"].as_object().unwrap() {
         assert!(
             path == "/"

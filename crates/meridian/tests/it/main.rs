@@ -4,10 +4,16 @@
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 mod accounts;
+mod cadastre;
 mod cli;
+mod dem;
+mod dns;
+mod dns_interop;
 mod errors;
 mod interop;
 mod limits;
+mod ogc_interop;
+mod webhooks;
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -18,6 +24,8 @@ use std::time::{Duration, Instant};
 pub struct Server {
     child: Child,
     pub base: String,
+    /// The DNS listener (UDP and TCP), unless the DNS role is off.
+    pub dns: Option<std::net::SocketAddr>,
     pub dir: tempfile::TempDir,
     pub client: reqwest::Client,
 }
@@ -45,15 +53,21 @@ impl Server {
         let mut child = cmd.spawn().expect("start meridian");
         let stdout = child.stdout.take().unwrap();
         let mut lines = BufReader::new(stdout).lines();
-        let addr = loop {
+        let dns_wanted = !env.iter().any(|(k, v)| *k == "MERIDIAN_SERVER__ROLES__DNS" && *v == "false");
+        let (mut http, mut dns) = (None, None);
+        while http.is_none() || (dns_wanted && dns.is_none()) {
             let line = lines.next().expect("meridian exited before listening").unwrap();
             if let Some(addr) = line.strip_prefix("listening on http ") {
-                break addr.to_owned();
+                http = Some(addr.to_owned());
             }
-        };
+            if let Some(addr) = line.strip_prefix("listening on dns ") {
+                dns = addr.parse().ok();
+            }
+        }
+        let addr = http.unwrap();
         // Keep draining stdout so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Server { child, base: format!("http://{addr}"), dir, client: reqwest::Client::new() }
+        Server { child, base: format!("http://{addr}"), dns, dir, client: reqwest::Client::new() }
     }
 
     /// Stops the server and hands back its data directory.

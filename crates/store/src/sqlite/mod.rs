@@ -1,9 +1,12 @@
 //! The embedded SQLite backend: WAL, one writer connection and a pool of readers.
 
 mod accounts;
+mod dns;
+mod features;
 mod jobs;
 mod outbox;
 mod settings;
+mod webhooks;
 
 use crate::repo::{Health, Store};
 use crate::{BlobStore, Result, StoreError};
@@ -54,7 +57,17 @@ impl SqliteDb {
     /// Wraps this database as a [`Store`].
     pub fn into_store(self, blobs: BlobStore) -> Store {
         let db = Arc::new(self);
-        Store { accounts: db.clone(), settings: db.clone(), jobs: db.clone(), outbox: db.clone(), health: db, blobs }
+        Store {
+            accounts: db.clone(),
+            settings: db.clone(),
+            jobs: db.clone(),
+            outbox: db.clone(),
+            dns: db.clone(),
+            features: db.clone(),
+            webhooks: db.clone(),
+            health: db,
+            blobs,
+        }
     }
 
     /// A write transaction that takes the write lock up front, so that it never fails half-way

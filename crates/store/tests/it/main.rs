@@ -3,6 +3,7 @@
 
 mod accounts;
 mod common;
+mod dns;
 mod jobs;
 mod outbox;
 mod settings;

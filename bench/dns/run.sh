@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# Authoritative DNS benchmark: queries per second measured with dnsperf against Meridian and
+# against NSD serving the same 10,000-record zone on this machine, in the same run; then API record
+# writes per second (single records from concurrent clients, and batches).
+# Writes its section of docs/benchmarks.md (between the dns markers).
+#
+#   bench/dns/run.sh [SECONDS] [RECORDS] [CLIENTS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DURATION="${1:-20}"
+RECORDS="${2:-10000}"
+CLIENTS="${3:-8}"
+for tool in dnsperf nsd curl python3; do
+  command -v "$tool" >/dev/null || { echo "bench/dns needs $tool (apt-get install dnsperf nsd curl)" >&2; exit 1; }
+done
+
+cargo build --release -q -p meridian --bin meridian
+WORK="$(mktemp -d)"
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$WORK" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# Meridian, with API rate limits off so that the write benchmark measures the server, not the bucket.
+MERIDIAN_LOG__LEVEL=warn MERIDIAN_RATE_LIMITS__ENABLED=false \
+  target/release/meridian --data-dir "$WORK/data" serve --http 127.0.0.1:0 --dns 127.0.0.1:0 >"$WORK/meridian.out" 2>"$WORK/meridian.err" &
+PIDS+=($!)
+for _ in $(seq 1 200); do grep -q 'listening on dns' "$WORK/meridian.out" 2>/dev/null && break; sleep 0.1; done
+HTTP="http://$(sed -n 's/^listening on http //p' "$WORK/meridian.out")"
+DNS_PORT="$(sed -n 's/^listening on dns .*://p' "$WORK/meridian.out")"
+
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+KEY="$(curl -sf -X POST "$HTTP/api/v1/accounts" -H 'content-type: application/json' \
+  -d '{"name":"bench","email":"bench@example.com"}' | json '["api_key"]')"
+api() { curl -sf -H "authorization: Bearer $KEY" "$@"; }
+ZONE="$(api -X POST "$HTTP/v1/dns/zones" -H 'content-type: application/json' -d '{"name":"bench.example"}' | json '["id"]')"
+
+# The zone: RECORDS records (A, with every tenth name also AAAA and TXT), imported in one transaction.
+python3 - "$RECORDS" >"$WORK/bench.example.import" <<'PY'
+import sys
+n = int(sys.argv[1])
+print("$ORIGIN bench.example.\n$TTL 3600")
+i = made = 0
+while made < n:
+    print(f"host{i} A 10.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255}"); made += 1
+    if i % 10 == 0 and made + 2 <= n:
+        print(f"host{i} AAAA 2001:db8::{i:x}"); print(f'host{i} TXT "record {i}"'); made += 2
+    i += 1
+PY
+IMPORTED="$(api -X POST "$HTTP/v1/dns/zones/$ZONE/import" -H 'content-type: text/dns' --data-binary @"$WORK/bench.example.import" | json '["records"]')"
+[ "$IMPORTED" = "$RECORDS" ] || { echo "imported $IMPORTED records, expected $RECORDS" >&2; exit 1; }
+HOSTS="$(grep -c ' A ' "$WORK/bench.example.import")"
+
+# NSD serves Meridian's own export of the zone: the same records, SOA and NS.
+mkdir -p "$WORK/nsd"
+api "$HTTP/v1/dns/zones/$ZONE/export" >"$WORK/nsd/bench.example.zone"
+NSD_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+cat >"$WORK/nsd/nsd.conf" <<CONF
+server:
+  ip-address: 127.0.0.1
+  port: $NSD_PORT
+  server-count: $(nproc)
+  zonesdir: "$WORK/nsd"
+  zonelistfile: "$WORK/nsd/zone.list"
+  database: ""
+  pidfile: "$WORK/nsd/nsd.pid"
+  xfrdfile: "$WORK/nsd/xfrd.state"
+  xfrdir: "$WORK/nsd"
+  username: ""
+  logfile: "$WORK/nsd/nsd.log"
+  hide-version: yes
+  # Response-rate limiting would drop a benchmark's traffic from one address: off, as in Meridian.
+  rrl-ratelimit: 0
+  rrl-whitelist-ratelimit: 0
+remote-control:
+  control-enable: no
+zone:
+  name: bench.example
+  zonefile: bench.example.zone
+CONF
+nsd -d -c "$WORK/nsd/nsd.conf" &
+PIDS+=($!)
+
+# Queries: 90% names that exist (A, AAAA, TXT), 10% names that do not (NXDOMAIN with the SOA).
+python3 - "$HOSTS" >"$WORK/queries.txt" <<'PY'
+import random, sys
+hosts = int(sys.argv[1]); rnd = random.Random(1)
+for _ in range(200000):
+    r = rnd.random()
+    if r < 0.10:
+        print(f"missing{rnd.randrange(1 << 30)}.bench.example A")
+    else:
+        i = rnd.randrange(hosts)
+        qtype = "A" if r < 0.85 or i % 10 else rnd.choice(["AAAA", "TXT"])
+        print(f"host{i}.bench.example {qtype}")
+PY
+
+ready() { # port
+  for _ in $(seq 1 100); do
+    [ -n "$(dig +short +time=1 +tries=1 @127.0.0.1 -p "$1" "host$((HOSTS - 1)).bench.example" A 2>/dev/null || true)" ] && return 0
+    sleep 0.1
+  done
+  echo "server on port $1 never answered" >&2; exit 1
+}
+echo "zone of $RECORDS records imported; waiting for both servers" >&2
+ready "$DNS_PORT"; ready "$NSD_PORT"
+
+perf() { # port name -> "qps avg_latency_ms lost rcodes"
+  dnsperf -s 127.0.0.1 -p "$1" -d "$WORK/queries.txt" -l "$DURATION" -c 16 -q 256 >"$WORK/perf-$2.txt" 2>&1
+  local qps lat lost codes
+  qps="$(sed -n 's/.*Queries per second: *\([0-9.]*\).*/\1/p' "$WORK/perf-$2.txt")"
+  lat="$(sed -n 's/.*Average Latency (s): *\([0-9.]*\).*/\1/p' "$WORK/perf-$2.txt")"
+  lost="$(sed -n 's/.*Queries lost: *\([0-9]*\).*/\1/p' "$WORK/perf-$2.txt")"
+  codes="$(sed -n 's/.*Response codes: *//p' "$WORK/perf-$2.txt")"
+  echo "$(printf '%.0f' "$qps") $(python3 -c "print(f'{$lat*1000:.2f}')") $lost $codes"
+}
+echo "dnsperf against Meridian (port $DNS_PORT) for ${DURATION}s" >&2
+read -r M_QPS M_LAT M_LOST M_CODES <<<"$(perf "$DNS_PORT" meridian)"
+echo "dnsperf against NSD (port $NSD_PORT) for ${DURATION}s" >&2
+read -r N_QPS N_LAT N_LOST N_CODES <<<"$(perf "$NSD_PORT" nsd)"
+
+# API writes: a second zone, so the writes do not touch the served one.
+WZONE="$(api -X POST "$HTTP/v1/dns/zones" -H 'content-type: application/json' -d '{"name":"writes.example"}' | json '["id"]')"
+echo "API writes" >&2
+WRITES="$(python3 bench/dns/api_writes.py "$HTTP" "$KEY" "$WZONE" 4000 "$CLIENTS")"
+SINGLE="$(echo "$WRITES" | json '["single"]')"
+BATCHED="$(echo "$WRITES" | json '["batched"]')"
+FAILED="$(echo "$WRITES" | json '["failures"]')"
+
+cpu="$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | sed -n 1p || true)"
+nsd_version="$(nsd -v 2>&1 | sed -n 1p || true)"
+section="$(cat <<MD
+<!-- dns:start -->
+## DNS
+
+\`bench/dns/run.sh $DURATION $RECORDS $CLIENTS\` ($(date -u +%Y-%m-%d), $(nproc) cores, ${cpu}).
+
+**Queries per second.** The release \`meridian\` binary and ${nsd_version} (\`server-count: $(nproc)\`) serve the
+same zone \`bench.example\` of $RECORDS records ($HOSTS names with A records, every tenth also AAAA and TXT),
+imported into Meridian through \`POST /v1/dns/zones/{id}/import\` and given to NSD as Meridian's own
+\`GET .../export\`. dnsperf sends, for $DURATION s per server, a fixed mix over UDP from 16 clients with up to
+256 queries outstanding: 90% names that exist (A, AAAA, TXT), 10% names that do not (NXDOMAIN with the SOA).
+Both servers and dnsperf share the machine's $(nproc) cores, one server at a time; NSD's response-rate
+limiting is off (it would drop most of one client's traffic), Meridian has none.
+
+| server | queries/s | average latency (ms) | queries lost | response codes |
+|---|---:|---:|---:|---|
+| Meridian | $M_QPS | $M_LAT | $M_LOST | $M_CODES |
+| NSD | $N_QPS | $N_LAT | $N_LOST | $N_CODES |
+
+**API record writes per second** (SQLite store, API rate limits switched off for the run): $CLIENTS
+clients each \`POST /v1/dns/zones/{id}/records\` over a keep-alive connection, 4000 records in all: **$SINGLE
+records/s**; the same number through \`POST .../records/batch\` in batches of 1000: **$BATCHED records/s**.
+Each write is one transaction with its serial bump and its event; $FAILED requests failed.
+<!-- dns:end -->
+MD
+)"
+doc=docs/benchmarks.md
+python3 bench/write_section.py "$doc" dns "$section"
+echo "$section"

@@ -1,0 +1,78 @@
+//! Uploaded DEMs: what the engine found in them, to reuse as the `source` of further jobs.
+
+use super::dem_error;
+use crate::auth::Caller;
+use crate::error::ApiResult;
+use crate::extract::{Json, Path};
+use crate::state::AppState;
+use axum::extract::State;
+use meridian_core::Timestamp;
+use meridian_dem::Dataset;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Routes under `/api/v1/dem/datasets`.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(get_dem_dataset))
+}
+
+/// An uploaded DEM.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct DatasetView {
+    /// `dataset_...`
+    pub id: String,
+    /// The file name sent with the upload.
+    pub filename: Option<String>,
+    /// Bytes.
+    pub size: u64,
+    pub width: usize,
+    pub height: usize,
+    pub bands: usize,
+    /// Sample type, e.g. `Float32`.
+    pub data_type: String,
+    /// EPSG code of the CRS.
+    pub epsg: Option<u16>,
+    pub nodata: Option<f64>,
+    /// GDAL-order geotransform.
+    pub geo_transform: [f64; 6],
+    /// Longitude/latitude bounds: min lon, min lat, max lon, max lat.
+    pub bounds: Option<[f64; 4]>,
+    pub created_at: Timestamp,
+}
+
+impl From<Dataset> for DatasetView {
+    fn from(d: Dataset) -> Self {
+        Self {
+            id: d.id.0,
+            filename: d.filename,
+            size: d.size,
+            width: d.info.width,
+            height: d.info.height,
+            bands: d.info.bands,
+            data_type: d.info.data_type,
+            epsg: d.info.epsg,
+            nodata: d.info.nodata,
+            geo_transform: d.info.geo_transform,
+            bounds: d.info.bounds,
+            created_at: d.created_at,
+        }
+    }
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/dem/datasets/{dataset_id}",
+    tag = "dem",
+    params(("dataset_id" = String, Path, description = "`dataset_...`")),
+    responses((status = 200, description = "The dataset: size, CRS, geotransform, bounds", body = DatasetView))
+)]
+async fn get_dem_dataset(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(dataset_id): Path<String>,
+) -> ApiResult<Json<DatasetView>> {
+    let d = state.dem.get_dataset(&caller.account_id, &dataset_id).await.map_err(dem_error)?;
+    Ok(Json(d.into()))
+}

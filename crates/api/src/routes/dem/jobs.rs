@@ -1,0 +1,231 @@
+//! DEM jobs: list, poll, cancel, and download outputs (with `Range`, so that GDAL's `/vsicurl/`
+//! reads a COG output in place).
+
+use super::{base_url, DemJobView};
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Json, Path, Query};
+use crate::routes::page_links;
+use crate::state::AppState;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures::TryStreamExt;
+use meridian_core::id::JobId;
+use meridian_core::page::Page;
+use meridian_core::DomainError;
+use meridian_dem::job::KIND;
+use meridian_dem::JobOutput;
+use meridian_store::model::{Job, JobStatus};
+use object_store::{GetOptions, GetRange};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Routes under `/api/v1/dem/jobs`.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_dem_jobs))
+        .routes(routes!(get_dem_job, cancel_dem_job))
+        .routes(routes!(get_dem_output))
+}
+
+/// A page of DEM jobs.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct DemJobList {
+    pub jobs: Vec<DemJobView>,
+    pub total: u64,
+}
+
+/// Paging parameters.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageQuery {
+    /// Page size (default 100, at most the configured maximum).
+    pub limit: Option<i64>,
+    /// Items to skip.
+    pub offset: Option<i64>,
+}
+
+/// A DEM job of the caller's account; any other job is not found.
+pub(crate) async fn load_job(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Job> {
+    let job = state.store.jobs.get_job(&caller.account_id, &JobId(id.to_owned())).await?;
+    job.filter(|j| j.kind == KIND).ok_or_else(|| DomainError::not_found("job", id).into())
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/dem/jobs",
+    tag = "dem",
+    params(PageQuery),
+    responses((status = 200, description = "The account's DEM jobs, newest first; `Link` has next/prev", body = DemJobList))
+)]
+async fn list_dem_jobs(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Query(q): Query<PageQuery>,
+) -> ApiResult<Response> {
+    let limits = &state.config.limits;
+    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let (jobs, total) = state.store.jobs.list_jobs(&caller.account_id, Some(KIND), page).await?;
+    let base = base_url(&state, &headers);
+    let jobs = jobs.into_iter().map(|j| DemJobView::new(j, &base, state.config.dem.max_zoom)).collect();
+    let mut response = Json(DemJobList { jobs, total }).into_response();
+    if let Some(link) = page_links("/api/v1/dem/jobs", "", page, total) {
+        response.headers_mut().insert(header::LINK, link);
+    }
+    Ok(response)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/dem/jobs/{job_id}",
+    tag = "dem",
+    params(("job_id" = String, Path, description = "`job_...`")),
+    responses((status = 200, description = "Status, progress, timestamps, error, outputs with statistics, and tile URL templates", body = DemJobView))
+)]
+async fn get_dem_job(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(job_id): Path<String>,
+) -> ApiResult<Json<DemJobView>> {
+    let job = load_job(&state, &caller, &job_id).await?;
+    Ok(Json(DemJobView::new(job, &base_url(&state, &headers), state.config.dem.max_zoom)))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/v1/dem/jobs/{job_id}",
+    tag = "dem",
+    params(("job_id" = String, Path, description = "`job_...`")),
+    responses(
+        (status = 200, description = "Cancelled (a queued job), or cancelling (a running job stops at its next block)", body = DemJobView),
+        (status = 409, description = "The job already ended", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn cancel_dem_job(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path(job_id): Path<String>,
+) -> ApiResult<Json<DemJobView>> {
+    load_job(&state, &caller, &job_id).await?;
+    let job = state.store.jobs.cancel(&caller.account_id, &JobId(job_id)).await?;
+    Ok(Json(DemJobView::new(job, &base_url(&state, &headers), state.config.dem.max_zoom)))
+}
+
+/// A single byte range of a `Range` header (`bytes=a-b`, `bytes=a-`, `bytes=-n`); `None` for
+/// anything else, which is answered with the whole file as RFC 9110 allows.
+fn parse_range(headers: &HeaderMap) -> Option<GetRange> {
+    let v = headers.get(header::RANGE)?.to_str().ok()?.trim();
+    let spec = v.strip_prefix("bytes=")?;
+    if spec.contains(',') {
+        return None;
+    }
+    let (a, b) = spec.split_once('-')?;
+    let (a, b) = (a.trim(), b.trim());
+    match (a.is_empty(), b.is_empty()) {
+        (true, false) => Some(GetRange::Suffix(b.parse().ok()?)),
+        (false, true) => Some(GetRange::Offset(a.parse().ok()?)),
+        (false, false) => {
+            let (start, end): (u64, u64) = (a.parse().ok()?, b.parse().ok()?);
+            (end >= start).then(|| GetRange::Bounded(start..end.saturating_add(1)))
+        }
+        (true, true) => None,
+    }
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/dem/jobs/{job_id}/outputs/{name}",
+    tag = "dem",
+    params(
+        ("job_id" = String, Path, description = "`job_...`"),
+        ("name" = String, Path, description = "The output's file name (`hillshade.tif`, `contours.geojson`) or operation"),
+    ),
+    responses(
+        (status = 200, description = "The output: a Cloud Optimized GeoTIFF or GeoJSON", content_type = "application/octet-stream"),
+        (status = 206, description = "The byte range asked for with `Range`"),
+        (status = 304, description = "Not modified (`If-None-Match`)"),
+        (status = 409, description = "The job has not succeeded", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn get_dem_output(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    Path((job_id, name)): Path<(String, String)>,
+) -> ApiResult<Response> {
+    let job = load_job(&state, &caller, &job_id).await?;
+    if job.status != JobStatus::Succeeded {
+        return Err(DomainError::conflict(
+            "job_not_succeeded",
+            format!("job {job_id} is {}; outputs can be downloaded once it succeeded", job.status.as_str()),
+        )
+        .into());
+    }
+    let output = JobOutput::of(&job).unwrap_or_default();
+    let record =
+        output.find(&name).ok_or_else(|| DomainError::not_found("output", format!("{name} of job {job_id}")))?;
+    let etag = format!("\"{}\"", hex::encode(&Sha256::digest(format!("{}:{}", record.key, record.size))[..16]));
+    let matches_etag = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == "*" || t.trim().trim_start_matches("W/") == etag));
+    let etag_value = HeaderValue::from_str(&etag).map_err(ApiError::internal)?;
+    if matches_etag {
+        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag_value)]).into_response());
+    }
+    let size = record.size;
+    let range = match parse_range(&headers) {
+        // Clamped to the file as RFC 9110 says; a range wholly past its end cannot be served.
+        Some(GetRange::Bounded(r)) if r.start < size => Some(GetRange::Bounded(r.start..r.end.min(size))),
+        Some(GetRange::Offset(o)) if o < size => Some(GetRange::Offset(o)),
+        Some(GetRange::Suffix(n)) if n > 0 => Some(GetRange::Suffix(n.min(size))),
+        Some(_) => {
+            let unsatisfiable = HeaderValue::from_str(&format!("bytes */{size}")).map_err(ApiError::internal)?;
+            return Ok(ApiError::new(
+                StatusCode::RANGE_NOT_SATISFIABLE,
+                "range_not_satisfiable",
+                "Range not satisfiable",
+                format!("the output has {size} bytes"),
+            )
+            .with_header(header::CONTENT_RANGE, unsatisfiable)
+            .into_response());
+        }
+        None => None,
+    };
+    let options = GetOptions { range: range.clone(), ..GetOptions::default() };
+    let store = state.dem.blobs().store().clone();
+    let got = match store.get_opts(&object_store::path::Path::from(record.key.as_str()), options).await {
+        Ok(got) => got,
+        Err(object_store::Error::NotFound { .. }) => {
+            return Err(ApiError::internal(format!("output blob {} is missing", record.key)));
+        }
+        Err(e) => return Err(ApiError::internal(e)),
+    };
+    let served = got.range.clone();
+    let total = got.meta.size;
+    let stream = got.into_stream().map_err(std::io::Error::other);
+    let mut response = Response::new(Body::from_stream(stream));
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_str(&record.media_type).map_err(ApiError::internal)?);
+    h.insert(header::ETAG, etag_value);
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=86400"));
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(served.end - served.start));
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{}-{}\"", job.id, record.name)) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    if range.is_some() {
+        let v = format!("bytes {}-{}/{total}", served.start, served.end.saturating_sub(1));
+        h.insert(header::CONTENT_RANGE, HeaderValue::from_str(&v).map_err(ApiError::internal)?);
+        *response.status_mut() = StatusCode::PARTIAL_CONTENT;
+    }
+    Ok(response)
+}

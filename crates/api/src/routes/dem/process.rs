@@ -1,0 +1,364 @@
+//! `POST /api/v1/dem/process`: a GeoTIFF upload (multipart, streamed to disk and checked with the
+//! engine) or a JSON request naming an earlier upload or result, validated in full before a job
+//! is queued.
+
+use super::{base_url, dem_error, DemJobView};
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{parse_json, Json};
+use crate::state::AppState;
+use axum::extract::multipart::{Field, MultipartError};
+use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use meridian_core::FieldError;
+use meridian_dem::datasets::{inspect, RasterInfo};
+use meridian_dem::operations::parse_params;
+use meridian_dem::DemOperation;
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// `POST /api/v1/dem/process`. Uploads may be far larger than the JSON body limit: this route
+/// enforces `limits.upload_bytes` itself, while streaming.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(submit_process)).layer(DefaultBodyLimit::disable())
+}
+
+/// A processing request with a file: `multipart/form-data` with these parts.
+#[derive(Debug, Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ProcessUpload {
+    /// The DEM: a GeoTIFF (stripped or tiled; uncompressed, Deflate, LZW, PackBits or ZSTD).
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+    /// JSON: `{"operations": [{"type": "hillshade", ...}, ...]}`.
+    #[schema(value_type = Object)]
+    params: Value,
+}
+
+/// A processing request on an earlier upload or result.
+#[derive(Debug, Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct ProcessRequest {
+    /// `{"dataset_id": "dataset_..."}`, or `{"job_id": "job_...", "operation": "hillshade"}` for an
+    /// earlier job's raster output.
+    #[schema(value_type = Object)]
+    source: Value,
+    /// `{"operations": [{"type": "slope", "format": "percent"}, ...]}`.
+    #[schema(value_type = Object)]
+    params: Value,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/dem/process",
+    tag = "dem",
+    request_body(content(
+        (ProcessUpload = "multipart/form-data"),
+        (ProcessRequest = "application/json"),
+    ), description = "A GeoTIFF upload with `params`, or a JSON body naming an earlier upload or output as `source`. \
+        Operations: hillshade, slope, aspect, color-relief, contours, roughness, tri, tpi, with gdaldem's option names and defaults."),
+    responses(
+        (status = 202, description = "Queued; `Location` is the job", body = DemJobView),
+        (status = 413, description = "The upload is larger than `limits.upload_bytes`", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Neither multipart/form-data nor JSON", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Not a GeoTIFF, an unknown operation or a bad option (each with a JSON pointer); nothing was queued", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn submit_process(State(state): State<AppState>, caller: Caller, req: Request) -> ApiResult<Response> {
+    let headers = req.headers().clone();
+    let essence = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|ct| ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    // A refusal may come before the whole body was read: the connection cannot carry another
+    // request then, so say it closes rather than leave the client to find out.
+    let close = |e: ApiError| e.with_header(header::CONNECTION, HeaderValue::from_static("close"));
+    let job = if essence == "multipart/form-data" {
+        submit_upload(&state, &caller, &headers, req).await.map_err(close)?
+    } else if essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json")) {
+        submit_json(&state, &caller, &headers, req).await.map_err(|e| {
+            if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                close(e)
+            } else {
+                e
+            }
+        })?
+    } else {
+        drain_body(&headers, req).await;
+        return Err(close(ApiError::unsupported_media_type(format!(
+            "send multipart/form-data (a `file` and `params`) or application/json (`source` and `params`), not {}",
+            if essence.is_empty() { "no Content-Type" } else { &essence }
+        ))));
+    };
+    state.job_waker.wake();
+    let location = format!("/api/v1/dem/jobs/{}", job.id);
+    let view = DemJobView::new(job, &base_url(&state, &headers), state.config.dem.max_zoom);
+    let mut response = (StatusCode::ACCEPTED, Json(view)).into_response();
+    if let Ok(v) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(response)
+}
+
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok())
+}
+
+fn multipart_error(e: MultipartError) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::too_large("the upload is larger than the configured limit")
+    } else {
+        ApiError::malformed(format!("the multipart body could not be read: {}", e.body_text()))
+    }
+}
+
+fn upload_too_large(limit: u64) -> ApiError {
+    ApiError::too_large(format!("the upload is larger than the limit of {limit} bytes (limits.upload_bytes)"))
+}
+
+/// Streams the `file` part to a staging file, refusing it past `limit` bytes.
+async fn stage_file(state: &AppState, field: &mut Field<'_>, limit: u64) -> ApiResult<tempfile::NamedTempFile> {
+    let staged = tempfile::NamedTempFile::new_in(state.dem.tmp_dir()).map_err(ApiError::internal)?;
+    let mut out = tokio::fs::File::from_std(staged.reopen().map_err(ApiError::internal)?);
+    let mut written = 0u64;
+    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+        written += chunk.len() as u64;
+        if written > limit {
+            return Err(upload_too_large(limit));
+        }
+        out.write_all(&chunk).await.map_err(ApiError::internal)?;
+    }
+    out.flush().await.map_err(ApiError::internal)?;
+    Ok(staged)
+}
+
+/// Reads a small text part, refusing it past `limit` bytes.
+async fn read_small(field: &mut Field<'_>, limit: usize, what: &str) -> ApiResult<Vec<u8>> {
+    let mut buf = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+        if buf.len() + chunk.len() > limit {
+            return Err(ApiError::too_large(format!(
+                "the {what} part is larger than {limit} bytes (limits.body_bytes)"
+            )));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf)
+}
+
+/// How much of a refused upload is still read and thrown away, so that the client finishes
+/// sending and reads the refusal; past this the connection is simply closed.
+const DRAIN_LIMIT: u64 = 64 << 20;
+
+/// Reads and discards a refused body whose declared length is at most [`DRAIN_LIMIT`].
+async fn drain_body(headers: &HeaderMap, req: Request) {
+    if declared_length(headers).is_some_and(|n| n <= DRAIN_LIMIT) {
+        let mut body = req.into_body();
+        while let Some(Ok(_)) = http_body_util::BodyExt::frame(&mut body).await {}
+    }
+}
+
+/// Reads and discards what is left of a refused multipart body, up to [`DRAIN_LIMIT`].
+async fn drain(multipart: &mut Multipart) {
+    let mut seen = 0u64;
+    while let Ok(Some(mut field)) = multipart.next_field().await {
+        while let Ok(Some(chunk)) = field.chunk().await {
+            seen += chunk.len() as u64;
+            if seen > DRAIN_LIMIT {
+                return;
+            }
+        }
+    }
+}
+
+/// The `file` (staged on disk) and `params` parts; any other part is refused.
+async fn read_parts(
+    state: &AppState,
+    multipart: &mut Multipart,
+) -> ApiResult<(Option<(tempfile::NamedTempFile, Option<String>)>, Option<Vec<u8>>)> {
+    let limits = &state.config.limits;
+    let mut file = None;
+    let mut params = None;
+    while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
+        let name = field.name().unwrap_or("").to_owned();
+        match name.as_str() {
+            "file" if file.is_none() => {
+                let filename = field.file_name().map(str::to_owned);
+                file = Some((stage_file(state, &mut field, limits.upload_bytes).await?, filename));
+            }
+            "params" if params.is_none() => params = Some(read_small(&mut field, limits.body_bytes, "params").await?),
+            "file" | "params" => {
+                let e = FieldError::new(format!("/{name}"), "duplicate_part", format!("send one `{name}` part"));
+                return Err(ApiError::invalid(vec![e]));
+            }
+            other => {
+                let e = FieldError::new(
+                    format!("/{}", other.replace('~', "~0").replace('/', "~1")),
+                    "unknown_field",
+                    format!("unknown part `{other}`; send `file` and `params`"),
+                );
+                return Err(ApiError::invalid(vec![e]));
+            }
+        }
+    }
+    Ok((file, params))
+}
+
+async fn submit_upload(
+    state: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    req: Request,
+) -> ApiResult<meridian_store::model::Job> {
+    let limits = &state.config.limits;
+    let upload_limit = limits.upload_bytes;
+    // Refuse at once what cannot fit: the file plus a params part of at most body_bytes.
+    let declared = declared_length(headers);
+    if declared.is_some_and(|n| n > upload_limit.saturating_add(limits.body_bytes as u64)) {
+        // Read what a client sends anyway (up to a bound), so that it gets to read the answer.
+        drain_body(headers, req).await;
+        return Err(upload_too_large(upload_limit));
+    }
+    let mut multipart = Multipart::from_request(req, state).await.map_err(|r| ApiError::malformed(r.body_text()))?;
+    let (file, params) = match read_parts(state, &mut multipart).await {
+        Ok(parts) => parts,
+        Err(e) => {
+            drain(&mut multipart).await;
+            return Err(e);
+        }
+    };
+    let mut errors = Vec::new();
+    let ops = match &params {
+        None => {
+            errors.push(FieldError::new("/params", "required", "send a `params` part: {\"operations\": [...]}"));
+            None
+        }
+        Some(bytes) => {
+            let value: Value =
+                parse_json(bytes).map_err(|e| ApiError::malformed(format!("the params part: {}", e.problem.detail)))?;
+            match parse_params("/params", &value, state.config.dem.max_operations) {
+                Ok(ops) => Some(ops),
+                Err(mut e) => {
+                    errors.append(&mut e);
+                    None
+                }
+            }
+        }
+    };
+    let info = match &file {
+        None => {
+            errors.push(FieldError::new("/file", "required", "send the DEM as a `file` part"));
+            None
+        }
+        Some((staged, _)) => {
+            let path = staged.path().to_owned();
+            match tokio::task::spawn_blocking(move || inspect(&path, "/file")).await.map_err(ApiError::internal)? {
+                Ok(info) => Some(info),
+                Err(e) => {
+                    errors.push(e);
+                    None
+                }
+            }
+        }
+    };
+    let (Some(ops), Some(info), Some((staged, filename)), true) = (ops, info, file, errors.is_empty()) else {
+        return Err(ApiError::invalid(errors));
+    };
+    queue_upload(state, caller, &staged, filename, info, &ops).await
+}
+
+/// Stores the checked upload and queues its job; the dataset is removed if the job cannot be queued.
+async fn queue_upload(
+    state: &AppState,
+    caller: &Caller,
+    staged: &tempfile::NamedTempFile,
+    filename: Option<String>,
+    info: RasterInfo,
+    ops: &[DemOperation],
+) -> ApiResult<meridian_store::model::Job> {
+    let dem = &state.dem;
+    let dataset = dem.create_dataset(&caller.account_id, staged.path(), filename, info).await.map_err(dem_error)?;
+    let source = dem
+        .resolve_source(&caller.account_id, &serde_json::json!({"dataset_id": dataset.id.as_str()}))
+        .await
+        .map_err(dem_error)?;
+    match dem.submit(&caller.account_id, source, ops).await {
+        Ok(job) => Ok(job),
+        Err(e) => {
+            if let Err(cleanup) = dem.delete_dataset(&caller.account_id, &dataset.id).await {
+                tracing::warn!(error = %cleanup, "removing the dataset of a job that was not queued failed");
+            }
+            Err(dem_error(e))
+        }
+    }
+}
+
+async fn submit_json(
+    state: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    req: Request,
+) -> ApiResult<meridian_store::model::Job> {
+    let limit = state.config.limits.body_bytes;
+    let too_large = || ApiError::too_large(format!("the body is larger than {limit} bytes (limits.body_bytes)"));
+    if declared_length(headers).is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    let body = http_body_util::Limited::new(req.into_body(), limit);
+    let bytes = http_body_util::BodyExt::collect(body).await.map_err(|e| {
+        if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() {
+            too_large()
+        } else {
+            ApiError::malformed(format!("the body could not be read: {e}"))
+        }
+    })?;
+    let value: Value = parse_json(&bytes.to_bytes())?;
+    let Value::Object(map) = &value else {
+        return Err(ApiError::invalid(vec![FieldError::new(
+            "",
+            "invalid_type",
+            "the body is an object with `source` and `params`",
+        )]));
+    };
+    let mut errors = Vec::new();
+    for key in map.keys().filter(|k| *k != "source" && *k != "params") {
+        errors.push(FieldError::new(format!("/{key}"), "unknown_field", format!("unknown field `{key}`")));
+    }
+    let ops = match map.get("params") {
+        None => {
+            errors.push(FieldError::new("/params", "required", "params is required: {\"operations\": [...]}"));
+            None
+        }
+        Some(p) => match parse_params("/params", p, state.config.dem.max_operations) {
+            Ok(ops) => Some(ops),
+            Err(mut e) => {
+                errors.append(&mut e);
+                None
+            }
+        },
+    };
+    let source = match map.get("source") {
+        None => {
+            errors.push(FieldError::new("/source", "required", "source is required: {\"dataset_id\": ...}"));
+            None
+        }
+        Some(s) => match state.dem.resolve_source(&caller.account_id, s).await {
+            Ok(source) => Some(source),
+            Err(meridian_dem::Error::Domain(meridian_core::DomainError::Invalid(mut e))) => {
+                errors.append(&mut e);
+                None
+            }
+            Err(other) => return Err(dem_error(other)),
+        },
+    };
+    let (Some(ops), Some(source), true) = (ops, source, errors.is_empty()) else {
+        return Err(ApiError::invalid(errors));
+    };
+    state.dem.submit(&caller.account_id, source, &ops).await.map_err(dem_error)
+}

@@ -1,0 +1,535 @@
+//! OGC API Features (Parts 1–4) at `/api/v1/ogc/v1/features`: landing page, conformance, an
+//! OpenAPI 3.0 description, collections (the cadastre's `parcels` and collections users upload),
+//! queryables, items with CRS, CQL2 and sorting, and create/replace/update/delete of items.
+
+use super::html;
+use super::parcels::{create_item, geojson, get_item, list_items, replace_item, retire_item, update_item};
+use super::query::{base_url, queryables};
+use super::write::parse_feature;
+use super::{content_crs, LISTED_CRS, PARCELS};
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{parse_json, Json, Path};
+use crate::state::AppState;
+use axum::body::Body;
+use axum::extract::{RawQuery, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use meridian_core::crs::CRS84_URI;
+use meridian_core::{DomainError, FieldError, Timestamp};
+use meridian_store::features::{FeatureCollection, FeatureQuery};
+use serde_json::{json, Value};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+const ROOT: &str = "/api/v1/ogc/v1/features";
+
+/// Conformance classes, exactly those implemented.
+pub const CONFORMANCE: &[&str] = &[
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
+    "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+    "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
+    "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
+    "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+    "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+    "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
+    "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
+    "http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
+    "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
+    "http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
+    "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
+    "http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions",
+    "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
+    "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update",
+];
+
+/// Landing page, conformance and API description: public.
+pub fn public() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(landing)).routes(routes!(conformance)).routes(routes!(api_description))
+}
+
+/// Data routes: need a key with `ogc` scopes.
+pub fn protected() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_collections, create_collection))
+        .routes(routes!(get_collection))
+        .routes(routes!(get_queryables))
+        .routes(routes!(list_features, create_feature))
+        .routes(routes!(get_feature, replace_feature, update_feature, delete_feature))
+}
+
+fn wants_html(raw: &Option<String>, headers: &HeaderMap) -> bool {
+    let f = raw
+        .as_deref()
+        .and_then(|q| form_urlencoded::parse(q.as_bytes()).find(|(k, _)| k == "f").map(|(_, v)| v.into_owned()));
+    match f.as_deref() {
+        Some("html") => true,
+        Some(_) => false,
+        None => headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|a| a.contains("text/html") && !a.starts_with("application/")),
+    }
+}
+
+fn json_response(body: Value) -> Response {
+    let mut r = body.to_string().into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+/// Only `f` is allowed on metadata resources.
+fn only_f(raw: &Option<String>) -> Result<(), ApiError> {
+    for (k, v) in form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()) {
+        if k != "f" {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "unknown_parameter",
+                "Invalid query parameter",
+                format!("{k}: this parameter is not supported here"),
+            ));
+        }
+        if !["json", "html"].contains(&v.as_ref()) {
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_parameter",
+                "Invalid query parameter",
+                format!("f: {v} is not an encoding; use json or html"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features", tag = "ogc", responses((status = 200, description = "OGC API Features landing page (JSON, or HTML with f=html)", body = Object)))]
+async fn landing(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> ApiResult<Response> {
+    only_f(&raw)?;
+    let base = format!("{}{ROOT}", base_url(&state, &headers));
+    let body = json!({
+        "title": "Meridian features",
+        "description": "Cadastral parcels and feature collections, served by OGC API Features",
+        "links": [
+            {"rel": "self", "type": "application/json", "title": "This document", "href": format!("{base}?f=json")},
+            {"rel": "alternate", "type": "text/html", "title": "This document as HTML", "href": format!("{base}?f=html")},
+            {"rel": "service-desc", "type": "application/vnd.oai.openapi+json;version=3.0", "title": "The API definition", "href": format!("{base}/api")},
+            {"rel": "conformance", "type": "application/json", "title": "Conformance classes", "href": format!("{base}/conformance")},
+            {"rel": "data", "type": "application/json", "title": "Collections", "href": format!("{base}/collections")},
+        ]
+    });
+    if wants_html(&raw, &headers) {
+        let links = body["links"].as_array().cloned().unwrap_or_default();
+        return Ok(Html(html::page("Meridian features", &html::links(&links))).into_response());
+    }
+    Ok(json_response(body))
+}
+
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/conformance", tag = "ogc", responses((status = 200, description = "The conformance classes implemented", body = Object)))]
+async fn conformance(RawQuery(raw): RawQuery, headers: HeaderMap) -> ApiResult<Response> {
+    only_f(&raw)?;
+    if wants_html(&raw, &headers) {
+        let items: String = CONFORMANCE.iter().map(|c| format!("<li>{c}</li>")).collect();
+        return Ok(Html(html::page("Conformance", &format!("<ul>{items}</ul>"))).into_response());
+    }
+    Ok(json_response(json!({"conformsTo": CONFORMANCE})))
+}
+
+fn params_ref(names: &[&str]) -> Value {
+    Value::Array(names.iter().map(|n| json!({"$ref": format!("#/components/parameters/{n}")})).collect())
+}
+
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/api", tag = "ogc", responses((status = 200, description = "OpenAPI 3.0 description of this OGC API", body = Object)))]
+async fn api_description(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let base = format!("{}{ROOT}", base_url(&state, &headers));
+    let qp = |name: &str, desc: &str, schema: Value| json!({"name": name, "in": "query", "required": false, "description": desc, "schema": schema, "style": "form", "explode": false});
+    let fc = json!({"description": "Features", "content": {"application/geo+json": {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}}}});
+    let feature =
+        json!({"description": "A feature", "content": {"application/geo+json": {"schema": {"type": "object"}}}});
+    let json_ok = json!({"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}});
+    let doc = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Meridian OGC API Features", "version": env!("CARGO_PKG_VERSION")},
+        "servers": [{"url": base}],
+        "security": [{"bearer": []}, {"api_key": []}],
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "api_key": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}
+            },
+            "parameters": {
+                "collectionId": {"name": "collectionId", "in": "path", "required": true, "schema": {"type": "string"}},
+                "featureId": {"name": "featureId", "in": "path", "required": true, "schema": {"type": "string"}},
+                "bbox": qp("bbox", "minx,miny,maxx,maxy", json!({"type": "array", "items": {"type": "number"}, "minItems": 4, "maxItems": 6})),
+                "bbox-crs": qp("bbox-crs", "CRS of bbox", json!({"type": "string", "format": "uri"})),
+                "crs": qp("crs", "CRS of the answer", json!({"type": "string", "format": "uri"})),
+                "limit": qp("limit", "Page size", json!({"type": "integer", "minimum": 1, "maximum": super::query::MAX_LIMIT, "default": super::query::DEFAULT_LIMIT})),
+                "offset": qp("offset", "Items to skip", json!({"type": "integer", "minimum": 0})),
+                "datetime": qp("datetime", "Instant or interval on updated_at", json!({"type": "string"})),
+                "filter": qp("filter", "CQL2 filter", json!({"type": "string"})),
+                "filter-lang": qp("filter-lang", "cql2-text or cql2-json", json!({"type": "string", "enum": ["cql2-text", "cql2-json"]})),
+                "filter-crs": qp("filter-crs", "CRS of filter geometries", json!({"type": "string", "format": "uri"})),
+                "sortby": qp("sortby", "Sort keys", json!({"type": "string"})),
+                "f": qp("f", "Encoding", json!({"type": "string", "enum": ["json", "html"]})),
+            }
+        },
+        "paths": {
+            "/": {"get": {"operationId": "getLandingPage", "parameters": params_ref(&["f"]), "responses": {"200": json_ok}}},
+            "/conformance": {"get": {"operationId": "getConformance", "parameters": params_ref(&["f"]), "responses": {"200": json_ok}}},
+            "/api": {"get": {"operationId": "getApi", "responses": {"200": json_ok}}},
+            "/collections": {
+                "get": {"operationId": "getCollections", "parameters": params_ref(&["f"]), "responses": {"200": json_ok}},
+                "post": {"operationId": "createCollection", "requestBody": {"content": {"application/geo+json": {"schema": {"type": "object"}}}}, "responses": {"201": json_ok}}
+            },
+            "/collections/{collectionId}": {"get": {"operationId": "describeCollection", "parameters": params_ref(&["collectionId", "f"]), "responses": {"200": json_ok}}},
+            "/collections/{collectionId}/queryables": {"get": {"operationId": "getQueryables", "parameters": params_ref(&["collectionId"]), "responses": {"200": {"description": "JSON Schema", "content": {"application/schema+json": {"schema": {"type": "object"}}}}}}},
+            "/collections/{collectionId}/items": {
+                "get": {"operationId": "getFeatures", "parameters": params_ref(&["collectionId", "bbox", "bbox-crs", "crs", "limit", "offset", "datetime", "filter", "filter-lang", "filter-crs", "sortby", "f"]), "responses": {"200": fc}},
+                "post": {"operationId": "createFeature", "parameters": params_ref(&["collectionId"]), "requestBody": {"content": {"application/geo+json": {"schema": {"type": "object"}}}}, "responses": {"201": feature}}
+            },
+            "/collections/{collectionId}/items/{featureId}": {
+                "get": {"operationId": "getFeature", "parameters": params_ref(&["collectionId", "featureId", "crs", "f"]), "responses": {"200": feature}},
+                "put": {"operationId": "replaceFeature", "parameters": params_ref(&["collectionId", "featureId"]), "requestBody": {"content": {"application/geo+json": {"schema": {"type": "object"}}}}, "responses": {"200": feature}},
+                "patch": {"operationId": "updateFeature", "parameters": params_ref(&["collectionId", "featureId"]), "requestBody": {"content": {"application/merge-patch+json": {"schema": {"type": "object"}}}}, "responses": {"200": feature}},
+                "delete": {"operationId": "deleteFeature", "parameters": params_ref(&["collectionId", "featureId"]), "responses": {"204": {"description": "Deleted"}}}
+            }
+        }
+    });
+    let mut r = doc.to_string().into_response();
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/vnd.oai.openapi+json;version=3.0"));
+    r
+}
+
+fn parcels_collection(caller: &Caller) -> FeatureCollection {
+    let now = Timestamp::now();
+    FeatureCollection {
+        account_id: caller.account_id.clone(),
+        id: PARCELS.into(),
+        title: "Parcels".into(),
+        description: "Cadastral parcels".into(),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+fn describe(base: &str, c: &FeatureCollection) -> Value {
+    let href = format!("{base}{ROOT}/collections/{}", c.id);
+    json!({
+        "id": c.id,
+        "title": c.title,
+        "description": c.description,
+        "itemType": "feature",
+        "crs": LISTED_CRS.iter().map(|c| c.uri()).chain(std::iter::once("http://www.opengis.net/def/crs/EPSG/0/*".into())).collect::<Vec<_>>(),
+        "storageCrs": CRS84_URI,
+        "links": [
+            {"rel": "self", "type": "application/json", "href": href},
+            {"rel": "items", "type": super::GEOJSON, "title": "Features", "href": format!("{href}/items")},
+            {"rel": "items", "type": "text/html", "title": "Features as HTML", "href": format!("{href}/items?f=html")},
+            {"rel": "http://www.opengis.net/def/rel/ogc/1.0/queryables", "type": "application/schema+json", "title": "Queryables", "href": format!("{href}/queryables")},
+        ]
+    })
+}
+
+async fn collections_of(state: &AppState, caller: &Caller) -> ApiResult<Vec<FeatureCollection>> {
+    let mut list = state.store.features.list_collections(&caller.account_id).await?;
+    if !list.iter().any(|c| c.id == PARCELS) {
+        list.insert(0, parcels_collection(caller));
+    }
+    Ok(list)
+}
+
+async fn find_collection(state: &AppState, caller: &Caller, cid: &str) -> ApiResult<FeatureCollection> {
+    if cid == PARCELS {
+        return Ok(state
+            .store
+            .features
+            .get_collection(&caller.account_id, cid)
+            .await?
+            .unwrap_or_else(|| parcels_collection(caller)));
+    }
+    state
+        .store
+        .features
+        .get_collection(&caller.account_id, cid)
+        .await?
+        .ok_or_else(|| DomainError::not_found("collection", cid).into())
+}
+
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections", tag = "ogc", responses((status = 200, description = "The account's collections", body = Object)))]
+async fn list_collections(
+    State(state): State<AppState>,
+    caller: Caller,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    only_f(&raw)?;
+    let base = base_url(&state, &headers);
+    let list = collections_of(&state, &caller).await?;
+    let body = json!({
+        "collections": list.iter().map(|c| describe(&base, c)).collect::<Vec<_>>(),
+        "links": [{"rel": "self", "type": "application/json", "href": format!("{base}{ROOT}/collections")}],
+    });
+    if wants_html(&raw, &headers) {
+        let links: Vec<Value> = list
+            .iter()
+            .map(|c| json!({"href": format!("{base}{ROOT}/collections/{}?f=html", c.id), "title": c.title}))
+            .collect();
+        return Ok(Html(html::page("Collections", &html::links(&links))).into_response());
+    }
+    Ok(json_response(body))
+}
+
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id")), responses((status = 200, description = "The collection", body = Object)))]
+async fn get_collection(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(cid): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    only_f(&raw)?;
+    let c = find_collection(&state, &caller, &cid).await?;
+    let base = base_url(&state, &headers);
+    let body = describe(&base, &c);
+    if wants_html(&raw, &headers) {
+        let links = body["links"].as_array().cloned().unwrap_or_default();
+        return Ok(
+            Html(html::page(&c.title, &format!("<p>{}</p>{}", c.description, html::links(&links)))).into_response()
+        );
+    }
+    Ok(json_response(body))
+}
+
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}/queryables", tag = "ogc", params(("cid" = String, Path, description = "Collection id")), responses((status = 200, description = "The queryable properties, as JSON Schema", body = Object)))]
+async fn get_queryables(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(cid): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    find_collection(&state, &caller, &cid).await?;
+    let q = FeatureQuery { collection: cid.clone(), page: Some((200, 0)), ..Default::default() };
+    let sample =
+        if cid == PARCELS { Vec::new() } else { state.store.features.query_features(&caller.account_id, &q).await?.0 };
+    let mut props = serde_json::Map::new();
+    props.insert(
+        "geometry".into(),
+        json!({"format": if cid == PARCELS { "geometry-polygon-or-multipolygon" } else { "geometry-any" }}),
+    );
+    props.insert("id".into(), json!({"type": "string"}));
+    for (name, kind) in queryables(&cid, &sample) {
+        let schema =
+            if name == "updated_at" { json!({"type": "string", "format": "date-time"}) } else { json!({"type": kind}) };
+        props.insert(name, schema);
+    }
+    let base = base_url(&state, &headers);
+    let body = json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$id": format!("{base}{ROOT}/collections/{cid}/queryables"),
+        "type": "object",
+        "title": cid,
+        "properties": props,
+        "additionalProperties": false,
+    });
+    let mut r = body.to_string().into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/schema+json"));
+    Ok(r)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/ogc/v1/features/collections/{cid}/items",
+    tag = "ogc",
+    params(("cid" = String, Path, description = "Collection id")),
+    responses((status = 200, description = "Features (same parameters as the cadastre list; f=html for a page with a map)", content_type = "application/geo+json", body = Object))
+)]
+async fn list_features(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(cid): Path<String>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let c = find_collection(&state, &caller, &cid).await?;
+    let path = format!("{ROOT}/collections/{cid}/items");
+    let html = wants_html(&raw, &headers);
+    let (p, body) = list_items(&state, &caller, &cid, raw, &headers, &path).await?;
+    if html {
+        let features = body["features"].as_array().cloned().unwrap_or_default();
+        let links = body["links"].as_array().cloned().unwrap_or_default();
+        let paging: Vec<Value> = links.into_iter().filter(|l| l["rel"] == "next" || l["rel"] == "prev").collect();
+        let content = format!(
+            "<p>{} of {} features</p>{}{}{}",
+            body["numberReturned"],
+            body["numberMatched"],
+            html::map(&features, &path),
+            html::table(&features, &path),
+            html::links(&paging)
+        );
+        return Ok(Html(html::page(&c.title, &content)).into_response());
+    }
+    Ok(geojson(StatusCode::OK, &body, p.crs))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/ogc/v1/features/collections/{cid}/items",
+    tag = "ogc",
+    params(("cid" = String, Path, description = "Collection id")),
+    request_body(content = Object, content_type = "application/geo+json"),
+    responses((status = 201, description = "Created, with Location and ETag", content_type = "application/geo+json", body = Object))
+)]
+async fn create_feature(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(cid): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> ApiResult<Response> {
+    find_collection(&state, &caller, &cid).await?;
+    create_item(&state, &caller, &cid, &headers, &body, &format!("{ROOT}/collections/{cid}/items")).await
+}
+
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), responses((status = 200, description = "The feature with its ETag", content_type = "application/geo+json", body = Object)))]
+async fn get_feature(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((cid, fid)): Path<(String, String)>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    find_collection(&state, &caller, &cid).await?;
+    let base = base_url(&state, &headers);
+    let self_href = format!("{base}{ROOT}/collections/{cid}/items/{fid}");
+    if wants_html(&raw, &headers) {
+        let f = state
+            .store
+            .features
+            .get_feature(&caller.account_id, &cid, &fid)
+            .await?
+            .ok_or_else(|| DomainError::not_found("feature", fid.clone()))?;
+        let v = super::render(&f, meridian_core::crs::Crs::Crs84, None);
+        let path = format!("{ROOT}/collections/{cid}/items");
+        let content =
+            format!("{}{}", html::map(std::slice::from_ref(&v), &path), html::table(std::slice::from_ref(&v), &path));
+        return Ok(Html(html::page(&fid, &content)).into_response());
+    }
+    let raw = raw.map(|q| {
+        form_urlencoded::parse(q.as_bytes())
+            .filter(|(k, _)| k != "f")
+            .map(|(k, v)| format!("{k}={}", form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()))
+            .collect::<Vec<_>>()
+            .join("&")
+    });
+    get_item(&state, &caller, &cid, &fid, raw, Some(self_href)).await
+}
+
+#[utoipa::path(put, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), request_body(content = Object, content_type = "application/geo+json"), responses((status = 200, description = "Replaced", content_type = "application/geo+json", body = Object)))]
+async fn replace_feature(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((cid, fid)): Path<(String, String)>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> ApiResult<Response> {
+    replace_item(&state, &caller, &cid, &fid, &headers, &body).await
+}
+
+#[utoipa::path(patch, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), request_body(content = Object, content_type = "application/merge-patch+json"), responses((status = 200, description = "Updated", content_type = "application/geo+json", body = Object)))]
+async fn update_feature(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((cid, fid)): Path<(String, String)>,
+    headers: HeaderMap,
+    Json(patch): Json<Value>,
+) -> ApiResult<Response> {
+    update_item(&state, &caller, &cid, &fid, &headers, &patch).await
+}
+
+#[utoipa::path(delete, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), responses((status = 204, description = "Deleted (kept in history)")))]
+async fn delete_feature(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path((cid, fid)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    retire_item(&state, &caller, &cid, &fid, &headers).await
+}
+
+fn valid_collection_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/ogc/v1/features/collections",
+    tag = "ogc",
+    request_body(content = Object, content_type = "application/geo+json", description = "A GeoJSON FeatureCollection with `id` (lowercase letters, digits, - and _), optional `title` and `description`; up to limits.upload_bytes"),
+    responses((status = 201, description = "The new collection", body = Object))
+)]
+async fn create_collection(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let ct = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if !(ct.starts_with("application/json") || ct.starts_with("application/geo+json")) {
+        return Err(ApiError::unsupported_media_type("send the FeatureCollection as application/geo+json"));
+    }
+    let limit = usize::try_from(state.config.limits.upload_bytes).unwrap_or(usize::MAX);
+    let bytes = axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|_| ApiError::too_large("the upload is larger than limits.upload_bytes"))?;
+    let doc: Value = parse_json(&bytes)?;
+    let id = doc["id"].as_str().unwrap_or("").to_owned();
+    let mut errors = Vec::new();
+    if !valid_collection_id(&id) || id == PARCELS {
+        errors.push(FieldError::new(
+            "/id",
+            "invalid_value",
+            "id must be 1 to 64 lowercase letters, digits, - or _ (and not `parcels`)",
+        ));
+    }
+    if doc["type"] != "FeatureCollection" {
+        errors.push(FieldError::new("/type", "invalid_value", "type must be \"FeatureCollection\""));
+    }
+    let crs = content_crs(&headers)?;
+    let now = Timestamp::now();
+    let mut features = Vec::new();
+    for (i, f) in doc["features"].as_array().map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
+        match parse_feature(f, crs, &id) {
+            Ok(draft) => features.push(super::write::new_feature(&caller.account_id, &id, draft, now)),
+            Err(e) => errors.extend(e.problem.errors.into_iter().map(|mut fe| {
+                fe.pointer = format!("/features/{i}{}", fe.pointer);
+                fe
+            })),
+        }
+        if errors.len() > 100 {
+            break;
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    let c = FeatureCollection {
+        account_id: caller.account_id.clone(),
+        title: doc["title"].as_str().unwrap_or(&id).to_owned(),
+        description: doc["description"].as_str().unwrap_or("").to_owned(),
+        id: id.clone(),
+        created_at: now,
+        updated_at: now,
+    };
+    state.store.features.create_collection(&c, &features).await?;
+    let base = base_url(&state, &headers);
+    let mut body = describe(&base, &c);
+    body["numberOfFeatures"] = json!(features.len());
+    let mut r = (StatusCode::CREATED, body.to_string()).into_response();
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if let Ok(v) = HeaderValue::from_str(&format!("{ROOT}/collections/{id}")) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(r)
+}

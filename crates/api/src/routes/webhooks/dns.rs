@@ -1,0 +1,111 @@
+//! `/v1/dns/webhooks`: the DNS API's view of webhook subscriptions limited to `dns.*` events.
+//! They are the same subscriptions as under `/api/v1/webhooks`; this view only lists, makes and
+//! deletes the DNS ones.
+
+use super::subscriptions::{create, created, find, with_etag};
+use super::{Deleted, SubscriptionList};
+use crate::auth::Caller;
+use crate::error::ApiResult;
+use crate::extract::{Json, Path, Query};
+use crate::routes::api_keys::PageQuery;
+use crate::routes::page_links;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use meridian_core::id::SubscriptionId;
+use meridian_core::page::Page;
+use meridian_core::DomainError;
+use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Routes under `/v1/dns/webhooks`.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_dns_webhooks, create_dns_webhook))
+        .routes(routes!(get_dns_webhook, delete_dns_webhook))
+}
+
+/// Body of a DNS webhook registration.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateDnsWebhook {
+    /// An `https://` endpoint on the public internet.
+    pub url: String,
+    /// DNS event types or wildcards (`dns.record.*`); every DNS event (`dns.*`) when absent.
+    pub events: Option<Vec<String>>,
+    pub description: Option<String>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/dns/webhooks",
+    tag = "webhooks",
+    params(PageQuery),
+    responses((status = 200, description = "The account's subscriptions limited to DNS events, newest first", body = SubscriptionList))
+)]
+async fn list_dns_webhooks(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<PageQuery>,
+) -> ApiResult<Response> {
+    let limits = &state.config.limits;
+    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let (subs, total) = state.store.webhooks.list_subscriptions(&caller.account_id, true, page).await?;
+    let mut response =
+        Json(SubscriptionList { subscriptions: subs.into_iter().map(Into::into).collect(), total }).into_response();
+    if let Some(link) = page_links("/v1/dns/webhooks", "", page, total) {
+        response.headers_mut().insert(header::LINK, link);
+    }
+    Ok(response)
+}
+
+#[utoipa::path(
+    post,
+    path = "/v1/dns/webhooks",
+    tag = "webhooks",
+    request_body = CreateDnsWebhook,
+    responses((status = 201, description = "The subscription and its signing secret, shown this once", body = super::SubscriptionWithSecret))
+)]
+async fn create_dns_webhook(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateDnsWebhook>,
+) -> ApiResult<Response> {
+    let events = body.events.unwrap_or_else(|| vec!["dns.*".to_owned()]);
+    let (sub, secret) = create(&state, &caller.account_id, &body.url, &events, body.description, true).await?;
+    Ok(created("/v1/dns/webhooks", sub, secret))
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/dns/webhooks/{subscription_id}",
+    tag = "webhooks",
+    params(("subscription_id" = String, Path, description = "`whsub_...`")),
+    responses((status = 200, description = "The subscription", body = super::SubscriptionView))
+)]
+async fn get_dns_webhook(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Response> {
+    let sub = find(&state, &caller, id.clone()).await?;
+    if !sub.events.iter().all(|e| e.starts_with("dns.")) {
+        return Err(DomainError::not_found("DNS webhook", id).into());
+    }
+    Ok(with_etag(sub))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/v1/dns/webhooks/{subscription_id}",
+    tag = "webhooks",
+    params(("subscription_id" = String, Path, description = "`whsub_...`")),
+    responses((status = 200, description = "Deleted, with its deliveries", body = Deleted))
+)]
+async fn delete_dns_webhook(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Deleted>> {
+    state.store.webhooks.delete_subscription(&caller.account_id, &SubscriptionId(id.clone()), None, true).await?;
+    Ok(Json(Deleted { deleted: true, id }))
+}

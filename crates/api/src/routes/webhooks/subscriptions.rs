@@ -1,0 +1,357 @@
+//! Webhook subscriptions: create, list, show, change, delete, rotate the secret, send a test
+//! event, replay past events.
+
+use super::{check_url, etag, if_match, Deleted, SubscriptionList, SubscriptionView, SubscriptionWithSecret};
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::{Json, Path, Query};
+use crate::routes::api_keys::PageQuery;
+use crate::routes::page_links;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use meridian_core::event::NewEvent;
+use meridian_core::id::{AccountId, SubscriptionId};
+use meridian_core::page::Page;
+use meridian_core::{DomainError, FieldError, Timestamp};
+use meridian_store::repo::{Subscription, SubscriptionChange, SubscriptionStatus};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{json, Map, Value};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Routes under `/api/v1/webhooks/subscriptions`.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_subscriptions, create_subscription))
+        .routes(routes!(get_subscription, update_subscription, delete_subscription))
+        .routes(routes!(rotate_secret))
+        .routes(routes!(test_subscription))
+        .routes(routes!(replay_subscription))
+}
+
+/// Body of subscription creation.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSubscription {
+    /// An `https://` endpoint on the public internet.
+    pub url: String,
+    /// Event types (`dns.record.created`), wildcards (`dns.*`, `dns.record.*`) or `*`.
+    pub events: Vec<String>,
+    /// A note for people, at most 500 characters.
+    pub description: Option<String>,
+}
+
+/// Body of a subscription change; absent fields stay as they are.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSubscription {
+    pub url: Option<String>,
+    pub events: Option<Vec<String>>,
+    /// `null` clears it.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<String>)]
+    pub description: Option<Option<String>>,
+    /// `active` or `paused`. Resuming a subscription paused for failing clears the failure run;
+    /// its held deliveries go out.
+    pub status: Option<String>,
+}
+
+/// Tells a field set to `null` (`Some(None)`) from an absent one (`None`).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+/// Body of a replay.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayRequest {
+    /// Events committed at or after this time are sent again.
+    pub since: Timestamp,
+    /// And before this time, when given.
+    pub until: Option<Timestamp>,
+    /// Only events whose delivery to this subscription failed or was exhausted.
+    #[serde(default)]
+    pub only_failed: bool,
+}
+
+/// Answer of a replay.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct ReplayAccepted {
+    /// Deliveries queued.
+    pub replayed: u64,
+    /// Set when one call's limit (10,000 events) was reached: replay again from here.
+    pub next_since: Option<Timestamp>,
+}
+
+fn check_description(d: Option<&str>, errors: &mut Vec<FieldError>) {
+    if d.is_some_and(|d| d.chars().count() > 500) {
+        errors.push(FieldError::new("/description", "too_long", "description must be at most 500 characters"));
+    }
+}
+
+/// Checks and stores a new subscription (shared with `/v1/dns/webhooks`).
+pub(crate) async fn create(
+    state: &AppState,
+    account: &AccountId,
+    url: &str,
+    events: &[String],
+    description: Option<String>,
+    dns_only: bool,
+) -> Result<(Subscription, String), ApiError> {
+    let mut errors = Vec::new();
+    let url = check_url(state, url, "/url").await.map_err(|e| errors.push(e)).ok();
+    let events =
+        meridian_webhooks::catalogue::check_patterns(events, "/events", dns_only).map_err(|e| errors.extend(e)).ok();
+    check_description(description.as_deref(), &mut errors);
+    let (Some(url), Some(events), true) = (url, events, errors.is_empty()) else {
+        return Err(ApiError::invalid(errors));
+    };
+    let secret = meridian_webhooks::signing::generate_secret();
+    let now = Timestamp::now();
+    let sub = Subscription {
+        id: SubscriptionId::generate(),
+        account_id: account.clone(),
+        url,
+        events,
+        description: description.map(|d| d.trim().to_owned()).filter(|d| !d.is_empty()),
+        status: SubscriptionStatus::Active,
+        paused_reason: None,
+        failing_since: None,
+        secret: secret.clone(),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+    };
+    state.store.webhooks.create_subscription(&sub).await?;
+    Ok((sub, secret))
+}
+
+/// The 201 answer of a creation at `base`.
+pub(crate) fn created(base: &str, sub: Subscription, secret: String) -> Response {
+    let location = format!("{base}/{}", sub.id);
+    let tag = etag(&sub);
+    let body = SubscriptionWithSecret { subscription: sub.into(), secret };
+    (StatusCode::CREATED, [(header::LOCATION, location)], [(header::ETAG, tag)], Json(body)).into_response()
+}
+
+/// One subscription of the caller, or not found.
+pub(crate) async fn find(state: &AppState, caller: &Caller, id: String) -> Result<Subscription, ApiError> {
+    let found = state.store.webhooks.get_subscription(&caller.account_id, &SubscriptionId(id.clone())).await?;
+    found.ok_or_else(|| DomainError::not_found("subscription", id).into())
+}
+
+/// A subscription with its ETag.
+pub(crate) fn with_etag(sub: Subscription) -> Response {
+    let tag = etag(&sub);
+    ([(header::ETAG, tag)], Json(SubscriptionView::from(sub))).into_response()
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks/subscriptions",
+    tag = "webhooks",
+    params(PageQuery),
+    responses((status = 200, description = "The account's subscriptions, newest first; `Link` has next/prev", body = SubscriptionList))
+)]
+async fn list_subscriptions(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<PageQuery>,
+) -> ApiResult<Response> {
+    let limits = &state.config.limits;
+    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let (subs, total) = state.store.webhooks.list_subscriptions(&caller.account_id, false, page).await?;
+    let mut response =
+        Json(SubscriptionList { subscriptions: subs.into_iter().map(Into::into).collect(), total }).into_response();
+    if let Some(link) = page_links("/api/v1/webhooks/subscriptions", "", page, total) {
+        response.headers_mut().insert(header::LINK, link);
+    }
+    Ok(response)
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/subscriptions",
+    tag = "webhooks",
+    request_body = CreateSubscription,
+    responses(
+        (status = 201, description = "The subscription and its signing secret, shown this once", body = SubscriptionWithSecret),
+        (status = 422, description = "An unknown event type, or a URL that is not https:// or points at a private, loopback, link-local or metadata address", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn create_subscription(
+    State(state): State<AppState>,
+    caller: Caller,
+    Json(body): Json<CreateSubscription>,
+) -> ApiResult<Response> {
+    let (sub, secret) = create(&state, &caller.account_id, &body.url, &body.events, body.description, false).await?;
+    Ok(created("/api/v1/webhooks/subscriptions", sub, secret))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks/subscriptions/{subscription_id}",
+    tag = "webhooks",
+    params(("subscription_id" = String, Path, description = "`whsub_...`")),
+    responses((status = 200, description = "The subscription; `ETag` for `If-Match`", body = SubscriptionView))
+)]
+async fn get_subscription(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    Ok(with_etag(find(&state, &caller, id).await?))
+}
+
+#[utoipa::path(
+    patch,
+    path = "/api/v1/webhooks/subscriptions/{subscription_id}",
+    tag = "webhooks",
+    params(
+        ("subscription_id" = String, Path, description = "`whsub_...`"),
+        ("If-Match" = Option<String>, Header, description = "Apply only if the subscription's ETag is still this one"),
+    ),
+    request_body = UpdateSubscription,
+    responses(
+        (status = 200, description = "The changed subscription", body = SubscriptionView),
+        (status = 412, description = "`If-Match` named an older version", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn update_subscription(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<UpdateSubscription>,
+) -> ApiResult<Response> {
+    let version = if_match(&headers)?;
+    let mut errors = Vec::new();
+    let mut change = SubscriptionChange::default();
+    if let Some(url) = &body.url {
+        change.url = check_url(&state, url, "/url").await.map_err(|e| errors.push(e)).ok();
+    }
+    if let Some(events) = &body.events {
+        change.events =
+            meridian_webhooks::catalogue::check_patterns(events, "/events", false).map_err(|e| errors.extend(e)).ok();
+    }
+    if let Some(description) = &body.description {
+        check_description(description.as_deref(), &mut errors);
+        change.description = Some(description.as_deref().map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned));
+    }
+    if let Some(status) = &body.status {
+        change.status = SubscriptionStatus::parse(status);
+        if change.status.is_none() {
+            errors.push(FieldError::new("/status", "invalid_value", "status must be active or paused"));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(errors));
+    }
+    let sub =
+        state.store.webhooks.update_subscription(&caller.account_id, &SubscriptionId(id), &change, version).await?;
+    if change.status == Some(SubscriptionStatus::Active) {
+        // Deliveries held while it was paused are due now.
+        state.delivery_waker.wake();
+    }
+    Ok(with_etag(sub))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/v1/webhooks/subscriptions/{subscription_id}",
+    tag = "webhooks",
+    params(
+        ("subscription_id" = String, Path, description = "`whsub_...`"),
+        ("If-Match" = Option<String>, Header, description = "Delete only if the subscription's ETag is still this one"),
+    ),
+    responses((status = 200, description = "Deleted, with its deliveries", body = Deleted))
+)]
+async fn delete_subscription(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Json<Deleted>> {
+    let version = if_match(&headers)?;
+    state.store.webhooks.delete_subscription(&caller.account_id, &SubscriptionId(id.clone()), version, false).await?;
+    Ok(Json(Deleted { deleted: true, id }))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/subscriptions/{subscription_id}/rotate-secret",
+    tag = "webhooks",
+    params(("subscription_id" = String, Path, description = "`whsub_...`")),
+    responses((status = 200, description = "The new secret, shown this once; the previous one also signs until `previous_secret_expires_at`", body = SubscriptionWithSecret))
+)]
+async fn rotate_secret(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Response> {
+    let secret = meridian_webhooks::signing::generate_secret();
+    let until = Timestamp::now().plus(state.config.webhooks.secret_rotation_grace);
+    let sub = state.store.webhooks.rotate_secret(&caller.account_id, &SubscriptionId(id), &secret, until).await?;
+    let tag = etag(&sub);
+    Ok(([(header::ETAG, tag)], Json(SubscriptionWithSecret { subscription: sub.into(), secret })).into_response())
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/subscriptions/{subscription_id}/test",
+    tag = "webhooks",
+    params(("subscription_id" = String, Path, description = "`whsub_...`")),
+    responses(
+        (status = 202, description = "A `webhook.test` event was committed; it is delivered to this subscription only, like any other event", body = Object),
+        (status = 409, description = "The subscription is paused", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn test_subscription(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let sub = find(&state, &caller, id).await?;
+    if sub.status != SubscriptionStatus::Active {
+        return Err(DomainError::conflict(
+            "subscription_paused",
+            format!("subscription {} is paused; set its status to active to send it events", sub.id),
+        )
+        .into());
+    }
+    let mut fields = Map::new();
+    fields.insert("subscription_id".into(), json!(sub.id));
+    fields.insert("message".into(), json!("This is a test event."));
+    let event = NewEvent::new(caller.account_id.clone(), "webhook.test", fields);
+    state.store.outbox.append(std::slice::from_ref(&event)).await?;
+    state.event_waker.wake();
+    let location = format!("/api/v1/webhooks/subscriptions/{}/deliveries?event_id={}", sub.id, event.id);
+    Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json::<Value>(event.payload)).into_response())
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/subscriptions/{subscription_id}/replay",
+    tag = "webhooks",
+    params(("subscription_id" = String, Path, description = "`whsub_...`")),
+    request_body = ReplayRequest,
+    responses((status = 202, description = "Matching events since `since` are being sent again", body = ReplayAccepted))
+)]
+async fn replay_subscription(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Json(body): Json<ReplayRequest>,
+) -> ApiResult<Response> {
+    if body.until.is_some_and(|u| u <= body.since) {
+        return Err(ApiError::invalid(vec![FieldError::new("/until", "out_of_range", "until must be after since")]));
+    }
+    let sub = find(&state, &caller, id).await?;
+    let done = meridian_webhooks::replay(&state.store, &sub, body.since, body.until, body.only_failed).await?;
+    if done.replayed > 0 {
+        state.delivery_waker.wake();
+    }
+    let body = ReplayAccepted { replayed: done.replayed, next_since: done.next_since };
+    Ok((StatusCode::ACCEPTED, Json(body)).into_response())
+}

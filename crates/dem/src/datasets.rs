@@ -1,0 +1,164 @@
+//! Uploaded DEMs: a GeoTIFF checked by opening it with the engine (header, georeferencing, and
+//! its first block decoded), stored in the blob store under the account with a small record.
+
+use crate::blobs::keys;
+use crate::{DemService, Error, Result};
+use meridian_core::id::{AccountId, DatasetId};
+use meridian_core::{DomainError, FieldError, Timestamp};
+use meridian_raster::tiff::GeoTiff;
+use meridian_raster::tile::TileRenderer;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// What the engine found in a raster.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RasterInfo {
+    pub width: usize,
+    pub height: usize,
+    pub bands: usize,
+    /// The sample type, e.g. `Float32`.
+    pub data_type: String,
+    /// EPSG code of the CRS, when the file names one.
+    pub epsg: Option<u16>,
+    pub nodata: Option<f64>,
+    /// GDAL-order geotransform.
+    pub geo_transform: [f64; 6],
+    /// Reduced-resolution copies in the file.
+    pub overviews: usize,
+    /// Longitude/latitude bounds (min lon, min lat, max lon, max lat), when the CRS is known.
+    pub bounds: Option<[f64; 4]>,
+    /// Zoom levels tiles are served at (256-px tiles), when the CRS is known.
+    pub minzoom: Option<u8>,
+    pub maxzoom: Option<u8>,
+}
+
+impl RasterInfo {
+    /// Reads what an open GeoTIFF says about itself.
+    pub fn of(t: &GeoTiff) -> Self {
+        let mut info = Self {
+            width: t.width(),
+            height: t.height(),
+            bands: t.bands(),
+            data_type: format!("{:?}", t.data_type()),
+            epsg: t.epsg(),
+            nodata: t.nodata(),
+            geo_transform: t.geo_transform().0,
+            overviews: t.images().len().saturating_sub(1),
+            bounds: None,
+            minzoom: None,
+            maxzoom: None,
+        };
+        if let Ok(r) = TileRenderer::new(t) {
+            info.bounds = r.bounds_wgs84().ok().filter(|b| b.iter().all(|v| v.is_finite()));
+            if let Ok((lo, hi)) = r.zoom_range(256) {
+                info.minzoom = Some(lo);
+                info.maxzoom = Some(hi);
+            }
+        }
+        info
+    }
+}
+
+/// An uploaded DEM.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    pub id: DatasetId,
+    pub account_id: AccountId,
+    /// The file name the client sent, if any.
+    pub filename: Option<String>,
+    /// Bytes as uploaded.
+    pub size: u64,
+    pub info: RasterInfo,
+    pub created_at: Timestamp,
+}
+
+/// Opens a file with the engine and decodes its first block: the check an upload must pass.
+/// Blocking. The error is a field error at `pointer`.
+pub fn inspect(path: &Path, pointer: &str) -> std::result::Result<RasterInfo, FieldError> {
+    let not_tiff = |e: meridian_raster::Error| {
+        FieldError::new(pointer, "not_a_geotiff", format!("the file is not a GeoTIFF that can be processed: {e}"))
+    };
+    let t = GeoTiff::open(path).map_err(not_tiff)?;
+    if t.width() == 0 || t.height() == 0 || t.bands() == 0 {
+        return Err(FieldError::new(pointer, "not_a_geotiff", "the GeoTIFF holds no pixels"));
+    }
+    // The header can be fine while the data uses a compression the engine cannot decode.
+    t.read_chunk(0, 0).map_err(not_tiff)?;
+    Ok(RasterInfo::of(&t))
+}
+
+impl DemService {
+    /// Stores a checked upload (a local file) as a new dataset of `account`.
+    pub async fn create_dataset(
+        &self,
+        account: &AccountId,
+        file: &Path,
+        filename: Option<String>,
+        info: RasterInfo,
+    ) -> Result<Dataset> {
+        let id = DatasetId::generate();
+        let stored = async {
+            let size = self.blobs.upload_file(&keys::dataset_source(account, &id), file).await?;
+            let dataset = Dataset {
+                id: id.clone(),
+                account_id: account.clone(),
+                filename,
+                size,
+                info,
+                created_at: Timestamp::now(),
+            };
+            self.blobs.put_json(&keys::dataset_record(account, &id), &dataset).await?;
+            Ok::<_, Error>(dataset)
+        }
+        .await;
+        if stored.is_err() {
+            if let Err(e) = self.blobs.delete_prefix(&keys::dataset(account, &id)).await {
+                tracing::warn!(error = %e, dataset = %id, "cleaning up a failed upload failed");
+            }
+        }
+        stored
+    }
+
+    /// One dataset of `account`; another account's is not found.
+    pub async fn get_dataset(&self, account: &AccountId, id: &str) -> Result<Dataset> {
+        let not_found = || Error::Domain(DomainError::not_found("dataset", id));
+        if !meridian_core::id::has_shape(id, DatasetId::PREFIX) {
+            return Err(not_found());
+        }
+        let id = DatasetId(id.to_owned());
+        self.blobs.get_json::<Dataset>(&keys::dataset_record(account, &id)).await?.ok_or_else(not_found)
+    }
+
+    /// Deletes a dataset's blobs (cleanup when its job could not be queued).
+    pub async fn delete_dataset(&self, account: &AccountId, id: &DatasetId) -> Result<()> {
+        self.blobs.delete_prefix(&keys::dataset(account, id)).await
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inspect_reads_the_dem_and_refuses_other_files() {
+        let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif");
+        let info = inspect(&dem, "/file").unwrap();
+        assert_eq!((info.width, info.height, info.bands), (400, 400, 1));
+        assert_eq!(info.epsg, Some(2056));
+        assert_eq!(info.nodata, Some(-9999.0));
+        let b = info.bounds.unwrap();
+        assert!(b[0] > 7.0 && b[2] < 7.2 && b[1] > 45.9 && b[3] < 46.0, "{b:?}");
+        assert!(info.minzoom.unwrap() < info.maxzoom.unwrap());
+
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("notes.txt");
+        std::fs::write(&text, "elevation,1600\n").unwrap();
+        let e = inspect(&text, "/file").unwrap_err();
+        assert_eq!((e.pointer.as_str(), e.code.as_str()), ("/file", "not_a_geotiff"));
+        // A TIFF header with nothing behind it.
+        let stub = dir.path().join("stub.tif");
+        std::fs::write(&stub, b"II*\0\x08\0\0\0\0\0").unwrap();
+        assert_eq!(inspect(&stub, "/file").unwrap_err().code, "not_a_geotiff");
+    }
+}

@@ -1,0 +1,114 @@
+//! Meridian's DEM service, without HTTP: uploads checked and kept in the blob store (datasets),
+//! processing requests parsed with a JSON pointer for every mistake, the `dem.process` job
+//! handler that runs the raster engine (hillshade, slope, aspect, color relief, TRI, TPI,
+//! roughness, contours) and stores Cloud Optimized GeoTIFF and GeoJSON outputs with statistics,
+//! and terrain tiles of a job's layers and source DEM with a tile cache. The HTTP routes under
+//! `/api/v1/dem` are thin wrappers around [`DemService`].
+
+pub mod blobs;
+pub mod datasets;
+pub mod job;
+pub mod operations;
+pub mod tiles;
+
+pub use datasets::{Dataset, RasterInfo};
+pub use job::{DemJobHandler, JobOutput, JobParams, OutputRecord, Statistics};
+pub use operations::DemOperation;
+pub use tiles::{Tile, TileQuery};
+
+use blobs::Blobs;
+use meridian_core::config::{Config, DemConfig};
+use meridian_core::id::JobId;
+use meridian_core::DomainError;
+use meridian_raster::tiff::GeoTiff;
+use meridian_store::{Store, StoreError};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// What can go wrong in the DEM service.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The caller's mistake (invalid input, not found, conflict).
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+    #[error("blob store: {0}")]
+    Blob(#[from] object_store::Error),
+    #[error("raster engine: {0}")]
+    Raster(#[from] meridian_raster::Error),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// Results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The DEM service shared by the HTTP routes and the job handler.
+pub struct DemService {
+    store: Store,
+    blobs: Blobs,
+    config: DemConfig,
+    /// Where uploads and outputs are staged before they go to the blob store.
+    tmp_dir: PathBuf,
+    /// Base of links in events (`server.public_url`); links are paths without it.
+    public_url: Option<String>,
+    max_attempts: u32,
+    opened: Mutex<HashMap<String, Arc<GeoTiff>>>,
+}
+
+impl std::fmt::Debug for DemService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DemService").field("config", &self.config).field("tmp_dir", &self.tmp_dir).finish()
+    }
+}
+
+impl DemService {
+    /// The service over `store`, staging files in `<data_dir>/tmp`.
+    pub fn new(config: &Config, store: Store) -> std::io::Result<Self> {
+        let tmp_dir = config.server.data_dir.join("tmp");
+        std::fs::create_dir_all(&tmp_dir)?;
+        let local_root = config.blob_url().strip_prefix("file://").map(|dir| {
+            let dir = PathBuf::from(dir);
+            std::fs::canonicalize(&dir).unwrap_or(dir)
+        });
+        let blobs = Blobs::new(store.blobs.object_store(), local_root);
+        Ok(Self {
+            store,
+            blobs,
+            config: config.dem.clone(),
+            tmp_dir,
+            public_url: config.server.public_url.as_ref().map(|u| u.trim_end_matches('/').to_owned()),
+            max_attempts: config.jobs.max_attempts,
+            opened: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The area's configuration.
+    pub fn config(&self) -> &DemConfig {
+        &self.config
+    }
+
+    /// The area's blobs.
+    pub fn blobs(&self) -> &Blobs {
+        &self.blobs
+    }
+
+    /// Where uploads are staged.
+    pub fn tmp_dir(&self) -> &std::path::Path {
+        &self.tmp_dir
+    }
+}
+
+/// The download link of a job's output.
+pub fn output_href(base: &str, job: &JobId, name: &str) -> String {
+    format!("{base}/api/v1/dem/jobs/{job}/outputs/{name}")
+}
+
+/// The URL template of a job's tiles: `layer=<operation>` or `style=<style>`.
+pub fn tile_template(base: &str, job: &JobId, param: &str, value: &str) -> String {
+    format!("{base}/api/v1/dem/tiles/{{z}}/{{x}}/{{y}}.png?job={job}&{param}={value}")
+}

@@ -1,0 +1,624 @@
+//! The authoritative DNS server over UDP and TCP: queries answered from the [`Catalog`], zone
+//! transfers (AXFR, and IXFR answered with the whole zone), TSIG, and RFC 2136 dynamic updates
+//! applied through the same [`DnsService`] as the HTTP API.
+
+use crate::catalog::Catalog;
+use crate::name;
+use crate::notify;
+use crate::record::{validate, RecordInput, RecordType as OurType, ValidRecord, MIN_TTL};
+use crate::service::DnsService;
+use crate::tsig::{self, KeyRing, Signer, Verified};
+use hickory_proto::op::{Edns, Message, MessageType, OpCode, ResponseCode};
+use hickory_proto::rr::{DNSClass, RData as WireData, Record, RecordType};
+use hickory_proto::serialize::binary::BinEncodable;
+use ipnet::IpNet;
+use meridian_core::config::DnsConfig;
+use meridian_core::event::Event;
+use meridian_core::DomainError;
+use meridian_store::{Store, StoreError};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream, UdpSocket};
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+/// Answers larger than this are split into several messages in a zone transfer.
+const TRANSFER_CHUNK: usize = 16_000;
+/// A TCP connection idle this long is closed.
+const TCP_IDLE: Duration = Duration::from_secs(10);
+/// TCP connections served at once.
+const TCP_CONNECTIONS: usize = 1024;
+
+/// The sockets of a bound server.
+pub struct Bound {
+    pub udp: UdpSocket,
+    pub tcp: TcpListener,
+    /// The address both are bound to.
+    pub addr: SocketAddr,
+}
+
+/// Binds UDP, then TCP on the same port. With port 0 the port UDP got is tried for TCP, again
+/// with a new port when another program holds it.
+pub async fn bind(addr: SocketAddr) -> std::io::Result<Bound> {
+    let mut last_error = None;
+    for _ in 0..50 {
+        let udp = UdpSocket::bind(addr).await?;
+        let local = udp.local_addr()?;
+        match TcpListener::bind(local).await {
+            Ok(tcp) => return Ok(Bound { udp, tcp, addr: local }),
+            Err(e) if addr.port() == 0 => last_error = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| std::io::Error::other("no port was free for both UDP and TCP")))
+}
+
+/// What the server answers with.
+pub struct DnsServer {
+    catalog: Arc<Catalog>,
+    service: Arc<DnsService>,
+    keys: KeyRing,
+    transfer_from: Vec<IpNet>,
+    config: Arc<DnsConfig>,
+}
+
+fn rcode_name(rcode: ResponseCode) -> &'static str {
+    match rcode {
+        ResponseCode::NoError => "NOERROR",
+        ResponseCode::NXDomain => "NXDOMAIN",
+        ResponseCode::Refused => "REFUSED",
+        ResponseCode::FormErr => "FORMERR",
+        ResponseCode::NotAuth => "NOTAUTH",
+        ResponseCode::NotImp => "NOTIMP",
+        ResponseCode::ServFail => "SERVFAIL",
+        _ => "OTHER",
+    }
+}
+
+/// Parses `allow_transfer` entries: addresses or networks.
+pub fn parse_networks(entries: &[String]) -> Result<Vec<IpNet>, String> {
+    entries
+        .iter()
+        .map(|e| {
+            e.parse::<IpNet>()
+                .or_else(|_| e.parse::<IpAddr>().map(IpNet::from))
+                .map_err(|_| format!("dns.allow_transfer: `{e}` is not an address or network"))
+        })
+        .collect()
+}
+
+fn lower(name: &hickory_proto::rr::Name) -> String {
+    name.to_ascii().trim_end_matches('.').to_ascii_lowercase()
+}
+
+impl DnsServer {
+    /// A server over the catalog; refuses configuration it cannot use.
+    pub fn new(catalog: Arc<Catalog>, service: Arc<DnsService>, config: Arc<DnsConfig>) -> Result<Self, String> {
+        let keys = KeyRing::from_config(&config.tsig_keys)?;
+        let transfer_from = parse_networks(&config.allow_transfer)?;
+        Ok(Self { catalog, service, keys, transfer_from, config })
+    }
+
+    /// Serves until `shutdown`: two UDP workers and a TCP acceptor.
+    pub async fn run(self: Arc<Self>, bound: Bound, shutdown: CancellationToken) {
+        let udp = Arc::new(bound.udp);
+        let mut tasks = tokio::task::JoinSet::new();
+        for _ in 0..2 {
+            let (server, udp, stop) = (self.clone(), udp.clone(), shutdown.clone());
+            tasks.spawn(async move { server.serve_udp(udp, stop).await });
+        }
+        let (server, stop) = (self.clone(), shutdown.clone());
+        tasks.spawn(async move { server.serve_tcp(bound.tcp, stop).await });
+        while tasks.join_next().await.is_some() {}
+    }
+
+    async fn serve_udp(self: Arc<Self>, socket: Arc<UdpSocket>, shutdown: CancellationToken) {
+        let mut buf = vec![0u8; 65_535];
+        loop {
+            let received = tokio::select! {
+                _ = shutdown.cancelled() => return,
+                r = socket.recv_from(&mut buf) => r,
+            };
+            let (n, src) = match received {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::debug!(error = %e, "udp receive failed");
+                    continue;
+                }
+            };
+            // Updates wait on the store: answer them in their own task, so that queries keep flowing.
+            if n > 2 && (buf[2] >> 3) & 0x0f == u8::from(OpCode::Update) {
+                let (server, socket, msg) = (self.clone(), socket.clone(), buf[..n].to_vec());
+                tokio::spawn(async move {
+                    for reply in server.handle(&msg, src, false).await {
+                        let _ = socket.send_to(&reply, src).await;
+                    }
+                });
+                continue;
+            }
+            for reply in self.handle(&buf[..n], src, false).await {
+                if let Err(e) = socket.send_to(&reply, src).await {
+                    tracing::debug!(error = %e, %src, "udp send failed");
+                }
+            }
+        }
+    }
+
+    async fn serve_tcp(self: Arc<Self>, listener: TcpListener, shutdown: CancellationToken) {
+        let slots = Arc::new(tokio::sync::Semaphore::new(TCP_CONNECTIONS));
+        loop {
+            let accepted = tokio::select! {
+                _ = shutdown.cancelled() => return,
+                a = listener.accept() => a,
+            };
+            match accepted {
+                Ok((stream, src)) => {
+                    // Past the limit a new connection is closed at once rather than queued.
+                    let Ok(slot) = slots.clone().try_acquire_owned() else {
+                        tracing::debug!(%src, "too many DNS TCP connections; closing a new one");
+                        continue;
+                    };
+                    let (server, stop) = (self.clone(), shutdown.clone());
+                    tokio::spawn(async move {
+                        server.serve_connection(stream, src, stop).await;
+                        drop(slot);
+                    });
+                }
+                Err(e) => tracing::debug!(error = %e, "tcp accept failed"),
+            }
+        }
+    }
+
+    async fn serve_connection(self: Arc<Self>, mut stream: TcpStream, src: SocketAddr, shutdown: CancellationToken) {
+        loop {
+            let mut len = [0u8; 2];
+            let read = tokio::select! {
+                _ = shutdown.cancelled() => return,
+                r = tokio::time::timeout(TCP_IDLE, stream.read_exact(&mut len)) => r,
+            };
+            if !matches!(read, Ok(Ok(_))) {
+                return;
+            }
+            let mut msg = vec![0u8; u16::from_be_bytes(len) as usize];
+            if !matches!(tokio::time::timeout(TCP_IDLE, stream.read_exact(&mut msg)).await, Ok(Ok(_))) {
+                return;
+            }
+            for reply in self.handle(&msg, src, true).await {
+                let mut framed = Vec::with_capacity(reply.len() + 2);
+                framed.extend((reply.len() as u16).to_be_bytes());
+                framed.extend(reply);
+                if stream.write_all(&framed).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Answers one message; zone transfers answer with several.
+    pub async fn handle(&self, bytes: &[u8], src: SocketAddr, tcp: bool) -> Vec<Vec<u8>> {
+        let request = match Message::from_vec(bytes) {
+            Ok(m) => m,
+            Err(_) => {
+                if bytes.len() < 12 || bytes[2] & 0x80 != 0 {
+                    return Vec::new();
+                }
+                // Answer FORMERR with the header we could read.
+                let mut reply = bytes[..12].to_vec();
+                reply[2] = (reply[2] | 0x80) & !0x06;
+                reply[3] = ResponseCode::FormErr.low();
+                reply[4..12].fill(0);
+                return vec![reply];
+            }
+        };
+        if request.metadata.message_type != MessageType::Query {
+            return Vec::new();
+        }
+        let verified = tsig::verify_request(&self.keys, bytes, tsig::now());
+        if let Verified::Failed { key_name, error } = &verified {
+            let mut reply = Message::response(request.metadata.id, request.metadata.op_code);
+            reply.metadata.response_code = ResponseCode::NotAuth;
+            reply.add_queries(request.queries.iter().cloned());
+            let mut bytes = reply.to_vec().unwrap_or_default();
+            tsig::append_error(&mut bytes, key_name, *error, tsig::now());
+            return vec![bytes];
+        }
+        let replies = match request.metadata.op_code {
+            OpCode::Query => self.query(&request, src, tcp, &verified),
+            OpCode::Update => vec![self.update(&request, &verified).await],
+            _ => vec![self.error(&request, ResponseCode::NotImp)],
+        };
+        match verified {
+            Verified::Valid { key, mac } => {
+                let mut signer = Signer::response(key, mac);
+                replies.into_iter().map(|m| signer.sign(m.to_vec().unwrap_or_default(), tsig::now())).collect()
+            }
+            _ => replies.into_iter().filter_map(|m| self.encode(m, &request, tcp)).collect(),
+        }
+    }
+
+    /// Encodes a reply, truncating it (TC) when it is larger than the client can take over UDP.
+    fn encode(&self, reply: Message, request: &Message, tcp: bool) -> Option<Vec<u8>> {
+        let bytes = reply.to_vec().ok()?;
+        if tcp {
+            // A TCP message carries a 16-bit length.
+            return if bytes.len() <= usize::from(u16::MAX) { Some(bytes) } else { reply.truncate().to_vec().ok() };
+        }
+        let limit = match &request.edns {
+            Some(e) => usize::from(e.max_payload().clamp(512, self.config.max_udp_payload.max(512))),
+            None => 512,
+        };
+        if bytes.len() <= limit {
+            return Some(bytes);
+        }
+        metrics::counter!("meridian_dns_truncated_total").increment(1);
+        reply.truncate().to_vec().ok()
+    }
+
+    fn reply_to(&self, request: &Message) -> Message {
+        let mut reply = Message::response(request.metadata.id, request.metadata.op_code);
+        reply.metadata.recursion_desired = request.metadata.recursion_desired;
+        reply.metadata.checking_disabled = request.metadata.checking_disabled;
+        reply.add_queries(request.queries.iter().cloned());
+        if let Some(edns) = &request.edns {
+            let mut ours = Edns::new();
+            ours.set_max_payload(self.config.max_udp_payload.max(512));
+            ours.set_dnssec_ok(edns.flags().dnssec_ok);
+            reply.set_edns(ours);
+        }
+        reply
+    }
+
+    fn error(&self, request: &Message, rcode: ResponseCode) -> Message {
+        let mut reply = self.reply_to(request);
+        reply.metadata.response_code = rcode;
+        metrics::counter!("meridian_dns_queries_total", "rcode" => rcode_name(rcode)).increment(1);
+        reply
+    }
+
+    fn query(&self, request: &Message, src: SocketAddr, tcp: bool, verified: &Verified) -> Vec<Message> {
+        let [q] = request.queries.as_slice() else { return vec![self.error(request, ResponseCode::FormErr)] };
+        if q.query_class() != DNSClass::IN {
+            return vec![self.error(request, ResponseCode::Refused)];
+        }
+        let qname = lower(q.name());
+        match q.query_type() {
+            RecordType::AXFR => return self.transfer(request, &qname, src, tcp, verified),
+            RecordType::IXFR if tcp => return self.transfer(request, &qname, src, tcp, verified),
+            _ => {}
+        }
+        let Some(zone) = self.catalog.find(&qname) else { return vec![self.error(request, ResponseCode::Refused)] };
+        let qtype = if q.query_type() == RecordType::IXFR { RecordType::SOA } else { q.query_type() };
+        let dnssec_ok = request.edns.as_ref().is_some_and(|e| e.flags().dnssec_ok);
+        let answer = zone.answer(&qname, qtype, dnssec_ok);
+        let mut reply = self.reply_to(request);
+        reply.metadata.authoritative = answer.authoritative;
+        reply.metadata.response_code = answer.rcode;
+        reply.insert_answers(answer.answers);
+        reply.insert_authorities(answer.authorities);
+        reply.insert_additionals(answer.additionals);
+        metrics::counter!("meridian_dns_queries_total", "rcode" => rcode_name(answer.rcode)).increment(1);
+        vec![reply]
+    }
+
+    fn may_transfer(&self, src: SocketAddr, verified: &Verified) -> bool {
+        match verified {
+            Verified::Valid { key, .. } => key.transfer,
+            _ => self.transfer_from.iter().any(|net| net.contains(&src.ip())),
+        }
+    }
+
+    /// AXFR (RFC 5936) over TCP, in messages of about 16 kB, each signed when the request was.
+    fn transfer(
+        &self,
+        request: &Message,
+        qname: &str,
+        src: SocketAddr,
+        tcp: bool,
+        verified: &Verified,
+    ) -> Vec<Message> {
+        if !tcp {
+            return vec![self.error(request, ResponseCode::FormErr)];
+        }
+        let Some(zone) = self.catalog.get(qname) else { return vec![self.error(request, ResponseCode::NotAuth)] };
+        if !self.may_transfer(src, verified) {
+            tracing::info!(zone = qname, %src, "zone transfer refused");
+            return vec![self.error(request, ResponseCode::Refused)];
+        }
+        let mut records = zone.transfer_records();
+        records.push(zone.soa());
+        let mut messages = Vec::new();
+        let mut current = self.reply_to(request);
+        current.metadata.authoritative = true;
+        current.edns = None;
+        let mut size = 0;
+        for r in records {
+            let len = r.to_bytes().map(|b| b.len()).unwrap_or(0);
+            if size + len > TRANSFER_CHUNK && !current.answers.is_empty() {
+                let mut next = Message::response(request.metadata.id, request.metadata.op_code);
+                next.metadata.authoritative = true;
+                messages.push(std::mem::replace(&mut current, next));
+                size = 0;
+            }
+            size += len;
+            current.add_answer(r);
+        }
+        messages.push(current);
+        tracing::info!(zone = qname, %src, messages = messages.len(), "zone transferred");
+        metrics::counter!("meridian_dns_transfers_total").increment(1);
+        messages
+    }
+
+    /// RFC 2136: prerequisites, then the changes, through the service (validation, events).
+    async fn update(&self, request: &Message, verified: &Verified) -> Message {
+        let code = match self.apply_update(request, verified).await {
+            Ok(()) => ResponseCode::NoError,
+            Err(code) => code,
+        };
+        let mut reply = Message::response(request.metadata.id, OpCode::Update);
+        reply.add_queries(request.queries.iter().cloned());
+        reply.metadata.response_code = code;
+        reply
+    }
+
+    /// Prerequisites and changes are computed from one reading of the zone and committed only if
+    /// the zone did not change since (RFC 2136 section 3.7); a concurrent change makes it read again.
+    async fn apply_update(&self, request: &Message, verified: &Verified) -> Result<(), ResponseCode> {
+        for _ in 0..5 {
+            match self.try_update(request, verified).await {
+                Err(None) => continue,
+                Err(Some(code)) => return Err(code),
+                Ok(()) => return Ok(()),
+            }
+        }
+        Err(ResponseCode::ServFail)
+    }
+
+    /// One attempt: `Err(None)` when the zone changed under it.
+    async fn try_update(&self, request: &Message, verified: &Verified) -> Result<(), Option<ResponseCode>> {
+        let [zq] = request.queries.as_slice() else { return Err(Some(ResponseCode::FormErr)) };
+        if zq.query_type() != RecordType::SOA {
+            return Err(Some(ResponseCode::FormErr));
+        }
+        let zone_name = lower(zq.name());
+        let store: &Store = self.service.store();
+        let zone = match store.dns.find_zone(&zone_name).await {
+            Ok(Some(z)) => z,
+            Ok(None) => return Err(Some(ResponseCode::NotAuth)),
+            Err(e) => {
+                tracing::error!(error = %e, "dynamic update: reading the zone failed");
+                return Err(Some(ResponseCode::ServFail));
+            }
+        };
+        match verified {
+            Verified::Valid { key, .. } if key.may_update(&zone.name) => {}
+            Verified::Valid { key, .. } => {
+                tracing::info!(zone = %zone.name, key = %key.name, "dynamic update refused: the key may not update this zone");
+                return Err(Some(ResponseCode::Refused));
+            }
+            _ => {
+                tracing::info!(zone = %zone.name, "dynamic update refused: it was not signed with a TSIG key");
+                return Err(Some(ResponseCode::Refused));
+            }
+        }
+        let existing = store.dns.zone_records(&zone.id).await.map_err(|_| Some(ResponseCode::ServFail))?;
+        let in_use = |n: &str| n == zone.name || existing.iter().any(|r| r.name == n);
+        let types_at = |n: &str| -> Vec<String> {
+            let mut t: Vec<String> = existing.iter().filter(|r| r.name == n).map(|r| r.rtype.clone()).collect();
+            if n == zone.name {
+                t.extend(["SOA".to_owned(), "NS".to_owned()]);
+            }
+            t
+        };
+        // Prerequisites (RFC 2136 section 3.2).
+        let mut value_sets: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
+        for rr in &request.answers {
+            let owner = lower(&rr.name);
+            if !name::in_zone(&owner, &zone.name) {
+                return Err(Some(ResponseCode::NotZone));
+            }
+            let rtype = rr.record_type();
+            match rr.dns_class {
+                DNSClass::ANY if rtype == RecordType::ANY => {
+                    if !in_use(&owner) {
+                        return Err(Some(ResponseCode::NXDomain));
+                    }
+                }
+                DNSClass::ANY => {
+                    if !types_at(&owner).iter().any(|t| *t == rtype.to_string()) {
+                        return Err(Some(ResponseCode::NXRRSet));
+                    }
+                }
+                DNSClass::NONE if rtype == RecordType::ANY => {
+                    if in_use(&owner) {
+                        return Err(Some(ResponseCode::YXDomain));
+                    }
+                }
+                DNSClass::NONE => {
+                    if types_at(&owner).iter().any(|t| *t == rtype.to_string()) {
+                        return Err(Some(ResponseCode::YXRRSet));
+                    }
+                }
+                DNSClass::IN => {
+                    let v = wire_to_valid(rr, &zone.name).map_err(|_| Some(ResponseCode::FormErr))?;
+                    value_sets.entry((v.name.clone(), rtype.to_string())).or_default().push(v.data.presentation());
+                }
+                _ => return Err(Some(ResponseCode::FormErr)),
+            }
+        }
+        for ((owner, rtype), mut wanted) in value_sets {
+            let mut have: Vec<String> =
+                existing.iter().filter(|r| r.name == owner && r.rtype == rtype).map(|r| r.rdata.clone()).collect();
+            wanted.sort();
+            wanted.dedup();
+            have.sort();
+            if wanted != have {
+                return Err(Some(ResponseCode::NXRRSet));
+            }
+        }
+        // Updates (RFC 2136 section 3.4), checked first, then applied to a working copy.
+        let mut live: Vec<meridian_store::dns::Record> = existing.clone();
+        let mut adds: Vec<ValidRecord> = Vec::new();
+        for rr in &request.authorities {
+            let owner = lower(&rr.name);
+            if !name::in_zone(&owner, &zone.name) {
+                return Err(Some(ResponseCode::NotZone));
+            }
+            let rtype = rr.record_type();
+            let apex_managed = owner == zone.name && matches!(rtype, RecordType::SOA | RecordType::NS);
+            match rr.dns_class {
+                DNSClass::IN => {
+                    if apex_managed {
+                        continue;
+                    }
+                    let v = wire_to_valid(rr, &zone.name).map_err(|reason| {
+                        tracing::info!(zone = %zone.name, %reason, "dynamic update refused");
+                        Some(ResponseCode::Refused)
+                    })?;
+                    let rt = v.data.rtype().as_str();
+                    let at_name: Vec<String> = live
+                        .iter()
+                        .filter(|r| r.name == v.name)
+                        .map(|r| r.rtype.clone())
+                        .chain(adds.iter().filter(|a| a.name == v.name).map(|a| a.data.rtype().as_str().to_owned()))
+                        .collect();
+                    let duplicate =
+                        live.iter().any(|r| r.name == v.name && r.rtype == rt && r.rdata == v.data.presentation())
+                            || adds.iter().any(|a| a.name == v.name && a.data == v.data);
+                    // RFC 2136 section 3.4.2.2: additions that clash with a CNAME are ignored.
+                    let clash = if rt == "CNAME" {
+                        at_name.iter().any(|t| t != "CNAME") || v.name == zone.name
+                    } else {
+                        at_name.iter().any(|t| t == "CNAME")
+                    };
+                    if !duplicate && !clash {
+                        adds.push(v);
+                    }
+                }
+                DNSClass::ANY => {
+                    let all = rtype == RecordType::ANY;
+                    let t = rtype.to_string();
+                    live.retain(|r| !(r.name == owner && (all || r.rtype == t)));
+                    adds.retain(|a| !(a.name == owner && (all || a.data.rtype().as_str() == t)));
+                }
+                DNSClass::NONE => {
+                    if apex_managed {
+                        continue;
+                    }
+                    let Ok(v) = wire_to_valid(rr, &zone.name) else { continue };
+                    let (rt, rd) = (v.data.rtype().as_str(), v.data.presentation());
+                    live.retain(|r| !(r.name == v.name && r.rtype == rt && r.rdata == rd));
+                    adds.retain(|a| !(a.name == v.name && a.data == v.data));
+                }
+                _ => return Err(Some(ResponseCode::FormErr)),
+            }
+        }
+        let deletes: Vec<meridian_store::dns::Record> =
+            existing.into_iter().filter(|r| !live.iter().any(|l| l.id == r.id)).collect();
+        match self.service.apply_update(&zone, &adds, &deletes).await {
+            Ok(_) => {
+                tracing::info!(zone = %zone.name, added = adds.len(), deleted = deletes.len(), "dynamic update applied");
+                Ok(())
+            }
+            Err(StoreError::Domain(DomainError::PreconditionFailed(_))) => Err(None),
+            Err(StoreError::Domain(e)) => {
+                tracing::info!(zone = %zone.name, error = %e, "dynamic update refused");
+                Err(Some(ResponseCode::Refused))
+            }
+            Err(e) => {
+                tracing::error!(zone = %zone.name, error = %e, "dynamic update failed");
+                Err(Some(ResponseCode::ServFail))
+            }
+        }
+    }
+}
+
+/// A record from an update message, checked like an API request (TTLs under the minimum are
+/// raised to it, since ACME clients ask for very short ones).
+fn wire_to_valid(rr: &Record, zone: &str) -> Result<ValidRecord, String> {
+    let rtype = OurType::from_code(u16::from(rr.record_type()))
+        .ok_or_else(|| format!("type {} is not supported", rr.record_type()))?;
+    let mut input = RecordInput {
+        rtype: Some(rtype.as_str().to_owned()),
+        name: Some(rr.name.to_ascii()),
+        ttl: Some(i64::from(rr.ttl.max(MIN_TTL))),
+        ..Default::default()
+    };
+    match &rr.data {
+        WireData::A(a) => input.content = Some(a.0.to_string()),
+        WireData::AAAA(a) => input.content = Some(a.0.to_string()),
+        WireData::CNAME(n) => input.content = Some(n.0.to_ascii()),
+        WireData::NS(n) => input.content = Some(n.0.to_ascii()),
+        WireData::PTR(n) => input.content = Some(n.0.to_ascii()),
+        WireData::MX(mx) => {
+            input.priority = Some(i64::from(mx.preference));
+            input.content = Some(mx.exchange.to_ascii());
+        }
+        WireData::SRV(srv) => {
+            input.priority = Some(i64::from(srv.priority));
+            input.weight = Some(i64::from(srv.weight));
+            input.port = Some(i64::from(srv.port));
+            input.content = Some(srv.target.to_ascii());
+        }
+        WireData::TXT(txt) => {
+            let text: Vec<u8> = txt.txt_data.iter().flat_map(|s| s.iter().copied()).collect();
+            input.content = Some(String::from_utf8_lossy(&text).into_owned());
+        }
+        _ => return Err(format!("{} records cannot be changed by dynamic update", rtype.as_str())),
+    }
+    if rr.dns_class == DNSClass::NONE {
+        input.ttl = None;
+    }
+    validate(&input, zone, "").map_err(|errors| errors.iter().map(|e| e.detail.clone()).collect::<Vec<_>>().join("; "))
+}
+
+/// Keeps the catalog current: a refresh now, then on every `dns.*` event from the dispatcher's
+/// feed and every poll interval (changes made on other nodes). Changed zones are announced to
+/// the configured secondaries with NOTIFY.
+pub async fn keep_current(
+    catalog: Arc<Catalog>,
+    store: Store,
+    config: Arc<DnsConfig>,
+    mut feed: Option<broadcast::Receiver<Arc<Event>>>,
+    shutdown: CancellationToken,
+) {
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(config.poll_interval) => {}
+            _ = next_dns_event(&mut feed) => {}
+        }
+        match catalog.refresh(&store).await {
+            Ok(changed) => {
+                for c in changed {
+                    if let Some(zone) = catalog.get(&c.zone) {
+                        tracing::debug!(zone = %c.zone, serial = c.serial, "zone changed");
+                        notify::notify_all(&c.zone, zone.soa(), &config.notify);
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "refreshing the DNS zones failed"),
+        }
+    }
+}
+
+async fn next_dns_event(feed: &mut Option<broadcast::Receiver<Arc<Event>>>) {
+    let Some(rx) = feed else { return std::future::pending().await };
+    loop {
+        match rx.recv().await {
+            Ok(e) if e.event_type.starts_with("dns.") => return,
+            Ok(_) => continue,
+            Err(broadcast::error::RecvError::Lagged(_)) => return,
+            Err(broadcast::error::RecvError::Closed) => {
+                *feed = None;
+                return std::future::pending().await;
+            }
+        }
+    }
+}
+
+/// The record types the API manages, for callers that list them.
+pub fn managed_types() -> Vec<&'static str> {
+    OurType::ALL.iter().map(|t| t.as_str()).collect()
+}

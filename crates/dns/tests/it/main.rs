@@ -1,0 +1,8 @@
+//! Engine tests over real sockets: a store in a temporary directory, the service, the catalog and
+//! the DNS server on port 0, queried with hickory-proto messages over UDP and TCP.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+mod queries;
+mod rules;
+mod transfer;

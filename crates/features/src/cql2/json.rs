@@ -1,0 +1,99 @@
+//! The cql2-json encoding.
+
+use super::{instant_of, CmpOp, Cql2Error, Expr, Operand, SpatialOp};
+use crate::geometry::{self, Rules};
+use serde_json::Value;
+
+fn err(m: impl Into<String>) -> Cql2Error {
+    Cql2Error(m.into())
+}
+
+fn args(v: &Value) -> Result<&Vec<Value>, Cql2Error> {
+    v.get("args").and_then(Value::as_array).ok_or_else(|| err("an operation needs an `args` array"))
+}
+
+fn operand(v: &Value) -> Result<Operand, Cql2Error> {
+    Ok(match v {
+        Value::String(s) => Operand::Str(s.clone()),
+        Value::Number(n) => Operand::Num(n.as_f64().ok_or_else(|| err("number out of range"))?),
+        Value::Bool(b) => Operand::Bool(*b),
+        Value::Object(o) => {
+            if let Some(p) = o.get("property").and_then(Value::as_str) {
+                Operand::Property(p.to_owned())
+            } else if let Some(t) = o.get("timestamp").or_else(|| o.get("date")).and_then(Value::as_str) {
+                Operand::Instant(instant_of(t).ok_or_else(|| err(format!("`{t}` is not a valid instant")))?)
+            } else if let Some(b) = o.get("bbox").and_then(Value::as_array) {
+                let text = b.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",");
+                let bbox = crate::Bbox::parse(&text).map_err(err)?;
+                Operand::Geometry(geo::Geometry::Polygon(bbox.to_polygon()))
+            } else if o.contains_key("type") {
+                let rules = Rules { areal_only: false, geographic: false };
+                let g = geometry::parse(v, "", rules).map_err(|e| {
+                    err(format!("invalid geometry literal: {}", e.first().map(|f| f.detail.as_str()).unwrap_or("")))
+                })?;
+                Operand::Geometry(g.geo)
+            } else {
+                return Err(err("unknown operand object"));
+            }
+        }
+        _ => return Err(err("unsupported operand")),
+    })
+}
+
+/// Parses a cql2-json filter.
+pub fn parse_json(v: &Value) -> Result<Expr, Cql2Error> {
+    if let Value::Bool(b) = v {
+        return Ok(Expr::Literal(*b));
+    }
+    let op = v.get("op").and_then(Value::as_str).ok_or_else(|| err("a filter needs an `op`"))?;
+    let a = args(v)?;
+    let two = |a: &Vec<Value>| -> Result<(Operand, Operand), Cql2Error> {
+        match a.as_slice() {
+            [x, y] => Ok((operand(x)?, operand(y)?)),
+            _ => Err(err(format!("`{op}` takes two arguments"))),
+        }
+    };
+    let cmp = |c: CmpOp| -> Result<Expr, Cql2Error> {
+        let (x, y) = two(a)?;
+        Ok(Expr::Compare(c, x, y))
+    };
+    Ok(match op.to_ascii_lowercase().as_str() {
+        "and" => Expr::And(a.iter().map(parse_json).collect::<Result<_, _>>()?),
+        "or" => Expr::Or(a.iter().map(parse_json).collect::<Result<_, _>>()?),
+        "not" => match a.as_slice() {
+            [x] => Expr::Not(Box::new(parse_json(x)?)),
+            _ => return Err(err("`not` takes one argument")),
+        },
+        "=" => cmp(CmpOp::Eq)?,
+        "<>" => cmp(CmpOp::Ne)?,
+        "<" => cmp(CmpOp::Lt)?,
+        "<=" => cmp(CmpOp::Le)?,
+        ">" => cmp(CmpOp::Gt)?,
+        ">=" => cmp(CmpOp::Ge)?,
+        "like" => match a.as_slice() {
+            [x, Value::String(p)] => Expr::Like { value: operand(x)?, pattern: p.clone() },
+            _ => return Err(err("`like` takes a value and a string pattern")),
+        },
+        "between" => match a.as_slice() {
+            [x, lo, hi] => Expr::Between { value: operand(x)?, low: operand(lo)?, high: operand(hi)? },
+            _ => return Err(err("`between` takes three arguments")),
+        },
+        "in" => match a.as_slice() {
+            [x, Value::Array(list)] => {
+                Expr::In { value: operand(x)?, list: list.iter().map(operand).collect::<Result<_, _>>()? }
+            }
+            _ => return Err(err("`in` takes a value and an array")),
+        },
+        "isnull" => match a.as_slice() {
+            [x] => Expr::IsNull(operand(x)?),
+            _ => return Err(err("`isNull` takes one argument")),
+        },
+        name => match SpatialOp::from_name(name) {
+            Some(s) => {
+                let (x, y) = two(a)?;
+                Expr::Spatial(s, x, y)
+            }
+            None => return Err(err(format!("unknown operation `{op}`"))),
+        },
+    })
+}

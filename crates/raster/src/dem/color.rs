@@ -1,0 +1,278 @@
+//! Color relief, as `gdaldem color-relief`: stops of elevation → colour, linear interpolation
+//! (colour channels rounded with gdaldem's `+ 0.45`), or exact / nearest entry; values outside
+//! the stops take the end colours; stops may be percentages of the raster's range; `nv` names
+//! the colour of nodata pixels (transparent when absent).
+
+use super::source::{DemSource, RowSink, Stats};
+use super::OutSample;
+use crate::{Error, Result};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// How a value between two stops is coloured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorMode {
+    /// Linear interpolation (gdaldem's default).
+    #[default]
+    Interpolate,
+    /// Only values equal to a stop are coloured; others are transparent black (`-exact_color_entry`).
+    Exact,
+    /// The nearest stop's colour (`-nearest_color_entry`).
+    Nearest,
+}
+
+/// A stop's value: a number, a percentage of the range (`"50%"`), or `"nv"` (nodata).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StopValue {
+    Number(f64),
+    Text(String),
+}
+
+/// One stop: `color` is `[r, g, b]` or `[r, g, b, a]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColorStop {
+    pub value: StopValue,
+    pub color: Vec<u8>,
+}
+
+/// Named ramps, in percent of the raster's range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorRamp {
+    /// Green lowlands, brown hills, white summits.
+    Terrain,
+    /// Perceptually uniform blue → green → yellow.
+    Viridis,
+    /// Black to white.
+    Grayscale,
+    /// Cold blue to warm red (for slope or TPI).
+    Spectral,
+}
+
+impl ColorRamp {
+    /// The names accepted in requests.
+    pub const NAMES: &'static [&'static str] = &["terrain", "viridis", "grayscale", "spectral"];
+
+    fn stops(self) -> Vec<(f64, [u8; 4])> {
+        let s: &[(f64, [u8; 3])] = match self {
+            Self::Terrain => &[
+                (0.0, [0, 97, 71]),
+                (15.0, [16, 122, 47]),
+                (30.0, [232, 215, 125]),
+                (50.0, [161, 67, 0]),
+                (70.0, [130, 30, 30]),
+                (85.0, [161, 161, 161]),
+                (100.0, [255, 255, 255]),
+            ],
+            Self::Viridis => &[
+                (0.0, [68, 1, 84]),
+                (25.0, [59, 82, 139]),
+                (50.0, [33, 145, 140]),
+                (75.0, [94, 201, 98]),
+                (100.0, [253, 231, 37]),
+            ],
+            Self::Grayscale => &[(0.0, [0, 0, 0]), (100.0, [255, 255, 255])],
+            Self::Spectral => &[
+                (0.0, [43, 131, 186]),
+                (25.0, [171, 221, 164]),
+                (50.0, [255, 255, 191]),
+                (75.0, [253, 174, 97]),
+                (100.0, [215, 25, 28]),
+            ],
+        };
+        s.iter().map(|(p, c)| (*p, [c[0], c[1], c[2], 255])).collect()
+    }
+}
+
+/// Color relief options: a named `ramp` or custom `stops` (one of the two).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ColorReliefOptions {
+    pub ramp: Option<ColorRamp>,
+    pub stops: Option<Vec<ColorStop>>,
+    pub mode: ColorMode,
+    /// Write an alpha band (`-alpha`).
+    pub alpha: bool,
+}
+
+impl ColorReliefOptions {
+    /// Checks that exactly one of `ramp` and `stops` is given and that the stops are well formed.
+    pub fn validate(&self) -> Result<()> {
+        match (&self.ramp, &self.stops) {
+            (Some(_), Some(_)) => Err(Error::arg("give either ramp or stops, not both")),
+            (None, None) => Err(Error::arg("give a ramp or stops")),
+            (None, Some(stops)) => {
+                if stops.is_empty() {
+                    return Err(Error::arg("stops is empty"));
+                }
+                for (i, s) in stops.iter().enumerate() {
+                    if !(s.color.len() == 3 || s.color.len() == 4) {
+                        return Err(Error::arg(format!("stops[{i}].color must have 3 or 4 components")));
+                    }
+                    if let StopValue::Text(t) = &s.value {
+                        if t != "nv" && parse_percent(t).is_none() {
+                            return Err(Error::arg(format!(
+                                "stops[{i}].value must be a number, a percentage or \"nv\""
+                            )));
+                        }
+                    }
+                }
+                Ok(())
+            }
+            (Some(_), None) => Ok(()),
+        }
+    }
+
+    fn uses_percent(&self) -> bool {
+        self.ramp.is_some() || self.stops.iter().flatten().any(|s| matches!(&s.value, StopValue::Text(t) if t != "nv"))
+    }
+
+    /// Resolves the stops against the raster's range.
+    pub(crate) fn table(&self, min: f64, max: f64) -> ColorTable {
+        let mut entries = Vec::new();
+        let mut nodata = None;
+        if let Some(r) = self.ramp {
+            for (p, c) in r.stops() {
+                entries.push((min + p / 100.0 * (max - min), c));
+            }
+        }
+        for s in self.stops.iter().flatten() {
+            let c = [s.color[0], s.color[1], s.color[2], s.color.get(3).copied().unwrap_or(255)];
+            match &s.value {
+                StopValue::Number(v) => entries.push((*v, c)),
+                StopValue::Text(t) if t == "nv" => nodata = Some(c),
+                StopValue::Text(t) => {
+                    if let Some(p) = parse_percent(t) {
+                        entries.push((min + p / 100.0 * (max - min), c));
+                    }
+                }
+            }
+        }
+        entries.sort_by(|a, b| a.0.total_cmp(&b.0));
+        ColorTable { entries, nodata, mode: self.mode }
+    }
+}
+
+fn parse_percent(t: &str) -> Option<f64> {
+    t.strip_suffix('%')?.trim().parse().ok().filter(|v: &f64| v.is_finite())
+}
+
+/// Resolved stops.
+pub(crate) struct ColorTable {
+    entries: Vec<(f64, [u8; 4])>,
+    nodata: Option<[u8; 4]>,
+    mode: ColorMode,
+}
+
+impl ColorTable {
+    pub(crate) fn nodata_color(&self) -> [u8; 4] {
+        self.nodata.unwrap_or([0, 0, 0, 0])
+    }
+
+    /// The colour of `v` (not nodata).
+    pub(crate) fn color(&self, v: f64) -> [u8; 4] {
+        let e = &self.entries;
+        if e.is_empty() || v.is_nan() {
+            return [0, 0, 0, 0];
+        }
+        // First stop not smaller than v.
+        let i = e.partition_point(|s| s.0 < v);
+        if self.mode == ColorMode::Exact {
+            return match e.get(i) {
+                Some(s) if s.0 == v => s.1,
+                _ => [0, 0, 0, 0],
+            };
+        }
+        if i == 0 {
+            return e[0].1;
+        }
+        if i == e.len() {
+            return e[i - 1].1;
+        }
+        let (lo, hi) = (e[i - 1], e[i]);
+        if hi.0 == v {
+            return hi.1;
+        }
+        if self.mode == ColorMode::Nearest {
+            return if v - lo.0 < hi.0 - v { lo.1 } else { hi.1 };
+        }
+        let r = (v - lo.0) / (hi.0 - lo.0);
+        std::array::from_fn(|k| (0.45 + lo.1[k] as f64 + r * (hi.1[k] as f64 - lo.1[k] as f64)).clamp(0.0, 255.0) as u8)
+    }
+}
+
+/// Minimum and maximum of the valid samples, streaming by blocks.
+pub(crate) fn min_max<S: DemSource>(src: &S) -> Result<(f64, f64)> {
+    let nd = src.nodata();
+    let (w, h) = (src.width(), src.height());
+    let block = super::block_rows(src);
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    let mut y = 0;
+    while y < h {
+        let n = block.min(h - y);
+        let rows = src.read_rows(y, n)?;
+        let (l, u) = rows
+            .par_chunks(w.max(1))
+            .map(|r| {
+                let mut l = f64::INFINITY;
+                let mut u = f64::NEG_INFINITY;
+                for &v in r {
+                    let v = v as f64;
+                    if v.is_nan() || nd.is_some_and(|n| n == v) {
+                        continue;
+                    }
+                    l = l.min(v);
+                    u = u.max(v);
+                }
+                (l, u)
+            })
+            .reduce(|| (f64::INFINITY, f64::NEG_INFINITY), |a, b| (a.0.min(b.0), a.1.max(b.1)));
+        lo = lo.min(l);
+        hi = hi.max(u);
+        y += n;
+    }
+    Ok((lo, hi))
+}
+
+pub(crate) fn process<S: DemSource, T: OutSample, K: RowSink<T>>(
+    o: &ColorReliefOptions,
+    src: &S,
+    sink: &mut K,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+) -> Result<Stats> {
+    let (lo, hi) = if o.uses_percent() { min_max(src)? } else { (0.0, 0.0) };
+    let table = o.table(lo, hi);
+    let bands = if o.alpha { 4 } else { 3 };
+    let nd = src.nodata();
+    let (w, h) = (src.width(), src.height());
+    let block = super::block_rows(src);
+    let mut y = 0;
+    while y < h {
+        let n = block.min(h - y);
+        let rows = src.read_rows(y, n)?;
+        let mut out = vec![T::default(); rows.len() * bands];
+        out.par_chunks_mut(w * bands).zip(rows.par_chunks(w)).for_each(|(o, r)| {
+            for (px, &v) in o.chunks_exact_mut(bands).zip(r) {
+                let v = v as f64;
+                let c = if nd.is_some_and(|n| n == v || (n.is_nan() && v.is_nan())) {
+                    table.nodata_color()
+                } else {
+                    table.color(v)
+                };
+                for k in 0..bands {
+                    px[k] = T::from_kernel(c[k] as f32);
+                }
+            }
+        });
+        sink.put_rows(&out)?;
+        y += n;
+        if !progress(y as f64 / h as f64) {
+            return Err(Error::Cancelled);
+        }
+    }
+    Ok(Stats::default())
+}

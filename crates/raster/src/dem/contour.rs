@@ -1,0 +1,324 @@
+//! Contour lines as `gdal_contour` draws them: marching squares on the grid of pixel centres,
+//! levels `base + k × interval`, a corner counting as above a level when it is at or above it,
+//! saddles always split the same way (GDAL's rule), segments joined into the longest possible
+//! lines (closed rings where they close), and lines carried on to the raster's outer edge as
+//! GDAL does (its border squares are split, which extends each crossing of the outermost row or
+//! column straight out to the edge). Squares with a nodata corner are skipped.
+
+use super::source::DemSource;
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Contour options, named like `gdal_contour`'s.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContourOptions {
+    /// Elevation difference between lines (`-i`).
+    pub interval: f64,
+    /// Offset of the levels (`-off`): levels are `base + k × interval`.
+    pub base: f64,
+    /// Name of the elevation property (`-a`).
+    pub attribute: String,
+}
+
+impl Default for ContourOptions {
+    fn default() -> Self {
+        Self { interval: 10.0, base: 0.0, attribute: "elevation".into() }
+    }
+}
+
+impl ContourOptions {
+    /// Checks option ranges.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.interval.is_finite() && self.interval > 0.0) {
+            return Err(Error::arg("interval must be positive"));
+        }
+        if !self.base.is_finite() {
+            return Err(Error::arg("base must be a number"));
+        }
+        if self.attribute.is_empty() {
+            return Err(Error::arg("attribute must not be empty"));
+        }
+        Ok(())
+    }
+}
+
+/// One contour line in the source's CRS.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContourLine {
+    pub level: f64,
+    pub points: Vec<(f64, f64)>,
+    pub closed: bool,
+}
+
+const NONE: u64 = u64::MAX;
+
+#[derive(Default)]
+struct LevelGraph {
+    points: HashMap<u64, (f64, f64)>,
+    adj: HashMap<u64, [u64; 2]>,
+}
+
+impl LevelGraph {
+    fn link(&mut self, a: u64, b: u64) {
+        for (x, y) in [(a, b), (b, a)] {
+            let e = self.adj.entry(x).or_insert([NONE, NONE]);
+            if e[0] == NONE {
+                e[0] = y;
+            } else {
+                e[1] = y;
+            }
+        }
+    }
+
+    fn lines(mut self, level: f64, pixel_to_world: &impl Fn(f64, f64) -> (f64, f64)) -> Vec<ContourLine> {
+        let mut out = Vec::new();
+        let mut starts: Vec<u64> = self.adj.iter().filter(|(_, v)| v[1] == NONE).map(|(k, _)| *k).collect();
+        starts.sort_unstable();
+        let mut rest: Vec<u64> = self.adj.keys().copied().collect();
+        rest.sort_unstable();
+        for (start, open) in starts.into_iter().map(|s| (s, true)).chain(rest.into_iter().map(|s| (s, false))) {
+            if !self.adj.contains_key(&start) {
+                continue;
+            }
+            let mut ids = vec![start];
+            let mut prev = NONE;
+            let mut cur = start;
+            while let Some(n) = self.adj.remove(&cur) {
+                let next = if n[0] != prev && n[0] != NONE {
+                    n[0]
+                } else if n[1] != prev && n[1] != NONE {
+                    n[1]
+                } else {
+                    NONE
+                };
+                if next == NONE {
+                    break;
+                }
+                prev = cur;
+                cur = next;
+                ids.push(cur);
+                if cur == start {
+                    break;
+                }
+            }
+            let closed = !open && ids.len() > 2 && ids.first() == ids.last();
+            let points =
+                ids.iter().filter_map(|id| self.points.get(id)).map(|&(c, r)| pixel_to_world(c, r)).collect::<Vec<_>>();
+            if points.len() >= 2 {
+                out.push(ContourLine { level, points, closed });
+            }
+        }
+        out
+    }
+}
+
+/// Computes contour lines of band 1 of `src`, sorted by level.
+pub fn contours<S: DemSource>(src: &S, opts: &ContourOptions) -> Result<Vec<ContourLine>> {
+    opts.validate()?;
+    let (w, h) = (src.width(), src.height());
+    if w < 2 || h < 2 {
+        return Ok(Vec::new());
+    }
+    let nd = src.nodata();
+    let valid = |v: f32| !(v.is_nan() || nd.is_some_and(|n| n == v as f64));
+    let (base, interval) = (opts.base, opts.interval);
+    let level_of = |k: i64| base + k as f64 * interval;
+    // Levels L with lo < L <= hi.
+    let level_range = |lo: f64, hi: f64| -> std::ops::RangeInclusive<i64> {
+        let mut k0 = ((lo - base) / interval).floor() as i64;
+        while level_of(k0) <= lo {
+            k0 += 1;
+        }
+        let mut k1 = ((hi - base) / interval).floor() as i64 + 1;
+        while level_of(k1) > hi {
+            k1 -= 1;
+        }
+        k0..=k1
+    };
+    let wu = w as u64;
+    let hid = |r: usize, c: usize| (r as u64 * wu + c as u64) * 2;
+    let vid = |r: usize, c: usize| (r as u64 * wu + c as u64) * 2 + 1;
+    let terminal = 2 * wu * h as u64;
+    let mut graphs: HashMap<i64, LevelGraph> = HashMap::new();
+
+    // Crossing of level `l` on the edge from A (value a, pixel-centre position pa) to B.
+    let cross = |l: f64, a: f64, b: f64, pa: (f64, f64), pb: (f64, f64)| -> (f64, f64) {
+        let t = ((l - a) / (b - a)).clamp(0.0, 1.0);
+        (pa.0 + t * (pb.0 - pa.0), pa.1 + t * (pb.1 - pa.1))
+    };
+
+    let mut prev: Vec<f32> = src.read_rows(0, 1)?;
+    let block = super::block_rows(src);
+    let mut y = 1;
+    let handle_row_edges = |row: &[f32], r: usize, graphs: &mut HashMap<i64, LevelGraph>| {
+        // Horizontal edges of the first and last rows reach out to the top or bottom edge.
+        let (edge_y, is_border) = if r == 0 {
+            (0.0, true)
+        } else if r == h - 1 {
+            (h as f64, true)
+        } else {
+            (0.0, false)
+        };
+        if !is_border {
+            return;
+        }
+        for c in 0..w - 1 {
+            let (a, b) = (row[c], row[c + 1]);
+            if !valid(a) || !valid(b) {
+                continue;
+            }
+            let (a, b) = (a as f64, b as f64);
+            for k in level_range(a.min(b), a.max(b)) {
+                let l = level_of(k);
+                let p = cross(l, a, b, (c as f64 + 0.5, r as f64 + 0.5), (c as f64 + 1.5, r as f64 + 0.5));
+                let g = graphs.entry(k).or_default();
+                let id = hid(r, c);
+                let t = terminal + id;
+                g.points.insert(id, p);
+                g.points.insert(t, (p.0, edge_y));
+                g.link(id, t);
+            }
+        }
+    };
+    handle_row_edges(&prev, 0, &mut graphs);
+    while y < h {
+        let n = block.min(h - y);
+        let rows = src.read_rows(y, n)?;
+        for k in 0..n {
+            let r = y + k - 1;
+            let cur = &rows[k * w..(k + 1) * w];
+            let up: &[f32] = if k == 0 { &prev } else { &rows[(k - 1) * w..k * w] };
+            // Vertical edges of the first and last columns reach out to the left or right edge.
+            for (c, edge_x) in [(0usize, 0.0f64), (w - 1, w as f64)] {
+                let (a, b) = (up[c], cur[c]);
+                if !valid(a) || !valid(b) {
+                    continue;
+                }
+                let (a, b) = (a as f64, b as f64);
+                for kk in level_range(a.min(b), a.max(b)) {
+                    let l = level_of(kk);
+                    let p = cross(l, a, b, (c as f64 + 0.5, r as f64 + 0.5), (c as f64 + 0.5, r as f64 + 1.5));
+                    let g = graphs.entry(kk).or_default();
+                    let id = vid(r, c);
+                    let t = terminal + id;
+                    g.points.insert(id, p);
+                    g.points.insert(t, (edge_x, p.1));
+                    g.link(id, t);
+                }
+            }
+            for c in 0..w - 1 {
+                let v = [up[c], up[c + 1], cur[c], cur[c + 1]];
+                if !v.iter().all(|&x| valid(x)) {
+                    continue;
+                }
+                let [ul, ur, ll, lr] = v.map(|x| x as f64);
+                let lo = ul.min(ur).min(ll).min(lr);
+                let hi = ul.max(ur).max(ll).max(lr);
+                if lo == hi {
+                    continue;
+                }
+                let (x0, y0) = (c as f64 + 0.5, r as f64 + 0.5);
+                let p_ul = (x0, y0);
+                let p_ur = (x0 + 1.0, y0);
+                let p_ll = (x0, y0 + 1.0);
+                let p_lr = (x0 + 1.0, y0 + 1.0);
+                let top = hid(r, c);
+                let bottom = hid(r + 1, c);
+                let left = vid(r, c);
+                let right = vid(r, c + 1);
+                for kk in level_range(lo, hi) {
+                    let l = level_of(kk);
+                    let above = [ul >= l, ur >= l, ll >= l, lr >= l];
+                    let g = graphs.entry(kk).or_default();
+                    let seg = |e1: u64, e2: u64, g: &mut LevelGraph| {
+                        for e in [e1, e2] {
+                            g.points.entry(e).or_insert_with(|| {
+                                if e == top {
+                                    cross(l, ul, ur, p_ul, p_ur)
+                                } else if e == bottom {
+                                    cross(l, ll, lr, p_ll, p_lr)
+                                } else if e == left {
+                                    cross(l, ul, ll, p_ul, p_ll)
+                                } else {
+                                    cross(l, ur, lr, p_ur, p_lr)
+                                }
+                            });
+                        }
+                        g.link(e1, e2);
+                    };
+                    let t_cross = above[0] != above[1];
+                    let b_cross = above[2] != above[3];
+                    let l_cross = above[0] != above[2];
+                    let r_cross = above[1] != above[3];
+                    let count = above.iter().filter(|&&a| a).count();
+                    if count == 2 && above[0] == above[3] {
+                        // Saddle: like GDAL, always the same pair of segments whatever the centre,
+                        // cutting off the upper-right and lower-left corners, so that lines of
+                        // different levels never cross.
+                        seg(top, right, g);
+                        seg(left, bottom, g);
+                        continue;
+                    }
+                    let mut es = Vec::with_capacity(2);
+                    if t_cross {
+                        es.push(top);
+                    }
+                    if r_cross {
+                        es.push(right);
+                    }
+                    if b_cross {
+                        es.push(bottom);
+                    }
+                    if l_cross {
+                        es.push(left);
+                    }
+                    if es.len() == 2 {
+                        seg(es[0], es[1], g);
+                    }
+                }
+            }
+        }
+        let last_row = rows[(n - 1) * w..].to_vec();
+        for k in 0..n {
+            let r = y + k;
+            if r == h - 1 {
+                handle_row_edges(&rows[k * w..(k + 1) * w], r, &mut graphs);
+            }
+        }
+        prev = last_row;
+        y += n;
+    }
+    let gt = src.geo_transform();
+    let to_world = |c: f64, r: f64| gt.apply(c, r);
+    let mut levels: Vec<i64> = graphs.keys().copied().collect();
+    levels.sort_unstable();
+    let mut out = Vec::new();
+    for k in levels {
+        if let Some(g) = graphs.remove(&k) {
+            out.extend(g.lines(level_of(k), &to_world));
+        }
+    }
+    Ok(out)
+}
+
+/// Encodes contour lines as a GeoJSON FeatureCollection of LineStrings.
+pub fn to_geojson(lines: &[ContourLine], attribute: &str) -> serde_json::Value {
+    let features: Vec<serde_json::Value> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::json!({
+                "type": "Feature",
+                "id": i,
+                "properties": { attribute: l.level },
+                "geometry": {
+                    "type": "LineString",
+                    "coordinates": l.points.iter().map(|p| [p.0, p.1]).collect::<Vec<_>>(),
+                }
+            })
+        })
+        .collect();
+    serde_json::json!({ "type": "FeatureCollection", "features": features })
+}

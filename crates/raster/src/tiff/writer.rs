@@ -1,0 +1,763 @@
+//! TIFF writers. [`TiffWriter`] streams rows into a tiled or stripped GeoTIFF (chunk data first,
+//! directory last), holding one row of chunks in memory. [`write_cog`] lays out a Cloud
+//! Optimized GeoTIFF: every IFD right after the header, then the overviews' tiles from the
+//! smallest up, then the full-resolution tiles, each image's tiles in row-major order. Overviews
+//! are built by a cascade of 2×2 averaging levels fed row by row, so memory stays at two tile
+//! rows per level whatever the raster size.
+
+use super::codec::{self, Compression};
+use super::reader::{write_ne, GeoTiff, Sample};
+use super::tags::*;
+use super::GeoInfo;
+use crate::types::{DataType, Window};
+use crate::{Error, Result};
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// A pixel type that can be written.
+pub trait Pixel: Sample {
+    /// The TIFF sample type.
+    const DATA_TYPE: DataType;
+    /// As `f64`.
+    fn to_f64(self) -> f64;
+    /// Appends the native-order bytes.
+    fn put_ne(self, out: &mut Vec<u8>);
+}
+
+macro_rules! pixel {
+    ($($t:ty => $d:ident),*) => {$(impl Pixel for $t {
+        const DATA_TYPE: DataType = DataType::$d;
+        #[inline] fn to_f64(self) -> f64 { self as f64 }
+        #[inline] fn put_ne(self, out: &mut Vec<u8>) { out.extend_from_slice(&self.to_ne_bytes()) }
+    })*};
+}
+pixel!(u8 => UInt8, i8 => Int8, u16 => UInt16, i16 => Int16, u32 => UInt32, i32 => Int32, f32 => Float32, f64 => Float64);
+
+/// Layout and encoding of a written TIFF.
+#[derive(Clone, Debug)]
+pub struct WriterOptions {
+    /// Tile edge in pixels (a multiple of 16); `None` writes strips of `rows_per_strip`.
+    pub tile_size: Option<usize>,
+    pub rows_per_strip: usize,
+    pub compression: Compression,
+    /// Deflate level 1–9.
+    pub level: u32,
+    /// Use predictor 2 (integers) or 3 (floats) with Deflate.
+    pub predictor: bool,
+    pub geo: Option<GeoInfo>,
+    pub nodata: Option<f64>,
+    /// Force BigTIFF; otherwise chosen when the data may pass 4 GiB.
+    pub bigtiff: bool,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        Self {
+            tile_size: Some(256),
+            rows_per_strip: 16,
+            compression: Compression::Deflate,
+            level: 6,
+            predictor: false,
+            geo: None,
+            nodata: None,
+            bigtiff: false,
+        }
+    }
+}
+
+/// Options of [`write_cog`].
+#[derive(Clone, Debug)]
+pub struct CogOptions {
+    pub tile_size: usize,
+    pub level: u32,
+    pub predictor: bool,
+    /// Overviews are made until the image fits in one tile.
+    pub overviews: bool,
+    /// Average (continuous data) or nearest (categorical data) for overviews.
+    pub average: bool,
+}
+
+impl Default for CogOptions {
+    fn default() -> Self {
+        Self { tile_size: 512, level: 6, predictor: true, overviews: true, average: true }
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Layout {
+    width: usize,
+    height: usize,
+    bands: usize,
+    data_type: DataType,
+    chunk_width: usize,
+    chunk_height: usize,
+    tiled: bool,
+    compression: Compression,
+    level: u32,
+    predictor: u16,
+}
+
+impl Layout {
+    fn new(width: usize, height: usize, bands: usize, data_type: DataType, o: &WriterOptions) -> Result<Self> {
+        if width == 0 || height == 0 || bands == 0 {
+            return Err(Error::arg("empty raster"));
+        }
+        let (cw, ch, tiled) = match o.tile_size {
+            Some(t) if t.is_multiple_of(16) && t > 0 => (t, t, true),
+            Some(t) => return Err(Error::arg(format!("tile size {t} is not a multiple of 16"))),
+            None => (width, o.rows_per_strip.clamp(1, height), false),
+        };
+        let predictor = match (o.predictor, o.compression) {
+            (true, Compression::None) | (false, _) => 1,
+            (true, _) if data_type.is_float() => 3,
+            (true, _) => 2,
+        };
+        Ok(Self {
+            width,
+            height,
+            bands,
+            data_type,
+            chunk_width: cw,
+            chunk_height: ch,
+            tiled,
+            compression: o.compression,
+            level: o.level.clamp(1, 9),
+            predictor,
+        })
+    }
+
+    fn chunks_across(&self) -> usize {
+        self.width.div_ceil(self.chunk_width)
+    }
+    fn chunks(&self) -> usize {
+        self.chunks_across() * self.height.div_ceil(self.chunk_height)
+    }
+
+    /// Encodes one row of chunks from `rows` (native bytes, bands interleaved, `n` rows).
+    fn encode_chunk_row(&self, rows: &[u8], n: usize, fill: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let px = self.bands * self.data_type.size();
+        let row_bytes = self.width * px;
+        let chunk_rows = if self.tiled { self.chunk_height } else { n };
+        (0..self.chunks_across())
+            .into_par_iter()
+            .map(|c| {
+                let x0 = c * self.chunk_width;
+                let w = self.chunk_width.min(self.width - x0);
+                let mut buf = Vec::with_capacity(self.chunk_width * chunk_rows * px);
+                for r in 0..chunk_rows {
+                    if r < n {
+                        let start = r * row_bytes + x0 * px;
+                        buf.extend_from_slice(&rows[start..start + w * px]);
+                        for _ in w..self.chunk_width {
+                            buf.extend_from_slice(fill);
+                        }
+                    } else {
+                        for _ in 0..self.chunk_width {
+                            buf.extend_from_slice(fill);
+                        }
+                    }
+                }
+                let ss = self.data_type.size();
+                let row_samples = self.chunk_width * self.bands;
+                match self.predictor {
+                    2 => codec::apply_horizontal_spp(&mut buf, row_samples, self.bands, ss),
+                    3 => codec::apply_float(&mut buf, row_samples, ss),
+                    _ => {}
+                }
+                codec::compress(self.compression, &buf, self.level)
+            })
+            .collect()
+    }
+
+    fn fill_pixel(&self, nodata: Option<f64>) -> Vec<u8> {
+        let ss = self.data_type.size();
+        let mut fill = vec![0u8; self.bands * ss];
+        if let Some(v) = nodata {
+            for s in fill.chunks_exact_mut(ss) {
+                write_ne(self.data_type, v, s);
+            }
+        }
+        fill
+    }
+}
+
+/// Streams rows into a GeoTIFF.
+pub struct TiffWriter {
+    out: BufWriter<File>,
+    layout: Layout,
+    opts: WriterOptions,
+    bigtiff: bool,
+    pending: Vec<u8>,
+    pending_rows: usize,
+    rows_done: usize,
+    offsets: Vec<u64>,
+    counts: Vec<u64>,
+    pos: u64,
+    fill: Vec<u8>,
+}
+
+impl TiffWriter {
+    /// Creates `path` for a `width` × `height` raster of `bands` bands of `T`.
+    pub fn create<T: Pixel>(
+        path: impl AsRef<Path>,
+        width: usize,
+        height: usize,
+        bands: usize,
+        opts: WriterOptions,
+    ) -> Result<Self> {
+        Self::create_typed(path, width, height, bands, T::DATA_TYPE, opts)
+    }
+
+    fn create_typed(
+        path: impl AsRef<Path>,
+        width: usize,
+        height: usize,
+        bands: usize,
+        data_type: DataType,
+        opts: WriterOptions,
+    ) -> Result<Self> {
+        let layout = Layout::new(width, height, bands, data_type, &opts)?;
+        let raw = width as u64 * height as u64 * bands as u64 * data_type.size() as u64;
+        let bigtiff = opts.bigtiff || raw > 3_900_000_000;
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+        let header_len = if bigtiff { 16 } else { 8 };
+        out.write_all(&vec![0u8; header_len])?;
+        let fill = layout.fill_pixel(opts.nodata);
+        Ok(Self {
+            out,
+            layout,
+            opts,
+            bigtiff,
+            pending: Vec::new(),
+            pending_rows: 0,
+            rows_done: 0,
+            offsets: Vec::with_capacity(layout.chunks()),
+            counts: Vec::with_capacity(layout.chunks()),
+            pos: header_len as u64,
+            fill,
+        })
+    }
+
+    /// Appends whole rows (bands interleaved). The row count is `rows.len() / (width * bands)`.
+    pub fn write_rows<T: Pixel>(&mut self, rows: &[T]) -> Result<()> {
+        if T::DATA_TYPE != self.layout.data_type {
+            return Err(Error::arg("sample type differs from the writer's"));
+        }
+        let per_row = self.layout.width * self.layout.bands;
+        if !rows.len().is_multiple_of(per_row) {
+            return Err(Error::arg("partial row"));
+        }
+        let n = rows.len() / per_row;
+        if self.rows_done + self.pending_rows + n > self.layout.height {
+            return Err(Error::arg("more rows than the raster has"));
+        }
+        self.pending.reserve(rows.len() * self.layout.data_type.size());
+        for v in rows {
+            v.put_ne(&mut self.pending);
+        }
+        self.pending_rows += n;
+        self.flush_full()?;
+        Ok(())
+    }
+
+    fn flush_full(&mut self) -> Result<()> {
+        let ch = self.layout.chunk_height;
+        let row_bytes = self.layout.width * self.layout.bands * self.layout.data_type.size();
+        while self.pending_rows >= ch
+            || (self.pending_rows > 0 && self.rows_done + self.pending_rows == self.layout.height)
+        {
+            let n = self.pending_rows.min(ch);
+            let chunk_rows: Vec<u8> = self.pending.drain(..n * row_bytes).collect();
+            let encoded = self.layout.encode_chunk_row(&chunk_rows, n, &self.fill)?;
+            for e in encoded {
+                self.out.write_all(&e)?;
+                self.offsets.push(self.pos);
+                self.counts.push(e.len() as u64);
+                self.pos += e.len() as u64;
+                if !self.pos.is_multiple_of(2) {
+                    self.out.write_all(&[0])?;
+                    self.pos += 1;
+                }
+            }
+            self.pending_rows -= n;
+            self.rows_done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes the directory and closes the file; fails if rows are missing.
+    pub fn finish(mut self) -> Result<()> {
+        if self.rows_done != self.layout.height {
+            return Err(Error::arg(format!("{} of {} rows written", self.rows_done, self.layout.height)));
+        }
+        let ifd_at = self.pos;
+        let entries = image_entries(
+            &self.layout,
+            &self.offsets,
+            &self.counts,
+            false,
+            &self.opts.geo,
+            self.opts.nodata,
+            self.bigtiff,
+        );
+        let bytes = encode_ifd(&entries, ifd_at, self.bigtiff, 0);
+        self.out.write_all(&bytes)?;
+        let mut f = self.out.into_inner().map_err(|e| e.into_error())?;
+        f.seek(SeekFrom::Start(0))?;
+        f.write_all(&header(self.bigtiff, ifd_at))?;
+        f.sync_data().ok();
+        Ok(())
+    }
+}
+
+fn header(bigtiff: bool, first_ifd: u64) -> Vec<u8> {
+    let mut h = Vec::with_capacity(16);
+    h.extend_from_slice(b"II");
+    if bigtiff {
+        h.extend_from_slice(&43u16.to_le_bytes());
+        h.extend_from_slice(&8u16.to_le_bytes());
+        h.extend_from_slice(&0u16.to_le_bytes());
+        h.extend_from_slice(&first_ifd.to_le_bytes());
+    } else {
+        h.extend_from_slice(&42u16.to_le_bytes());
+        h.extend_from_slice(&(first_ifd as u32).to_le_bytes());
+    }
+    h
+}
+
+enum Value {
+    Short(Vec<u16>),
+    Long(Vec<u32>),
+    Long8(Vec<u64>),
+    Double(Vec<f64>),
+    Ascii(String),
+}
+
+impl Value {
+    fn typ(&self) -> u16 {
+        match self {
+            Value::Short(_) => SHORT,
+            Value::Long(_) => LONG,
+            Value::Long8(_) => LONG8,
+            Value::Double(_) => DOUBLE,
+            Value::Ascii(_) => ASCII,
+        }
+    }
+    fn bytes(&self) -> Vec<u8> {
+        match self {
+            Value::Short(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Value::Long(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Value::Long8(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Value::Double(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Value::Ascii(s) => {
+                let mut b = s.as_bytes().to_vec();
+                b.push(0);
+                b
+            }
+        }
+    }
+    fn count(&self) -> usize {
+        match self {
+            Value::Short(v) => v.len(),
+            Value::Long(v) => v.len(),
+            Value::Long8(v) => v.len(),
+            Value::Double(v) => v.len(),
+            Value::Ascii(s) => s.len() + 1,
+        }
+    }
+}
+
+fn offsets_value(v: &[u64], bigtiff: bool) -> Value {
+    if bigtiff {
+        Value::Long8(v.to_vec())
+    } else {
+        Value::Long(v.iter().map(|&x| x as u32).collect())
+    }
+}
+
+fn image_entries(
+    l: &Layout,
+    offsets: &[u64],
+    counts: &[u64],
+    overview: bool,
+    geo: &Option<GeoInfo>,
+    nodata: Option<f64>,
+    bigtiff: bool,
+) -> Vec<(u16, Value)> {
+    let mut e: Vec<(u16, Value)> = Vec::new();
+    if overview {
+        e.push((NEW_SUBFILE_TYPE, Value::Long(vec![1])));
+    }
+    e.push((IMAGE_WIDTH, Value::Long(vec![l.width as u32])));
+    e.push((IMAGE_LENGTH, Value::Long(vec![l.height as u32])));
+    e.push((BITS_PER_SAMPLE, Value::Short(vec![(l.data_type.size() * 8) as u16; l.bands])));
+    e.push((COMPRESSION, Value::Short(vec![l.compression.tag()])));
+    let rgb = l.bands >= 3 && l.data_type == DataType::UInt8;
+    e.push((PHOTOMETRIC, Value::Short(vec![if rgb { 2 } else { 1 }])));
+    if !l.tiled {
+        e.push((STRIP_OFFSETS, offsets_value(offsets, bigtiff)));
+    }
+    e.push((SAMPLES_PER_PIXEL, Value::Short(vec![l.bands as u16])));
+    if !l.tiled {
+        e.push((ROWS_PER_STRIP, Value::Long(vec![l.chunk_height as u32])));
+        e.push((STRIP_BYTE_COUNTS, offsets_value(counts, bigtiff)));
+    }
+    e.push((PLANAR_CONFIG, Value::Short(vec![1])));
+    if l.predictor != 1 {
+        e.push((PREDICTOR, Value::Short(vec![l.predictor])));
+    }
+    if l.tiled {
+        e.push((TILE_WIDTH, Value::Long(vec![l.chunk_width as u32])));
+        e.push((TILE_LENGTH, Value::Long(vec![l.chunk_height as u32])));
+        e.push((TILE_OFFSETS, offsets_value(offsets, bigtiff)));
+        e.push((TILE_BYTE_COUNTS, offsets_value(counts, bigtiff)));
+    }
+    let extra = if rgb { l.bands - 3 } else { l.bands - 1 };
+    if extra > 0 {
+        // The first extra sample of an RGB image is unassociated alpha.
+        let mut v = vec![0u16; extra];
+        if rgb && l.bands == 4 {
+            v[0] = 2;
+        }
+        e.push((EXTRA_SAMPLES, Value::Short(v)));
+    }
+    e.push((SAMPLE_FORMAT, Value::Short(vec![l.data_type.sample_format(); l.bands])));
+    if let Some(g) = geo {
+        let gt = g.geo_transform.0;
+        if g.geo_transform.is_north_up() {
+            e.push((MODEL_PIXEL_SCALE, Value::Double(vec![gt[1], -gt[5], 0.0])));
+            e.push((MODEL_TIEPOINT, Value::Double(vec![0.0, 0.0, 0.0, gt[0], gt[3], 0.0])));
+        } else {
+            let m = vec![gt[1], gt[2], 0.0, gt[0], gt[4], gt[5], 0.0, gt[3], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0];
+            e.push((MODEL_TRANSFORMATION, Value::Double(m)));
+        }
+        let mut keys: Vec<[u16; 4]> =
+            vec![[GT_MODEL_TYPE, 0, 1, if g.geographic { 2 } else { 1 }], [GT_RASTER_TYPE, 0, 1, 1]];
+        if let Some(code) = g.epsg {
+            keys.push([if g.geographic { GEOGRAPHIC_TYPE } else { PROJECTED_CS_TYPE }, 0, 1, code]);
+        }
+        let mut dir = vec![1u16, 1, 0, keys.len() as u16];
+        dir.extend(keys.iter().flatten());
+        e.push((GEO_KEY_DIRECTORY, Value::Short(dir)));
+    }
+    if let Some(nd) = nodata {
+        e.push((GDAL_NODATA, Value::Ascii(format_nodata(nd))));
+    }
+    e.sort_by_key(|(t, _)| *t);
+    e
+}
+
+fn format_nodata(v: f64) -> String {
+    if v.is_nan() {
+        "nan".into()
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// Size of an IFD with its out-of-line values.
+fn ifd_size(entries: &[(u16, Value)], bigtiff: bool) -> u64 {
+    let (cs, es, ps, inline) = if bigtiff { (8, 20, 8, 8) } else { (2, 12, 4, 4) };
+    let mut n = cs + entries.len() as u64 * es + ps;
+    for (_, v) in entries {
+        let len = v.bytes().len() as u64;
+        if len > inline {
+            n += len + (len % 2);
+        }
+    }
+    n
+}
+
+/// Encodes an IFD to be placed at `at`, out-of-line values right after it.
+fn encode_ifd(entries: &[(u16, Value)], at: u64, bigtiff: bool, next: u64) -> Vec<u8> {
+    let (cs, es, ps, inline) = if bigtiff { (8u64, 20u64, 8u64, 8usize) } else { (2, 12, 4, 4) };
+    let mut head = Vec::new();
+    let mut tail = Vec::new();
+    let mut tail_at = at + cs + entries.len() as u64 * es + ps;
+    if bigtiff {
+        head.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+    } else {
+        head.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    }
+    for (tag, v) in entries {
+        head.extend_from_slice(&tag.to_le_bytes());
+        head.extend_from_slice(&v.typ().to_le_bytes());
+        if bigtiff {
+            head.extend_from_slice(&(v.count() as u64).to_le_bytes());
+        } else {
+            head.extend_from_slice(&(v.count() as u32).to_le_bytes());
+        }
+        let bytes = v.bytes();
+        if bytes.len() <= inline {
+            let mut field = bytes.clone();
+            field.resize(inline, 0);
+            head.extend_from_slice(&field);
+        } else {
+            if bigtiff {
+                head.extend_from_slice(&tail_at.to_le_bytes());
+            } else {
+                head.extend_from_slice(&(tail_at as u32).to_le_bytes());
+            }
+            tail.extend_from_slice(&bytes);
+            tail_at += bytes.len() as u64;
+            if bytes.len() % 2 == 1 {
+                tail.push(0);
+                tail_at += 1;
+            }
+        }
+    }
+    if bigtiff {
+        head.extend_from_slice(&next.to_le_bytes());
+    } else {
+        head.extend_from_slice(&(next as u32).to_le_bytes());
+    }
+    head.extend_from_slice(&tail);
+    head
+}
+
+/// One resolution level of a COG being built: its tiles go to a temporary file, and every pair
+/// of rows it receives is averaged into a row of the next level.
+struct Level {
+    layout: Layout,
+    data: BufWriter<File>,
+    counts: Vec<u64>,
+    size: u64,
+    pending: Vec<f64>,
+    pending_rows: usize,
+    rows_done: usize,
+    carry: Option<Vec<f64>>,
+    nodata: Option<f64>,
+    average: bool,
+    fill: Vec<u8>,
+}
+
+impl Level {
+    fn new(layout: Layout, nodata: Option<f64>, average: bool) -> Result<Self> {
+        let fill = layout.fill_pixel(nodata);
+        Ok(Self {
+            layout,
+            data: BufWriter::with_capacity(1 << 20, tempfile::tempfile()?),
+            counts: Vec::new(),
+            size: 0,
+            pending: Vec::new(),
+            pending_rows: 0,
+            rows_done: 0,
+            carry: None,
+            nodata,
+            average,
+            fill,
+        })
+    }
+
+    /// Takes rows (bands interleaved) and returns the rows it passes down.
+    fn push(&mut self, rows: &[f64]) -> Result<Vec<f64>> {
+        let per_row = self.layout.width * self.layout.bands;
+        let n = rows.len() / per_row;
+        self.pending.extend_from_slice(rows);
+        self.pending_rows += n;
+        let ch = self.layout.chunk_height;
+        while self.pending_rows >= ch
+            || (self.pending_rows > 0 && self.rows_done + self.pending_rows == self.layout.height)
+        {
+            let k = self.pending_rows.min(ch);
+            let vals: Vec<f64> = self.pending.drain(..k * per_row).collect();
+            let ss = self.layout.data_type.size();
+            let mut bytes = vec![0u8; vals.len() * ss];
+            for (v, b) in vals.iter().zip(bytes.chunks_exact_mut(ss)) {
+                write_ne(self.layout.data_type, *v, b);
+            }
+            for e in self.layout.encode_chunk_row(&bytes, k, &self.fill)? {
+                self.data.write_all(&e)?;
+                self.counts.push(e.len() as u64);
+                self.size += e.len() as u64;
+            }
+            self.pending_rows -= k;
+            self.rows_done += k;
+        }
+        // Downsample pairs of rows.
+        let mut down = Vec::new();
+        let mut rows_iter: Vec<&[f64]> = rows.chunks_exact(per_row).collect();
+        let carried = self.carry.take();
+        if let Some(c) = &carried {
+            rows_iter.insert(0, c);
+        }
+        let mut i = 0;
+        while i + 1 < rows_iter.len() {
+            down.extend(self.halve(rows_iter[i], Some(rows_iter[i + 1])));
+            i += 2;
+        }
+        if i < rows_iter.len() {
+            if self.rows_done + self.pending_rows == self.layout.height && self.pending_rows == 0 {
+                down.extend(self.halve(rows_iter[i], None));
+            } else {
+                self.carry = Some(rows_iter[i].to_vec());
+            }
+        }
+        Ok(down)
+    }
+
+    fn halve(&self, a: &[f64], b: Option<&[f64]>) -> Vec<f64> {
+        let w = self.layout.width;
+        let bands = self.layout.bands;
+        let nw = w.div_ceil(2);
+        let mut out = vec![0.0; nw * bands];
+        for x in 0..nw {
+            for band in 0..bands {
+                let mut sum = 0.0;
+                let mut n = 0.0;
+                let mut first = None;
+                for row in [Some(a), b].into_iter().flatten() {
+                    for dx in 0..2 {
+                        let sx = 2 * x + dx;
+                        if sx >= w {
+                            continue;
+                        }
+                        let v = row[sx * bands + band];
+                        if first.is_none() {
+                            first = Some(v);
+                        }
+                        let is_nodata = match self.nodata {
+                            Some(nd) if nd.is_nan() => v.is_nan(),
+                            Some(nd) => v == nd,
+                            None => v.is_nan(),
+                        };
+                        if !is_nodata {
+                            sum += v;
+                            n += 1.0;
+                        }
+                    }
+                }
+                out[x * bands + band] = if !self.average {
+                    first.unwrap_or(0.0)
+                } else if n > 0.0 {
+                    let m = sum / n;
+                    if self.layout.data_type.is_float() {
+                        m
+                    } else {
+                        m.round()
+                    }
+                } else {
+                    self.nodata.unwrap_or(f64::NAN)
+                };
+            }
+        }
+        out
+    }
+}
+
+/// Copies band data of `src` into a Cloud Optimized GeoTIFF at `dst`: tiled, Deflate, with
+/// overviews, GeoKeys and nodata. Reads `src` once, by rows of tiles.
+pub fn write_cog(src: &GeoTiff, dst: impl AsRef<Path>, opts: &CogOptions) -> Result<()> {
+    let (w, h, bands, dt) = (src.width(), src.height(), src.bands(), src.data_type());
+    let wo = WriterOptions {
+        tile_size: Some(opts.tile_size),
+        compression: Compression::Deflate,
+        level: opts.level,
+        predictor: opts.predictor,
+        geo: src.geo().cloned(),
+        nodata: src.nodata(),
+        ..WriterOptions::default()
+    };
+    let mut levels = vec![Level::new(Layout::new(w, h, bands, dt, &wo)?, src.nodata(), opts.average)?];
+    if opts.overviews {
+        let (mut lw, mut lh) = (w, h);
+        while lw.max(lh) > opts.tile_size {
+            lw = lw.div_ceil(2);
+            lh = lh.div_ceil(2);
+            levels.push(Level::new(Layout::new(lw, lh, bands, dt, &wo)?, src.nodata(), opts.average)?);
+        }
+    }
+    let block = src.image().chunk_height.max(opts.tile_size).min(h);
+    let mut y = 0;
+    let fill = src.nodata().unwrap_or(0.0);
+    while y < h {
+        let n = block.min(h - y);
+        let win = Window::new(0, y as i64, w, n);
+        let per_band: Vec<Vec<f64>> =
+            (0..bands).map(|b| src.read_window::<f64>(0, b, win, fill)).collect::<Result<_>>()?;
+        let mut rows = vec![0.0; w * n * bands];
+        for (b, data) in per_band.iter().enumerate() {
+            for (i, v) in data.iter().enumerate() {
+                rows[i * bands + b] = *v;
+            }
+        }
+        for level in levels.iter_mut() {
+            rows = level.push(&rows)?;
+            if rows.is_empty() {
+                break;
+            }
+        }
+        y += n;
+    }
+    assemble_cog(levels, &wo, dst.as_ref())
+}
+
+fn assemble_cog(levels: Vec<Level>, wo: &WriterOptions, dst: &Path) -> Result<()> {
+    let total: u64 = levels.iter().map(|l| l.size).sum();
+    let bigtiff = wo.bigtiff || total > 3_900_000_000;
+    let header_len: u64 = if bigtiff { 16 } else { 8 };
+    // IFD sizes depend only on counts, so lay them out with placeholder offsets first.
+    let mut ifd_pos = Vec::new();
+    let mut at = header_len;
+    for (i, l) in levels.iter().enumerate() {
+        let dummy = vec![0u64; l.counts.len()];
+        let geo = if i == 0 { wo.geo.clone() } else { None };
+        let e = image_entries(&l.layout, &dummy, &l.counts, i > 0, &geo, wo.nodata, bigtiff);
+        ifd_pos.push(at);
+        at += ifd_size(&e, bigtiff);
+    }
+    // Tile data: smallest overview first, full resolution last.
+    let mut data_start = vec![0u64; levels.len()];
+    for i in (0..levels.len()).rev() {
+        data_start[i] = at;
+        at += levels[i].size;
+    }
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(dst)?);
+    out.write_all(&header(bigtiff, header_len))?;
+    for (i, l) in levels.iter().enumerate() {
+        let mut offsets = Vec::with_capacity(l.counts.len());
+        let mut o = data_start[i];
+        for c in &l.counts {
+            offsets.push(o);
+            o += c;
+        }
+        let geo = if i == 0 { wo.geo.clone() } else { None };
+        let e = image_entries(&l.layout, &offsets, &l.counts, i > 0, &geo, wo.nodata, bigtiff);
+        let next = ifd_pos.get(i + 1).copied().unwrap_or(0);
+        out.write_all(&encode_ifd(&e, ifd_pos[i], bigtiff, next))?;
+    }
+    for l in levels.into_iter().rev() {
+        let mut f = l.data.into_inner().map_err(|e| e.into_error())?;
+        f.seek(SeekFrom::Start(0))?;
+        let copied = std::io::copy(&mut (&mut f).take(l.size), &mut out)?;
+        if copied != l.size {
+            return Err(Error::Io(std::io::Error::other("temporary tile data truncated")));
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes an in-memory single-band raster as a COG.
+pub fn write_raster_cog<T: Pixel>(raster: &crate::Raster<T>, dst: impl AsRef<Path>, opts: &CogOptions) -> Result<()> {
+    let tmp = tempfile::NamedTempFile::new()?;
+    let wo = WriterOptions {
+        tile_size: Some(opts.tile_size),
+        compression: Compression::None,
+        geo: Some(GeoInfo {
+            geo_transform: raster.geo_transform,
+            epsg: raster.epsg,
+            geographic: raster.epsg.is_some_and(crate::crs::is_geographic_epsg),
+        }),
+        nodata: raster.nodata,
+        ..WriterOptions::default()
+    };
+    let mut w = TiffWriter::create::<T>(tmp.path(), raster.width, raster.height, 1, wo)?;
+    w.write_rows(&raster.data)?;
+    w.finish()?;
+    write_cog(&GeoTiff::open(tmp.path())?, dst, opts)
+}

@@ -1,0 +1,390 @@
+use super::{insert_events, ts, SqliteDb};
+use crate::error::is_unique_violation;
+use crate::features::{ExpectedVersion, Feature, FeatureCollection, FeatureQuery, FeatureVersion};
+use crate::repo::FeatureRepo;
+use crate::{Result, StoreError};
+use async_trait::async_trait;
+use meridian_core::event::NewEvent;
+use meridian_core::id::AccountId;
+use meridian_core::{DomainError, Timestamp};
+use serde_json::{Map, Value};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+
+const COLUMNS: &str = "f.seq, f.id, f.account_id, f.collection, f.geometry, f.properties, f.version, f.created_at,
+    f.updated_at, f.retired_at, r.min_x, r.min_y, r.max_x, r.max_y";
+
+fn props(text: &str) -> Result<Map<String, Value>> {
+    match serde_json::from_str(text)? {
+        Value::Object(m) => Ok(m),
+        _ => Err(StoreError::Corrupt("feature properties are not an object".into())),
+    }
+}
+
+fn geometry(text: Option<String>) -> Result<Option<Value>> {
+    text.map(|t| serde_json::from_str(&t)).transpose().map_err(Into::into)
+}
+
+fn feature_from_row(row: &SqliteRow) -> Result<Feature> {
+    let min_x: Option<f64> = row.try_get("min_x")?;
+    let bbox = match min_x {
+        Some(min_x) => Some([min_x, row.try_get("min_y")?, row.try_get("max_x")?, row.try_get("max_y")?]),
+        None => None,
+    };
+    Ok(Feature {
+        id: row.try_get("id")?,
+        account_id: AccountId(row.try_get("account_id")?),
+        collection: row.try_get("collection")?,
+        geometry: geometry(row.try_get("geometry")?)?,
+        properties: props(&row.try_get::<String, _>("properties")?)?,
+        bbox,
+        version: row.try_get("version")?,
+        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+        updated_at: Timestamp::from_millis(row.try_get("updated_at")?),
+        retired_at: ts(row.try_get("retired_at")?),
+    })
+}
+
+fn collection_from_row(row: &SqliteRow) -> Result<FeatureCollection> {
+    Ok(FeatureCollection {
+        account_id: AccountId(row.try_get("account_id")?),
+        id: row.try_get("id")?,
+        title: row.try_get("title")?,
+        description: row.try_get("description")?,
+        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+        updated_at: Timestamp::from_millis(row.try_get("updated_at")?),
+    })
+}
+
+fn lot_plan_conflict(f: &Feature) -> StoreError {
+    DomainError::conflict(
+        "parcel_exists",
+        format!(
+            "a parcel with lot {} on plan {} already exists",
+            f.lot().unwrap_or_default(),
+            f.plan().unwrap_or_default()
+        ),
+    )
+    .into()
+}
+
+async fn record_version(conn: &mut SqliteConnection, f: &Feature, change: &str, at: Timestamp) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO feature_versions (feature_id, version, change, geometry, properties, recorded_at)
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&f.id)
+    .bind(f.version)
+    .bind(change)
+    .bind(f.geometry.as_ref().map(Value::to_string))
+    .bind(Value::Object(f.properties.clone()).to_string())
+    .bind(at.millis())
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+async fn set_index(conn: &mut SqliteConnection, seq: i64, bbox: Option<[f64; 4]>) -> Result<()> {
+    sqlx::query("DELETE FROM features_rtree WHERE seq = ?").bind(seq).execute(&mut *conn).await?;
+    if let Some([min_x, min_y, max_x, max_y]) = bbox {
+        sqlx::query("INSERT INTO features_rtree (seq, min_x, max_x, min_y, max_y) VALUES (?, ?, ?, ?, ?)")
+            .bind(seq)
+            .bind(min_x)
+            .bind(max_x)
+            .bind(min_y)
+            .bind(max_y)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+async fn current(
+    conn: &mut SqliteConnection,
+    account: &AccountId,
+    collection: &str,
+    id: &str,
+) -> Result<Option<(i64, Feature)>> {
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM features f LEFT JOIN features_rtree r ON r.seq = f.seq
+         WHERE f.account_id = ? AND f.collection = ? AND f.id = ? AND f.retired_at IS NULL"
+    ))
+    .bind(account.as_str())
+    .bind(collection)
+    .bind(id)
+    .fetch_optional(conn)
+    .await?;
+    row.map(|r| Ok((r.try_get("seq")?, feature_from_row(&r)?))).transpose()
+}
+
+fn check_expected(current: i64, expected: ExpectedVersion) -> Result<()> {
+    match expected {
+        Some(v) if v != current => {
+            Err(DomainError::PreconditionFailed("the feature changed since that ETag; fetch it again and retry".into())
+                .into())
+        }
+        _ => Ok(()),
+    }
+}
+
+#[async_trait]
+impl FeatureRepo for SqliteDb {
+    async fn ensure_collection(&self, c: &FeatureCollection) -> Result<()> {
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "INSERT INTO feature_collections (account_id, id, title, description, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        )
+        .bind(c.account_id.as_str())
+        .bind(&c.id)
+        .bind(&c.title)
+        .bind(&c.description)
+        .bind(c.created_at.millis())
+        .bind(c.updated_at.millis())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn create_collection(&self, c: &FeatureCollection, features: &[Feature]) -> Result<()> {
+        let mut tx = self.write().await?;
+        let inserted = sqlx::query(
+            "INSERT INTO feature_collections (account_id, id, title, description, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(c.account_id.as_str())
+        .bind(&c.id)
+        .bind(&c.title)
+        .bind(&c.description)
+        .bind(c.created_at.millis())
+        .bind(c.updated_at.millis())
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Err(e) if is_unique_violation(&e) => {
+                return Err(
+                    DomainError::conflict("collection_exists", format!("collection {} already exists", c.id)).into()
+                )
+            }
+            other => other?,
+        };
+        for f in features {
+            insert_one(&mut tx, f).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn list_collections(&self, account: &AccountId) -> Result<Vec<FeatureCollection>> {
+        let rows = sqlx::query("SELECT * FROM feature_collections WHERE account_id = ? ORDER BY id")
+            .bind(account.as_str())
+            .fetch_all(self.read())
+            .await?;
+        rows.iter().map(collection_from_row).collect()
+    }
+
+    async fn get_collection(&self, account: &AccountId, id: &str) -> Result<Option<FeatureCollection>> {
+        let row = sqlx::query("SELECT * FROM feature_collections WHERE account_id = ? AND id = ?")
+            .bind(account.as_str())
+            .bind(id)
+            .fetch_optional(self.read())
+            .await?;
+        row.as_ref().map(collection_from_row).transpose()
+    }
+
+    async fn insert_features(&self, features: &[Feature], events: &[NewEvent]) -> Result<()> {
+        let mut tx = self.write().await?;
+        for f in features {
+            insert_one(&mut tx, f).await?;
+        }
+        insert_events(&mut tx, events).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn get_feature(&self, account: &AccountId, collection: &str, id: &str) -> Result<Option<Feature>> {
+        let mut conn = self.read().acquire().await?;
+        Ok(current(&mut conn, account, collection, id).await?.map(|(_, f)| f))
+    }
+
+    async fn update_feature(
+        &self,
+        next: &Feature,
+        based_on: i64,
+        expected: ExpectedVersion,
+        event: Option<NewEvent>,
+    ) -> Result<Feature> {
+        let mut tx = self.write().await?;
+        let (seq, now) = current(&mut tx, &next.account_id, &next.collection, &next.id)
+            .await?
+            .ok_or_else(|| DomainError::not_found("feature", next.id.clone()))?;
+        check_expected(now.version, expected)?;
+        if now.version != based_on {
+            return Err(DomainError::PreconditionFailed("the feature changed meanwhile; retry".into()).into());
+        }
+        let updated = sqlx::query(
+            "UPDATE features SET geometry = ?, properties = ?, lot = ?, plan = ?, tenure = ?, version = ?, updated_at = ?
+             WHERE seq = ?",
+        )
+        .bind(next.geometry.as_ref().map(Value::to_string))
+        .bind(Value::Object(next.properties.clone()).to_string())
+        .bind(next.lot())
+        .bind(next.plan())
+        .bind(next.tenure())
+        .bind(next.version)
+        .bind(next.updated_at.millis())
+        .bind(seq)
+        .execute(&mut *tx)
+        .await;
+        match updated {
+            Err(e) if is_unique_violation(&e) => return Err(lot_plan_conflict(next)),
+            other => other?,
+        };
+        set_index(&mut tx, seq, next.bbox).await?;
+        record_version(&mut tx, next, "updated", next.updated_at).await?;
+        insert_events(&mut tx, event.as_slice()).await?;
+        tx.commit().await?;
+        Ok(next.clone())
+    }
+
+    async fn retire_feature(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        id: &str,
+        expected: ExpectedVersion,
+        event: Option<NewEvent>,
+    ) -> Result<Feature> {
+        let at = Timestamp::now();
+        let mut tx = self.write().await?;
+        let (seq, mut f) =
+            current(&mut tx, account, collection, id).await?.ok_or_else(|| DomainError::not_found("feature", id))?;
+        check_expected(f.version, expected)?;
+        f.version += 1;
+        f.retired_at = Some(at);
+        f.updated_at = at;
+        sqlx::query("UPDATE features SET retired_at = ?, updated_at = ?, version = ? WHERE seq = ?")
+            .bind(at.millis())
+            .bind(at.millis())
+            .bind(f.version)
+            .bind(seq)
+            .execute(&mut *tx)
+            .await?;
+        set_index(&mut tx, seq, None).await?;
+        record_version(&mut tx, &f, "retired", at).await?;
+        insert_events(&mut tx, event.as_slice()).await?;
+        tx.commit().await?;
+        Ok(f)
+    }
+
+    async fn feature_history(&self, account: &AccountId, collection: &str, id: &str) -> Result<Vec<FeatureVersion>> {
+        let owned: Option<i64> =
+            sqlx::query_scalar("SELECT seq FROM features WHERE account_id = ? AND collection = ? AND id = ?")
+                .bind(account.as_str())
+                .bind(collection)
+                .bind(id)
+                .fetch_optional(self.read())
+                .await?;
+        if owned.is_none() {
+            return Err(DomainError::not_found("feature", id).into());
+        }
+        let rows = sqlx::query("SELECT * FROM feature_versions WHERE feature_id = ? ORDER BY version")
+            .bind(id)
+            .fetch_all(self.read())
+            .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(FeatureVersion {
+                    version: r.try_get("version")?,
+                    change: r.try_get("change")?,
+                    geometry: geometry(r.try_get("geometry")?)?,
+                    properties: props(&r.try_get::<String, _>("properties")?)?,
+                    recorded_at: Timestamp::from_millis(r.try_get("recorded_at")?),
+                })
+            })
+            .collect()
+    }
+
+    async fn query_features(&self, account: &AccountId, q: &FeatureQuery) -> Result<(Vec<Feature>, u64)> {
+        let rows = query_builder(&format!("SELECT {COLUMNS}"), account, q, true).build().fetch_all(self.read()).await?;
+        let features: Vec<Feature> = rows.iter().map(feature_from_row).collect::<Result<_>>()?;
+        let total = if q.page.is_none() {
+            features.len() as u64
+        } else {
+            let n: i64 =
+                query_builder("SELECT count(*)", account, q, false).build_query_scalar().fetch_one(self.read()).await?;
+            n as u64
+        };
+        Ok((features, total))
+    }
+}
+
+/// `SELECT <what> FROM features ...` with the query's conditions (and its page when `paged`).
+fn query_builder<'a>(what: &str, account: &'a AccountId, q: &'a FeatureQuery, paged: bool) -> QueryBuilder<'a, Sqlite> {
+    let mut b = QueryBuilder::new(format!("{what} FROM "));
+    match q.bbox {
+        Some([x0, y0, x1, y1]) => {
+            // CROSS JOIN keeps the R*Tree as the outer loop, so the box drives the search.
+            b.push("features_rtree r CROSS JOIN features f ON f.seq = r.seq WHERE r.min_x <= ")
+                .push_bind(x1)
+                .push(" AND r.max_x >= ")
+                .push_bind(x0)
+                .push(" AND r.min_y <= ")
+                .push_bind(y1)
+                .push(" AND r.max_y >= ")
+                .push_bind(y0)
+                .push(" AND ");
+        }
+        None => {
+            b.push("features f LEFT JOIN features_rtree r ON r.seq = f.seq WHERE ");
+        }
+    }
+    b.push("f.account_id = ").push_bind(account.as_str());
+    b.push(" AND f.collection = ").push_bind(&q.collection);
+    b.push(" AND f.retired_at IS NULL");
+    for (column, value) in [("lot", &q.lot), ("plan", &q.plan), ("tenure", &q.tenure)] {
+        if let Some(v) = value {
+            b.push(format!(" AND f.{column} = ")).push_bind(v);
+        }
+    }
+    if let Some(from) = q.updated_from {
+        b.push(" AND f.updated_at >= ").push_bind(from);
+    }
+    if let Some(to) = q.updated_to {
+        b.push(" AND f.updated_at <= ").push_bind(to);
+    }
+    if paged {
+        b.push(" ORDER BY f.seq");
+        if let Some((limit, offset)) = q.page {
+            b.push(" LIMIT ").push_bind(i64::from(limit)).push(" OFFSET ").push_bind(offset as i64);
+        }
+    }
+    b
+}
+
+async fn insert_one(conn: &mut SqliteConnection, f: &Feature) -> Result<()> {
+    let inserted = sqlx::query(
+        "INSERT INTO features (id, account_id, collection, geometry, properties, lot, plan, tenure, version, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
+    )
+    .bind(&f.id)
+    .bind(f.account_id.as_str())
+    .bind(&f.collection)
+    .bind(f.geometry.as_ref().map(Value::to_string))
+    .bind(Value::Object(f.properties.clone()).to_string())
+    .bind(f.lot())
+    .bind(f.plan())
+    .bind(f.tenure())
+    .bind(f.version)
+    .bind(f.created_at.millis())
+    .bind(f.updated_at.millis())
+    .fetch_one(&mut *conn)
+    .await;
+    let seq: i64 = match inserted {
+        Err(e) if is_unique_violation(&e) => return Err(lot_plan_conflict(f)),
+        other => other?.try_get("seq")?,
+    };
+    set_index(conn, seq, f.bbox).await?;
+    record_version(conn, f, "registered", f.created_at).await
+}

@@ -1,0 +1,654 @@
+use super::{ts, SqliteDb};
+use crate::repo::{
+    Attempt, AttemptOutcome, ClaimedDelivery, Delivery, DeliveryFilter, DeliveryStatus, NewDelivery, Subscription,
+    SubscriptionChange, SubscriptionStatus, WebhookRepo,
+};
+use crate::{Result, StoreError};
+use async_trait::async_trait;
+use meridian_core::event::Event;
+use meridian_core::id::{AccountId, DeliveryId, EventId, SubscriptionId};
+use meridian_core::page::Page;
+use meridian_core::{DomainError, Timestamp};
+use sqlx::sqlite::SqliteRow;
+use sqlx::{Row, SqliteConnection};
+use std::collections::HashMap;
+use std::time::Duration;
+
+const SUB_COLUMNS: &str = "id, account_id, url, events, description, status, paused_reason, failing_since, secret,
+    previous_secret, previous_secret_expires_at, version, created_at, updated_at";
+
+const DLV_COLUMNS: &str = "d.id, d.account_id, d.subscription_id, d.event_id, d.event_type, d.status, d.attempt_count,
+    d.next_attempt_at, d.created_at, d.updated_at, d.completed_at, o.payload";
+
+/// Every pattern of the subscription is within `dns.` (what `/v1/dns/webhooks` shows).
+const DNS_ONLY: &str =
+    "NOT EXISTS (SELECT 1 FROM json_each(webhook_subscriptions.events) WHERE value NOT LIKE 'dns.%')";
+
+fn sub_from_row(row: &SqliteRow) -> Result<Subscription> {
+    let status: String = row.try_get("status")?;
+    Ok(Subscription {
+        id: SubscriptionId(row.try_get("id")?),
+        account_id: AccountId(row.try_get("account_id")?),
+        url: row.try_get("url")?,
+        events: serde_json::from_str(&row.try_get::<String, _>("events")?)?,
+        description: row.try_get("description")?,
+        status: SubscriptionStatus::parse(&status)
+            .ok_or_else(|| StoreError::Corrupt(format!("subscription status {status}")))?,
+        paused_reason: row.try_get("paused_reason")?,
+        failing_since: ts(row.try_get("failing_since")?),
+        secret: row.try_get("secret")?,
+        previous_secret: row.try_get("previous_secret")?,
+        previous_secret_expires_at: ts(row.try_get("previous_secret_expires_at")?),
+        version: row.try_get("version")?,
+        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+        updated_at: Timestamp::from_millis(row.try_get("updated_at")?),
+    })
+}
+
+fn delivery_from_row(row: &SqliteRow) -> Result<Delivery> {
+    let status: String = row.try_get("status")?;
+    Ok(Delivery {
+        id: DeliveryId(row.try_get("id")?),
+        account_id: AccountId(row.try_get("account_id")?),
+        subscription_id: SubscriptionId(row.try_get("subscription_id")?),
+        event_id: EventId(row.try_get("event_id")?),
+        event_type: row.try_get("event_type")?,
+        payload: serde_json::from_str(&row.try_get::<String, _>("payload")?)?,
+        status: DeliveryStatus::parse(&status)
+            .ok_or_else(|| StoreError::Corrupt(format!("delivery status {status}")))?,
+        attempt_count: row.try_get::<i64, _>("attempt_count")? as u32,
+        next_attempt_at: ts(row.try_get("next_attempt_at")?),
+        attempts: Vec::new(),
+        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+        updated_at: Timestamp::from_millis(row.try_get("updated_at")?),
+        completed_at: ts(row.try_get("completed_at")?),
+    })
+}
+
+fn attempt_from_row(row: &SqliteRow) -> Result<(String, Attempt)> {
+    Ok((
+        row.try_get("delivery_id")?,
+        Attempt {
+            attempted_at: Timestamp::from_millis(row.try_get("attempted_at")?),
+            status_code: row.try_get::<Option<i64>, _>("status_code")?.map(|c| c as u16),
+            error: row.try_get("error")?,
+            latency_ms: row.try_get::<i64, _>("latency_ms")?.max(0) as u64,
+            response_body: row.try_get("response_body")?,
+        },
+    ))
+}
+
+/// Fills in the attempts of `deliveries`, oldest first.
+async fn with_attempts(db: &SqliteDb, mut deliveries: Vec<Delivery>) -> Result<Vec<Delivery>> {
+    if deliveries.is_empty() {
+        return Ok(deliveries);
+    }
+    let ids: Vec<&str> = deliveries.iter().map(|d| d.id.as_str()).collect();
+    let rows = sqlx::query(
+        "SELECT delivery_id, attempted_at, status_code, error, latency_ms, response_body FROM webhook_attempts
+         WHERE delivery_id IN (SELECT value FROM json_each(?)) ORDER BY id",
+    )
+    .bind(serde_json::to_string(&ids)?)
+    .fetch_all(db.read())
+    .await?;
+    let mut by_delivery: HashMap<String, Vec<Attempt>> = HashMap::new();
+    for row in &rows {
+        let (id, attempt) = attempt_from_row(row)?;
+        by_delivery.entry(id).or_default().push(attempt);
+    }
+    for d in &mut deliveries {
+        d.attempts = by_delivery.remove(d.id.as_str()).unwrap_or_default();
+    }
+    Ok(deliveries)
+}
+
+async fn fetch_subscription(
+    conn: &mut SqliteConnection,
+    account: &AccountId,
+    id: &SubscriptionId,
+) -> Result<Subscription> {
+    let row = sqlx::query(&format!("SELECT {SUB_COLUMNS} FROM webhook_subscriptions WHERE account_id = ? AND id = ?"))
+        .bind(account.as_str())
+        .bind(id.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
+    row.as_ref()
+        .map(sub_from_row)
+        .transpose()?
+        .ok_or_else(|| DomainError::not_found("subscription", id.as_str()).into())
+}
+
+fn check_version(sub: &Subscription, if_version: Option<i64>) -> Result<()> {
+    match if_version {
+        Some(v) if v != sub.version => Err(DomainError::PreconditionFailed(format!(
+            "subscription {} has changed since that ETag (it is now at version {})",
+            sub.id, sub.version
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+#[async_trait]
+impl WebhookRepo for SqliteDb {
+    async fn create_subscription(&self, sub: &Subscription) -> Result<()> {
+        let mut tx = self.write().await?;
+        sqlx::query(&format!(
+            "INSERT INTO webhook_subscriptions ({SUB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        ))
+        .bind(sub.id.as_str())
+        .bind(sub.account_id.as_str())
+        .bind(&sub.url)
+        .bind(serde_json::to_string(&sub.events)?)
+        .bind(&sub.description)
+        .bind(sub.status.as_str())
+        .bind(&sub.paused_reason)
+        .bind(sub.failing_since.map(|t| t.millis()))
+        .bind(&sub.secret)
+        .bind(&sub.previous_secret)
+        .bind(sub.previous_secret_expires_at.map(|t| t.millis()))
+        .bind(sub.version)
+        .bind(sub.created_at.millis())
+        .bind(sub.updated_at.millis())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn get_subscription(&self, account: &AccountId, id: &SubscriptionId) -> Result<Option<Subscription>> {
+        let row =
+            sqlx::query(&format!("SELECT {SUB_COLUMNS} FROM webhook_subscriptions WHERE account_id = ? AND id = ?"))
+                .bind(account.as_str())
+                .bind(id.as_str())
+                .fetch_optional(self.read())
+                .await?;
+        row.as_ref().map(sub_from_row).transpose()
+    }
+
+    async fn list_subscriptions(
+        &self,
+        account: &AccountId,
+        dns_only: bool,
+        page: Page,
+    ) -> Result<(Vec<Subscription>, u64)> {
+        let filter = if dns_only { DNS_ONLY } else { "1" };
+        let rows = sqlx::query(&format!(
+            "SELECT {SUB_COLUMNS} FROM webhook_subscriptions WHERE account_id = ? AND {filter}
+             ORDER BY rowid DESC LIMIT ? OFFSET ?"
+        ))
+        .bind(account.as_str())
+        .bind(i64::from(page.limit))
+        .bind(page.offset as i64)
+        .fetch_all(self.read())
+        .await?;
+        let total: i64 = sqlx::query_scalar(&format!(
+            "SELECT count(*) FROM webhook_subscriptions WHERE account_id = ? AND {filter}"
+        ))
+        .bind(account.as_str())
+        .fetch_one(self.read())
+        .await?;
+        Ok((rows.iter().map(sub_from_row).collect::<Result<_>>()?, total as u64))
+    }
+
+    async fn update_subscription(
+        &self,
+        account: &AccountId,
+        id: &SubscriptionId,
+        change: &SubscriptionChange,
+        if_version: Option<i64>,
+    ) -> Result<Subscription> {
+        let mut tx = self.write().await?;
+        let mut sub = fetch_subscription(&mut tx, account, id).await?;
+        check_version(&sub, if_version)?;
+        if let Some(url) = &change.url {
+            sub.url = url.clone();
+        }
+        if let Some(events) = &change.events {
+            sub.events = events.clone();
+        }
+        if let Some(description) = &change.description {
+            sub.description = description.clone();
+        }
+        match change.status {
+            Some(SubscriptionStatus::Active) if sub.status != SubscriptionStatus::Active => {
+                sub.status = SubscriptionStatus::Active;
+                sub.paused_reason = None;
+                sub.failing_since = None;
+            }
+            Some(SubscriptionStatus::Paused) if sub.status != SubscriptionStatus::Paused => {
+                sub.status = SubscriptionStatus::Paused;
+                sub.paused_reason = Some("user".to_owned());
+            }
+            _ => {}
+        }
+        sub.version += 1;
+        sub.updated_at = Timestamp::now();
+        sqlx::query(
+            "UPDATE webhook_subscriptions SET url = ?, events = ?, description = ?, status = ?, paused_reason = ?,
+                 failing_since = ?, version = ?, updated_at = ?
+             WHERE id = ?",
+        )
+        .bind(&sub.url)
+        .bind(serde_json::to_string(&sub.events)?)
+        .bind(&sub.description)
+        .bind(sub.status.as_str())
+        .bind(&sub.paused_reason)
+        .bind(sub.failing_since.map(|t| t.millis()))
+        .bind(sub.version)
+        .bind(sub.updated_at.millis())
+        .bind(sub.id.as_str())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(sub)
+    }
+
+    async fn delete_subscription(
+        &self,
+        account: &AccountId,
+        id: &SubscriptionId,
+        if_version: Option<i64>,
+        dns_only: bool,
+    ) -> Result<()> {
+        let mut tx = self.write().await?;
+        let sub = fetch_subscription(&mut tx, account, id).await?;
+        if dns_only && !sub.events.iter().all(|e| e.starts_with("dns.")) {
+            return Err(DomainError::not_found("DNS webhook", id.as_str()).into());
+        }
+        check_version(&sub, if_version)?;
+        sqlx::query("DELETE FROM webhook_subscriptions WHERE id = ?").bind(id.as_str()).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn rotate_secret(
+        &self,
+        account: &AccountId,
+        id: &SubscriptionId,
+        secret: &str,
+        previous_expires_at: Timestamp,
+    ) -> Result<Subscription> {
+        let mut tx = self.write().await?;
+        let sub = fetch_subscription(&mut tx, account, id).await?;
+        let now = Timestamp::now();
+        let row = sqlx::query(&format!(
+            "UPDATE webhook_subscriptions SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?,
+                 version = version + 1, updated_at = ?
+             WHERE id = ? RETURNING {SUB_COLUMNS}"
+        ))
+        .bind(previous_expires_at.millis())
+        .bind(secret)
+        .bind(now.millis())
+        .bind(sub.id.as_str())
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        sub_from_row(&row)
+    }
+
+    async fn active_subscriptions(&self, accounts: &[AccountId]) -> Result<Vec<Subscription>> {
+        let ids: Vec<&str> = accounts.iter().map(AccountId::as_str).collect();
+        let rows = sqlx::query(&format!(
+            "SELECT {SUB_COLUMNS} FROM webhook_subscriptions
+             WHERE status = 'active' AND account_id IN (SELECT value FROM json_each(?))"
+        ))
+        .bind(serde_json::to_string(&ids)?)
+        .fetch_all(self.read())
+        .await?;
+        rows.iter().map(sub_from_row).collect()
+    }
+
+    async fn insert_deliveries(&self, deliveries: &[NewDelivery]) -> Result<u64> {
+        if deliveries.is_empty() {
+            return Ok(0);
+        }
+        let now = Timestamp::now().millis();
+        let mut inserted = 0;
+        let mut tx = self.write().await?;
+        for d in deliveries {
+            inserted += sqlx::query(
+                "INSERT OR IGNORE INTO webhook_deliveries
+                     (id, account_id, subscription_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
+                 SELECT ?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?6
+                 WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = ?3 AND account_id = ?2)",
+            )
+            .bind(DeliveryId::generate().as_str())
+            .bind(d.account_id.as_str())
+            .bind(d.subscription_id.as_str())
+            .bind(d.event_id.as_str())
+            .bind(&d.event_type)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        }
+        tx.commit().await?;
+        Ok(inserted)
+    }
+
+    async fn events_between(
+        &self,
+        account: &AccountId,
+        since: Timestamp,
+        until: Option<Timestamp>,
+        limit: u32,
+    ) -> Result<Vec<Event>> {
+        let rows = sqlx::query(
+            "SELECT seq, id, account_id, event_type, payload, created_at FROM outbox
+             WHERE account_id = ?1 AND created_at >= ?2 AND (?3 IS NULL OR created_at < ?3)
+             ORDER BY created_at, seq LIMIT ?4",
+        )
+        .bind(account.as_str())
+        .bind(since.millis())
+        .bind(until.map(|t| t.millis()))
+        .bind(i64::from(limit))
+        .fetch_all(self.read())
+        .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(Event {
+                    seq: row.try_get("seq")?,
+                    id: EventId(row.try_get("id")?),
+                    account_id: AccountId(row.try_get("account_id")?),
+                    event_type: row.try_get("event_type")?,
+                    timestamp: Timestamp::from_millis(row.try_get("created_at")?),
+                    payload: serde_json::from_str(&row.try_get::<String, _>("payload")?)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn replay(&self, account: &AccountId, deliveries: &[NewDelivery], only_failed: bool) -> Result<u64> {
+        let now = Timestamp::now().millis();
+        let ended = if only_failed { "('failed', 'exhausted')" } else { "('failed', 'exhausted', 'succeeded')" };
+        let mut sent = 0;
+        let mut tx = self.write().await?;
+        for d in deliveries {
+            if d.account_id != *account {
+                continue;
+            }
+            let reset = sqlx::query(&format!(
+                "UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ?1,
+                     completed_at = NULL, updated_at = ?1
+                 WHERE event_id = ?2 AND subscription_id = ?3 AND account_id = ?4 AND status IN {ended}
+                   AND (lease_expires_at IS NULL OR lease_expires_at < ?1)"
+            ))
+            .bind(now)
+            .bind(d.event_id.as_str())
+            .bind(d.subscription_id.as_str())
+            .bind(account.as_str())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            let added = if only_failed {
+                0
+            } else {
+                sqlx::query(
+                    "INSERT OR IGNORE INTO webhook_deliveries
+                         (id, account_id, subscription_id, event_id, event_type, status, next_attempt_at, created_at,
+                          updated_at)
+                     SELECT ?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?6
+                     WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = ?3 AND account_id = ?2)",
+                )
+                .bind(DeliveryId::generate().as_str())
+                .bind(account.as_str())
+                .bind(d.subscription_id.as_str())
+                .bind(d.event_id.as_str())
+                .bind(&d.event_type)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+            };
+            sent += reset + added;
+        }
+        tx.commit().await?;
+        Ok(sent)
+    }
+
+    async fn redeliver(&self, account: &AccountId, id: &DeliveryId) -> Result<Delivery> {
+        let now = Timestamp::now().millis();
+        let mut tx = self.write().await?;
+        let row: Option<(String, Option<i64>)> =
+            sqlx::query_as("SELECT status, lease_expires_at FROM webhook_deliveries WHERE id = ? AND account_id = ?")
+                .bind(id.as_str())
+                .bind(account.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+        let (status, lease) = row.ok_or_else(|| DomainError::not_found("delivery", id.as_str()))?;
+        if status == "pending" || lease.is_some_and(|l| l >= now) {
+            return Err(DomainError::conflict(
+                "delivery_in_flight",
+                format!("delivery {id} is about to be attempted; redeliver it once the attempt ended"),
+            )
+            .into());
+        }
+        sqlx::query(
+            "UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ?1,
+                 completed_at = NULL, updated_at = ?1
+             WHERE id = ?2",
+        )
+        .bind(now)
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        self.get_delivery(account, id).await?.ok_or_else(|| DomainError::not_found("delivery", id.as_str()).into())
+    }
+
+    async fn get_delivery(&self, account: &AccountId, id: &DeliveryId) -> Result<Option<Delivery>> {
+        let row = sqlx::query(&format!(
+            "SELECT {DLV_COLUMNS} FROM webhook_deliveries d JOIN outbox o ON o.id = d.event_id
+             WHERE d.id = ? AND d.account_id = ?"
+        ))
+        .bind(id.as_str())
+        .bind(account.as_str())
+        .fetch_optional(self.read())
+        .await?;
+        let Some(delivery) = row.as_ref().map(delivery_from_row).transpose()? else {
+            return Ok(None);
+        };
+        Ok(with_attempts(self, vec![delivery]).await?.pop())
+    }
+
+    async fn list_deliveries(
+        &self,
+        account: &AccountId,
+        subscription: &SubscriptionId,
+        filter: &DeliveryFilter,
+        page: Page,
+    ) -> Result<(Vec<Delivery>, u64)> {
+        let condition = "d.account_id = ?1 AND d.subscription_id = ?2 AND (?3 IS NULL OR d.status = ?3)
+             AND (?4 IS NULL OR d.event_id = ?4)";
+        let rows = sqlx::query(&format!(
+            "SELECT {DLV_COLUMNS} FROM webhook_deliveries d JOIN outbox o ON o.id = d.event_id
+             WHERE {condition} ORDER BY d.rowid DESC LIMIT ?5 OFFSET ?6"
+        ))
+        .bind(account.as_str())
+        .bind(subscription.as_str())
+        .bind(filter.status.map(|s| s.as_str()))
+        .bind(filter.event_id.as_ref().map(EventId::as_str))
+        .bind(i64::from(page.limit))
+        .bind(page.offset as i64)
+        .fetch_all(self.read())
+        .await?;
+        let total: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM webhook_deliveries d WHERE {condition}"))
+            .bind(account.as_str())
+            .bind(subscription.as_str())
+            .bind(filter.status.map(|s| s.as_str()))
+            .bind(filter.event_id.as_ref().map(EventId::as_str))
+            .fetch_one(self.read())
+            .await?;
+        let deliveries = rows.iter().map(delivery_from_row).collect::<Result<Vec<_>>>()?;
+        Ok((with_attempts(self, deliveries).await?, total as u64))
+    }
+
+    async fn claim_deliveries(
+        &self,
+        worker: &str,
+        limit: u32,
+        per_subscription: u32,
+        lease: Duration,
+    ) -> Result<Vec<ClaimedDelivery>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let now = Timestamp::now();
+        let mut tx = self.write().await?;
+        // Rank each subscription's due deliveries and take only as many as its free slots, so that
+        // one slow endpoint cannot fill every worker.
+        let rows = sqlx::query(
+            "WITH inflight AS (
+                 SELECT subscription_id, count(*) AS n FROM webhook_deliveries
+                 WHERE status IN ('pending', 'failed') AND lease_expires_at >= ?1
+                 GROUP BY subscription_id),
+             due AS (
+                 SELECT d.id, d.subscription_id, d.next_attempt_at,
+                        row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.id) AS rank
+                 FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+                 WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= ?1
+                   AND (d.lease_expires_at IS NULL OR d.lease_expires_at < ?1) AND s.status = 'active')
+             UPDATE webhook_deliveries SET lease_owner = ?2, lease_expires_at = ?3
+             WHERE id IN (
+                 SELECT due.id FROM due LEFT JOIN inflight ON inflight.subscription_id = due.subscription_id
+                 WHERE due.rank + coalesce(inflight.n, 0) <= ?4
+                 ORDER BY due.next_attempt_at LIMIT ?5)
+             RETURNING id",
+        )
+        .bind(now.millis())
+        .bind(worker)
+        .bind(now.plus(lease).millis())
+        .bind(i64::from(per_subscription))
+        .bind(i64::from(limit))
+        .fetch_all(&mut *tx)
+        .await?;
+        let ids: Vec<String> = rows.iter().map(|r| r.try_get("id")).collect::<std::result::Result<_, _>>()?;
+        if ids.is_empty() {
+            tx.commit().await?;
+            return Ok(Vec::new());
+        }
+        let rows = sqlx::query(
+            "SELECT d.id, d.account_id, d.subscription_id, d.event_id, d.event_type, d.round_attempts, o.payload,
+                    s.url, s.secret, s.previous_secret, s.previous_secret_expires_at
+             FROM webhook_deliveries d
+             JOIN webhook_subscriptions s ON s.id = d.subscription_id
+             JOIN outbox o ON o.id = d.event_id
+             WHERE d.id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(serde_json::to_string(&ids)?)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        rows.iter()
+            .map(|row| {
+                let mut secrets = vec![row.try_get::<String, _>("secret")?];
+                let previous: Option<String> = row.try_get("previous_secret")?;
+                let until: Option<i64> = row.try_get("previous_secret_expires_at")?;
+                if let (Some(previous), Some(until)) = (previous, until) {
+                    if until > now.millis() {
+                        secrets.push(previous);
+                    }
+                }
+                Ok(ClaimedDelivery {
+                    id: DeliveryId(row.try_get("id")?),
+                    account_id: AccountId(row.try_get("account_id")?),
+                    subscription_id: SubscriptionId(row.try_get("subscription_id")?),
+                    event_id: EventId(row.try_get("event_id")?),
+                    event_type: row.try_get("event_type")?,
+                    body: row.try_get("payload")?,
+                    url: row.try_get("url")?,
+                    secrets,
+                    round_attempts: row.try_get::<i64, _>("round_attempts")? as u32,
+                })
+            })
+            .collect()
+    }
+
+    async fn record_attempt(
+        &self,
+        worker: &str,
+        id: &DeliveryId,
+        attempt: &Attempt,
+        outcome: AttemptOutcome,
+        disable_after: Duration,
+    ) -> Result<bool> {
+        let now = Timestamp::now().millis();
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error, latency_ms, response_body)
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?1)",
+        )
+        .bind(id.as_str())
+        .bind(attempt.attempted_at.millis())
+        .bind(attempt.status_code.map(i64::from))
+        .bind(&attempt.error)
+        .bind(attempt.latency_ms.min(i64::MAX as u64) as i64)
+        .bind(&attempt.response_body)
+        .execute(&mut *tx)
+        .await?;
+        let (status, next, completed) = match outcome {
+            AttemptOutcome::Succeeded => ("succeeded", None, Some(now)),
+            AttemptOutcome::RetryAt(at) => ("failed", Some(at.millis()), None),
+            AttemptOutcome::Exhausted => ("exhausted", None, Some(now)),
+        };
+        let subscription: Option<(String,)> = sqlx::query_as(
+            "UPDATE webhook_deliveries SET status = ?1, next_attempt_at = ?2, completed_at = ?3, updated_at = ?4,
+                 attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
+                 lease_owner = NULL, lease_expires_at = NULL
+             WHERE id = ?5 AND lease_owner = ?6
+             RETURNING subscription_id",
+        )
+        .bind(status)
+        .bind(next)
+        .bind(completed)
+        .bind(now)
+        .bind(id.as_str())
+        .bind(worker)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some((subscription,)) = subscription else {
+            tx.commit().await?;
+            return Ok(false);
+        };
+        if outcome == AttemptOutcome::Succeeded {
+            sqlx::query(
+                "UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
+            )
+            .bind(&subscription)
+            .execute(&mut *tx)
+            .await?;
+        } else {
+            // The run of failures starts at the first failed attempt after a success; once it has
+            // lasted `disable_after`, the endpoint is taken to be gone and the subscription paused.
+            sqlx::query("UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?1) WHERE id = ?2")
+                .bind(attempt.attempted_at.millis())
+                .bind(&subscription)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "UPDATE webhook_subscriptions SET status = 'paused', paused_reason = 'failing', version = version + 1,
+                     updated_at = ?1
+                 WHERE id = ?2 AND status = 'active' AND failing_since <= ?3",
+            )
+            .bind(now)
+            .bind(&subscription)
+            .bind(now.saturating_sub(disable_after.as_millis().min(i64::MAX as u128) as i64))
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn next_due(&self) -> Result<Option<Timestamp>> {
+        let next: Option<i64> = sqlx::query_scalar(
+            "SELECT min(max(d.next_attempt_at, coalesce(d.lease_expires_at, 0))) FROM webhook_deliveries d
+             JOIN webhook_subscriptions s ON s.id = d.subscription_id
+             WHERE d.status IN ('pending', 'failed') AND s.status = 'active'",
+        )
+        .fetch_one(self.read())
+        .await?;
+        Ok(ts(next))
+    }
+}
