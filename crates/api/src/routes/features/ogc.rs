@@ -47,7 +47,7 @@ pub const CONFORMANCE: &[&str] = &[
 
 /// Landing page, conformance and API description: public.
 pub fn public() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(landing)).routes(routes!(conformance)).routes(routes!(api_description))
+    OpenApiRouter::new().routes(routes!(ogc_landing)).routes(routes!(conformance)).routes(routes!(api_description))
 }
 
 /// Data routes: need a key with `ogc` scopes.
@@ -104,7 +104,7 @@ fn only_f(raw: &Option<String>) -> Result<(), ApiError> {
 }
 
 #[utoipa::path(get, path = "/api/v1/ogc/v1/features", tag = "ogc", responses((status = 200, description = "OGC API Features landing page (JSON, or HTML with f=html)", body = Object)))]
-async fn landing(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> ApiResult<Response> {
+async fn ogc_landing(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> ApiResult<Response> {
     only_f(&raw)?;
     let base = format!("{}{ROOT}", base_url(&state, &headers));
     let body = json!({
