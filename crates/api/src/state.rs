@@ -45,9 +45,7 @@ impl AppState {
             Arc::new(config.dns.clone()),
             Arc::new(move || waker.wake()),
         ));
-        let dem = Arc::new(meridian_dem::DemService::new(&config, store.clone()).map_err(|e| {
-            meridian_store::StoreError::Unsupported(format!("cannot prepare the DEM staging folder: {e}"))
-        })?);
+        let dem = Arc::new(meridian_dem::DemService::new(&config, store.clone()));
         Ok(Self {
             config,
             store,

@@ -97,7 +97,6 @@ pub struct OutputRecord {
     pub operation: String,
     /// File name, as in the download link.
     pub name: String,
-    pub key: String,
     pub media_type: String,
     pub size: u64,
     /// `None` for colour reliefs, whose bands are colours.
@@ -110,6 +109,13 @@ pub struct OutputRecord {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct JobOutput {
     pub outputs: Vec<OutputRecord>,
+}
+
+impl OutputRecord {
+    /// Where the output of `job` lives in the blob store.
+    pub fn key(&self, job: &Job) -> String {
+        keys::job_output(&job.account_id, &job.id, &self.name)
+    }
 }
 
 impl JobOutput {
@@ -205,10 +211,11 @@ impl DemService {
                         format!("the `{operation}` output is not a raster"),
                     ));
                 };
+                let key = record.key(&job);
                 Ok(ResolvedSource {
                     reference: SourceRef { job_id: Some(job_id), operation: Some(record.operation), dataset_id: None },
-                    key: record.key.clone(),
-                    tiles_key: record.key,
+                    tiles_key: key.clone(),
+                    key,
                     info,
                 })
             }
@@ -407,7 +414,7 @@ impl DemService {
         let src = self.blobs.open_geotiff(&params.source_key, handle)?;
         let copy_for_tiles = params.makes_tiles_copy() && !handle.block_on(self.blobs.exists(&params.tiles_key))?;
         let progress = Progress { percent, steps: ops.len() + usize::from(copy_for_tiles) };
-        let tmp = tempfile::tempdir_in(&self.tmp_dir)?;
+        let tmp = tempfile::tempdir_in(self.staging_dir()?)?;
         let mut step = 0;
         if copy_for_tiles {
             // Tiles of the source are rendered from a COG: tiled, with overviews.
@@ -455,7 +462,6 @@ impl DemService {
                     OutputRecord {
                         operation: op.name().to_owned(),
                         name: name.clone(),
-                        key: key.clone(),
                         media_type: COG_MEDIA_TYPE.to_owned(),
                         size: 0,
                         statistics,
@@ -493,7 +499,6 @@ impl DemService {
                     OutputRecord {
                         operation: op.name().to_owned(),
                         name: name.clone(),
-                        key: key.clone(),
                         media_type: GEOJSON_MEDIA_TYPE.to_owned(),
                         size: 0,
                         statistics,

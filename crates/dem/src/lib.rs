@@ -67,16 +67,15 @@ impl std::fmt::Debug for DemService {
 }
 
 impl DemService {
-    /// The service over `store`, staging files in `<data_dir>/tmp`.
-    pub fn new(config: &Config, store: Store) -> std::io::Result<Self> {
+    /// The service over `store`, staging files in `<data_dir>/tmp` (made when first needed).
+    pub fn new(config: &Config, store: Store) -> Self {
         let tmp_dir = config.server.data_dir.join("tmp");
-        std::fs::create_dir_all(&tmp_dir)?;
         let local_root = config.blob_url().strip_prefix("file://").map(|dir| {
             let dir = PathBuf::from(dir);
             std::fs::canonicalize(&dir).unwrap_or(dir)
         });
         let blobs = Blobs::new(store.blobs.object_store(), local_root);
-        Ok(Self {
+        Self {
             store,
             blobs,
             config: config.dem.clone(),
@@ -84,7 +83,7 @@ impl DemService {
             public_url: config.server.public_url.as_ref().map(|u| u.trim_end_matches('/').to_owned()),
             max_attempts: config.jobs.max_attempts,
             opened: Mutex::new(HashMap::new()),
-        })
+        }
     }
 
     /// The area's configuration.
@@ -97,9 +96,10 @@ impl DemService {
         &self.blobs
     }
 
-    /// Where uploads are staged.
-    pub fn tmp_dir(&self) -> &std::path::Path {
-        &self.tmp_dir
+    /// Where uploads and outputs are staged, made if missing.
+    pub fn staging_dir(&self) -> std::io::Result<&std::path::Path> {
+        std::fs::create_dir_all(&self.tmp_dir)?;
+        Ok(&self.tmp_dir)
     }
 }
 

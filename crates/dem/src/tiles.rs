@@ -119,7 +119,7 @@ impl DemService {
                     Some(r) => format!("{layer}-{r}"),
                     None => layer.to_owned(),
                 };
-                (name, record.key.clone(), info, Target::Layer(paint))
+                (name, record.key(job), info, Target::Layer(paint))
             }
             (None, Some(style_name)) => {
                 let mut style = TileStyle::by_name(style_name).ok_or_else(|| {

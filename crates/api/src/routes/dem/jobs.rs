@@ -172,7 +172,8 @@ async fn get_dem_output(
     let output = JobOutput::of(&job).unwrap_or_default();
     let record =
         output.find(&name).ok_or_else(|| DomainError::not_found("output", format!("{name} of job {job_id}")))?;
-    let etag = format!("\"{}\"", hex::encode(&Sha256::digest(format!("{}:{}", record.key, record.size))[..16]));
+    let key = record.key(&job);
+    let etag = format!("\"{}\"", hex::encode(&Sha256::digest(format!("{key}:{}", record.size))[..16]));
     let matches_etag = headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -202,10 +203,10 @@ async fn get_dem_output(
     };
     let options = GetOptions { range: range.clone(), ..GetOptions::default() };
     let store = state.dem.blobs().store().clone();
-    let got = match store.get_opts(&object_store::path::Path::from(record.key.as_str()), options).await {
+    let got = match store.get_opts(&object_store::path::Path::from(key.as_str()), options).await {
         Ok(got) => got,
         Err(object_store::Error::NotFound { .. }) => {
-            return Err(ApiError::internal(format!("output blob {} is missing", record.key)));
+            return Err(ApiError::internal(format!("output blob {key} is missing")));
         }
         Err(e) => return Err(ApiError::internal(e)),
     };

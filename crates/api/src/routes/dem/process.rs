@@ -124,7 +124,8 @@ fn upload_too_large(limit: u64) -> ApiError {
 
 /// Streams the `file` part to a staging file, refusing it past `limit` bytes.
 async fn stage_file(state: &AppState, field: &mut Field<'_>, limit: u64) -> ApiResult<tempfile::NamedTempFile> {
-    let staged = tempfile::NamedTempFile::new_in(state.dem.tmp_dir()).map_err(ApiError::internal)?;
+    let staged = tempfile::NamedTempFile::new_in(state.dem.staging_dir().map_err(ApiError::internal)?)
+        .map_err(ApiError::internal)?;
     let mut out = tokio::fs::File::from_std(staged.reopen().map_err(ApiError::internal)?);
     let mut written = 0u64;
     while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {

@@ -104,7 +104,11 @@ fn only_f(raw: &Option<String>) -> Result<(), ApiError> {
 }
 
 #[utoipa::path(get, path = "/api/v1/ogc/v1/features", tag = "ogc", responses((status = 200, description = "OGC API Features landing page (JSON, or HTML with f=html)", body = Object)))]
-async fn ogc_landing(State(state): State<AppState>, RawQuery(raw): RawQuery, headers: HeaderMap) -> ApiResult<Response> {
+async fn ogc_landing(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
     only_f(&raw)?;
     let base = format!("{}{ROOT}", base_url(&state, &headers));
     let body = json!({
