@@ -70,6 +70,19 @@ pub fn content_crs_header(crs: Crs) -> HeaderValue {
         .unwrap_or(HeaderValue::from_static("<http://www.opengis.net/def/crs/OGC/1.3/CRS84>"))
 }
 
+/// The cadastre's collection of an account, as it is created on first use.
+pub fn parcels_collection(account: &meridian_core::id::AccountId) -> meridian_store::features::FeatureCollection {
+    let now = meridian_core::Timestamp::now();
+    meridian_store::features::FeatureCollection {
+        account_id: account.clone(),
+        id: PARCELS.into(),
+        title: "Parcels".into(),
+        description: "Cadastral parcels".into(),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
 /// The strong ETag of a feature version.
 pub fn etag(f: &Feature) -> HeaderValue {
     HeaderValue::from_str(&format!("\"{}-v{}\"", f.id, f.version)).unwrap_or(HeaderValue::from_static("\"\""))

@@ -205,18 +205,6 @@ async fn api_description(State(state): State<AppState>, headers: HeaderMap) -> R
     r
 }
 
-fn parcels_collection(caller: &Caller) -> FeatureCollection {
-    let now = Timestamp::now();
-    FeatureCollection {
-        account_id: caller.account_id.clone(),
-        id: PARCELS.into(),
-        title: "Parcels".into(),
-        description: "Cadastral parcels".into(),
-        created_at: now,
-        updated_at: now,
-    }
-}
-
 fn describe(base: &str, c: &FeatureCollection) -> Value {
     let href = format!("{base}{ROOT}/collections/{}", c.id);
     json!({
@@ -238,7 +226,7 @@ fn describe(base: &str, c: &FeatureCollection) -> Value {
 async fn collections_of(state: &AppState, caller: &Caller) -> ApiResult<Vec<FeatureCollection>> {
     let mut list = state.store.features.list_collections(&caller.account_id).await?;
     if !list.iter().any(|c| c.id == PARCELS) {
-        list.insert(0, parcels_collection(caller));
+        list.insert(0, super::parcels_collection(&caller.account_id));
     }
     Ok(list)
 }
@@ -250,7 +238,7 @@ async fn find_collection(state: &AppState, caller: &Caller, cid: &str) -> ApiRes
             .features
             .get_collection(&caller.account_id, cid)
             .await?
-            .unwrap_or_else(|| parcels_collection(caller)));
+            .unwrap_or_else(|| super::parcels_collection(&caller.account_id)));
     }
     state
         .store

@@ -125,16 +125,7 @@ pub(crate) async fn create_item(
     let crs = content_crs(headers)?;
     let draft = parse_feature(body, crs, collection)?;
     if collection == PARCELS {
-        let now = meridian_core::Timestamp::now();
-        let c = meridian_store::features::FeatureCollection {
-            account_id: caller.account_id.clone(),
-            id: PARCELS.into(),
-            title: "Parcels".into(),
-            description: "Cadastral parcels".into(),
-            created_at: now,
-            updated_at: now,
-        };
-        state.store.features.ensure_collection(&c).await?;
+        state.store.features.ensure_collection(&super::parcels_collection(&caller.account_id)).await?;
     }
     let f = write::create(&state.store, &caller.account_id, collection, draft).await?;
     state.event_waker.wake();
@@ -192,16 +183,7 @@ async fn register_many(state: &AppState, caller: &Caller, headers: &HeaderMap, b
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }
-    let now = meridian_core::Timestamp::now();
-    let c = meridian_store::features::FeatureCollection {
-        account_id: caller.account_id.clone(),
-        id: PARCELS.into(),
-        title: "Parcels".into(),
-        description: "Cadastral parcels".into(),
-        created_at: now,
-        updated_at: now,
-    };
-    state.store.features.ensure_collection(&c).await?;
+    state.store.features.ensure_collection(&super::parcels_collection(&caller.account_id)).await?;
     let created = write::create_many(&state.store, &caller.account_id, PARCELS, drafts).await?;
     state.event_waker.wake();
     let ids: Vec<&str> = created.iter().map(|f| f.id.as_str()).collect();
