@@ -8,13 +8,10 @@ use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
 use crate::routes::api_keys::PageQuery;
-use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use meridian_core::id::SubscriptionId;
-use meridian_core::page::Page;
 use meridian_core::DomainError;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -51,15 +48,7 @@ async fn list_dns_webhooks(
     caller: Caller,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
-    let limits = &state.config.limits;
-    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
-    let (subs, total) = state.store.webhooks.list_subscriptions(&caller.account_id, true, page).await?;
-    let mut response =
-        Json(SubscriptionList { subscriptions: subs.into_iter().map(Into::into).collect(), total }).into_response();
-    if let Some(link) = page_links("/v1/dns/webhooks", "", page, total) {
-        response.headers_mut().insert(header::LINK, link);
-    }
-    Ok(response)
+    super::subscriptions::list_page(&state, &caller, &q, true, "/v1/dns/webhooks").await
 }
 
 #[utoipa::path(

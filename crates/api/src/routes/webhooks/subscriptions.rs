@@ -163,12 +163,24 @@ async fn list_subscriptions(
     caller: Caller,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
+    list_page(&state, &caller, &q, false, "/api/v1/webhooks/subscriptions").await
+}
+
+/// One page of the account's subscriptions (only those limited to DNS events when `dns_only`),
+/// with `Link` headers relative to `path`.
+pub(crate) async fn list_page(
+    state: &AppState,
+    caller: &Caller,
+    q: &PageQuery,
+    dns_only: bool,
+    path: &str,
+) -> ApiResult<Response> {
     let limits = &state.config.limits;
     let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
-    let (subs, total) = state.store.webhooks.list_subscriptions(&caller.account_id, false, page).await?;
+    let (subs, total) = state.store.webhooks.list_subscriptions(&caller.account_id, dns_only, page).await?;
     let mut response =
         Json(SubscriptionList { subscriptions: subs.into_iter().map(Into::into).collect(), total }).into_response();
-    if let Some(link) = page_links("/api/v1/webhooks/subscriptions", "", page, total) {
+    if let Some(link) = page_links(path, "", page, total) {
         response.headers_mut().insert(header::LINK, link);
     }
     Ok(response)
