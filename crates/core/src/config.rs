@@ -46,6 +46,7 @@ pub struct Config {
     pub dns: DnsConfig,
     pub webhooks: WebhooksConfig,
     pub dem: DemConfig,
+    pub features: FeaturesConfig,
 }
 
 /// Listeners, data directory and which roles this process plays.
@@ -317,6 +318,21 @@ pub struct EventsConfig {
 impl Default for EventsConfig {
     fn default() -> Self {
         Self { poll_interval: Duration::from_millis(500), batch_size: 200 }
+    }
+}
+
+/// The feature store: collection uploads.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FeaturesConfig {
+    /// Collection uploads up to this size are imported while the client waits (201); bigger ones
+    /// become a `features.import` job (202). Uploads are capped by `limits.upload_bytes`.
+    pub sync_import_bytes: u64,
+}
+
+impl Default for FeaturesConfig {
+    fn default() -> Self {
+        Self { sync_import_bytes: 16 * 1024 * 1024 }
     }
 }
 

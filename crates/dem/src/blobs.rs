@@ -104,6 +104,14 @@ impl Blobs {
         Ok(())
     }
 
+    /// Deletes one blob; an absent one is not an error.
+    pub async fn delete(&self, key: &str) -> Result<()> {
+        match self.store.delete(&Path::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// A JSON record; `None` when absent.
     pub async fn get_json<T: serde::de::DeserializeOwned>(&self, key: &str) -> Result<Option<T>> {
         match self.get(key).await? {

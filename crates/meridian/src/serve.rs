@@ -66,6 +66,10 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     if config.server.roles.workers {
         let mut pool = WorkerPool::new(store.clone(), config.jobs.clone(), job_waker.clone());
         pool.register(Arc::new(meridian_dem::DemJobHandler::new(state.dem.clone())));
+        pool.register(Arc::new(meridian_api::routes::features::import::ImportJobHandler::new(
+            store.clone(),
+            state.dem.blobs().clone(),
+        )));
         let stop = shutdown.clone();
         tasks.spawn(async move { pool.run(stop).await });
         let deliverer =

@@ -82,5 +82,14 @@ pub struct FeatureQuery {
     pub page: Option<(u32, u64)>,
 }
 
+/// The extent of a collection's live features.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Extent {
+    /// CRS84 min x, min y, max x, max y of the features with a geometry; none if there are none.
+    pub bbox: Option<[f64; 4]>,
+    /// The earliest and latest `updated_at` (milliseconds); none for an empty collection.
+    pub updated: Option<(i64, i64)>,
+}
+
 /// How a write names the version it expects (`If-Match`).
 pub type ExpectedVersion = Option<i64>;

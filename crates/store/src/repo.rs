@@ -410,6 +410,8 @@ pub trait FeatureRepo: Send + Sync {
     /// One collection of the account.
     async fn get_collection(&self, account: &AccountId, id: &str)
         -> Result<Option<crate::features::FeatureCollection>>;
+    /// The extent of a collection's live features (kept between changes, computed after one).
+    async fn collection_extent(&self, account: &AccountId, id: &str) -> Result<crate::features::Extent>;
     /// Inserts features (version 1) and events in one transaction; a taken (lot, plan) is a conflict.
     async fn insert_features(&self, features: &[crate::features::Feature], events: &[NewEvent]) -> Result<()>;
     /// One live feature.

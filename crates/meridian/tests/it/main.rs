@@ -13,6 +13,7 @@ mod errors;
 mod interop;
 mod limits;
 mod ogc_interop;
+mod uploads;
 mod webhooks;
 
 use serde_json::{json, Value};

@@ -1,6 +1,6 @@
 use super::{insert_events, ts, SqliteDb};
 use crate::error::is_unique_violation;
-use crate::features::{ExpectedVersion, Feature, FeatureCollection, FeatureQuery, FeatureVersion};
+use crate::features::{ExpectedVersion, Extent, Feature, FeatureCollection, FeatureQuery, FeatureVersion};
 use crate::repo::FeatureRepo;
 use crate::{Result, StoreError};
 use async_trait::async_trait;
@@ -117,6 +117,38 @@ async fn current(
     row.map(|r| Ok((r.try_get("seq")?, feature_from_row(&r)?))).transpose()
 }
 
+/// Forgets a collection's kept extent; the next read computes it again.
+async fn clear_extent(conn: &mut SqliteConnection, account: &AccountId, collection: &str) -> Result<()> {
+    sqlx::query("UPDATE feature_collections SET extent = NULL WHERE account_id = ? AND id = ? AND extent IS NOT NULL")
+        .bind(account.as_str())
+        .bind(collection)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// The extent of a collection's live features, from the features themselves.
+async fn compute_extent(conn: &mut SqliteConnection, account: &AccountId, collection: &str) -> Result<Extent> {
+    let row = sqlx::query(
+        "SELECT min(r.min_x) AS min_x, min(r.min_y) AS min_y, max(r.max_x) AS max_x, max(r.max_y) AS max_y,
+                min(f.updated_at) AS t0, max(f.updated_at) AS t1
+         FROM features f LEFT JOIN features_rtree r ON r.seq = f.seq
+         WHERE f.account_id = ? AND f.collection = ? AND f.retired_at IS NULL",
+    )
+    .bind(account.as_str())
+    .bind(collection)
+    .fetch_one(&mut *conn)
+    .await?;
+    let min_x: Option<f64> = row.try_get("min_x")?;
+    let bbox = match min_x {
+        Some(min_x) => Some([min_x, row.try_get("min_y")?, row.try_get("max_x")?, row.try_get("max_y")?]),
+        None => None,
+    };
+    let t0: Option<i64> = row.try_get("t0")?;
+    let t1: Option<i64> = row.try_get("t1")?;
+    Ok(Extent { bbox, updated: t0.zip(t1) })
+}
+
 fn check_expected(current: i64, expected: ExpectedVersion) -> Result<()> {
     match expected {
         Some(v) if v != current => {
@@ -193,10 +225,45 @@ impl FeatureRepo for SqliteDb {
         row.as_ref().map(collection_from_row).transpose()
     }
 
+    async fn collection_extent(&self, account: &AccountId, id: &str) -> Result<Extent> {
+        let kept: Option<Option<String>> =
+            sqlx::query_scalar("SELECT extent FROM feature_collections WHERE account_id = ? AND id = ?")
+                .bind(account.as_str())
+                .bind(id)
+                .fetch_optional(self.read())
+                .await?;
+        match kept {
+            Some(Some(text)) => Ok(serde_json::from_str(&text)?),
+            None => {
+                let mut conn = self.read().acquire().await?;
+                compute_extent(&mut conn, account, id).await
+            }
+            Some(None) => {
+                // Computed under the write lock so that no change can slip in between.
+                let mut tx = self.write().await?;
+                let extent = compute_extent(&mut tx, account, id).await?;
+                sqlx::query("UPDATE feature_collections SET extent = ? WHERE account_id = ? AND id = ?")
+                    .bind(serde_json::to_string(&extent)?)
+                    .bind(account.as_str())
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(extent)
+            }
+        }
+    }
+
     async fn insert_features(&self, features: &[Feature], events: &[NewEvent]) -> Result<()> {
         let mut tx = self.write().await?;
         for f in features {
             insert_one(&mut tx, f).await?;
+        }
+        let mut touched: Vec<(&AccountId, &str)> = features.iter().map(|f| (&f.account_id, &*f.collection)).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        for (account, collection) in touched {
+            clear_extent(&mut tx, account, collection).await?;
         }
         insert_events(&mut tx, events).await?;
         tx.commit().await?;
@@ -242,6 +309,7 @@ impl FeatureRepo for SqliteDb {
             other => other?,
         };
         set_index(&mut tx, seq, next.bbox).await?;
+        clear_extent(&mut tx, &next.account_id, &next.collection).await?;
         record_version(&mut tx, next, "updated", next.updated_at).await?;
         insert_events(&mut tx, event.as_slice()).await?;
         tx.commit().await?;
@@ -272,6 +340,7 @@ impl FeatureRepo for SqliteDb {
             .execute(&mut *tx)
             .await?;
         set_index(&mut tx, seq, None).await?;
+        clear_extent(&mut tx, account, collection).await?;
         record_version(&mut tx, &f, "retired", at).await?;
         insert_events(&mut tx, event.as_slice()).await?;
         tx.commit().await?;

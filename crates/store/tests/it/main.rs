@@ -4,6 +4,7 @@
 mod accounts;
 mod common;
 mod dns;
+mod features;
 mod jobs;
 mod outbox;
 mod settings;

@@ -3,13 +3,13 @@
 //! queryables, items with CRS, CQL2 and sorting, and create/replace/update/delete of items.
 
 use super::html;
+use super::import::{self, ImportParams, UploadFormat, UploadMeta};
 use super::parcels::{create_item, geojson, get_item, list_items, replace_item, retire_item, update_item};
 use super::query::{base_url, queryables};
-use super::write::parse_feature;
-use super::{content_crs, LISTED_CRS, PARCELS};
+use super::{LISTED_CRS, PARCELS};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{parse_json, Json, Path};
+use crate::extract::{Json, Path};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
@@ -17,7 +17,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use meridian_core::crs::CRS84_URI;
 use meridian_core::{DomainError, FieldError, Timestamp};
-use meridian_store::features::{FeatureCollection, FeatureQuery};
+use meridian_store::features::{Extent, FeatureCollection, FeatureQuery};
 use serde_json::{json, Value};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -205,9 +205,22 @@ async fn api_description(State(state): State<AppState>, headers: HeaderMap) -> R
     r
 }
 
-fn describe(base: &str, c: &FeatureCollection) -> Value {
+/// A collection's extent in OGC API Features' form: the CRS84 bbox and the interval of `updated_at`.
+fn extent_json(e: &Extent) -> Option<Value> {
+    let bbox = e.bbox?;
+    let mut v = json!({"spatial": {"bbox": [bbox], "crs": CRS84_URI}});
+    if let Some((t0, t1)) = e.updated {
+        v["temporal"] = json!({
+            "interval": [[Timestamp::from_millis(t0), Timestamp::from_millis(t1)]],
+            "trs": "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian",
+        });
+    }
+    Some(v)
+}
+
+fn describe(base: &str, c: &FeatureCollection, extent: Option<&Extent>) -> Value {
     let href = format!("{base}{ROOT}/collections/{}", c.id);
-    json!({
+    let mut v = json!({
         "id": c.id,
         "title": c.title,
         "description": c.description,
@@ -220,7 +233,11 @@ fn describe(base: &str, c: &FeatureCollection) -> Value {
             {"rel": "items", "type": "text/html", "title": "Features as HTML", "href": format!("{href}/items?f=html")},
             {"rel": "http://www.opengis.net/def/rel/ogc/1.0/queryables", "type": "application/schema+json", "title": "Queryables", "href": format!("{href}/queryables")},
         ]
-    })
+    });
+    if let Some(e) = extent.and_then(extent_json) {
+        v["extent"] = e;
+    }
+    v
 }
 
 async fn collections_of(state: &AppState, caller: &Caller) -> ApiResult<Vec<FeatureCollection>> {
@@ -258,8 +275,13 @@ async fn list_collections(
     only_f(&raw)?;
     let base = base_url(&state, &headers);
     let list = collections_of(&state, &caller).await?;
+    let mut described = Vec::with_capacity(list.len());
+    for c in &list {
+        let extent = state.store.features.collection_extent(&caller.account_id, &c.id).await?;
+        described.push(describe(&base, c, Some(&extent)));
+    }
     let body = json!({
-        "collections": list.iter().map(|c| describe(&base, c)).collect::<Vec<_>>(),
+        "collections": described,
         "links": [{"rel": "self", "type": "application/json", "href": format!("{base}{ROOT}/collections")}],
     });
     if wants_html(&raw, &headers) {
@@ -283,7 +305,8 @@ async fn get_collection(
     only_f(&raw)?;
     let c = find_collection(&state, &caller, &cid).await?;
     let base = base_url(&state, &headers);
-    let body = describe(&base, &c);
+    let extent = state.store.features.collection_extent(&caller.account_id, &c.id).await?;
+    let body = describe(&base, &c, Some(&extent));
     if wants_html(&raw, &headers) {
         let links = body["links"].as_array().cloned().unwrap_or_default();
         return Ok(
@@ -449,79 +472,149 @@ async fn delete_feature(
     retire_item(&state, &caller, &cid, &fid, &headers).await
 }
 
-fn valid_collection_id(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+struct UploadQuery {
+    /// The collection id (lowercase letters, digits, - and _); for GeoJSON it may be in the body
+    /// instead, for FlatGeobuf the layer name is used when it is a valid id.
+    id: Option<String>,
+    /// Defaults to the file's title or layer name.
+    title: Option<String>,
+    description: Option<String>,
 }
 
 #[utoipa::path(
     post,
     path = "/api/v1/ogc/v1/features/collections",
     tag = "ogc",
-    request_body(content = Object, content_type = "application/geo+json", description = "A GeoJSON FeatureCollection with `id` (lowercase letters, digits, - and _), optional `title` and `description`; up to limits.upload_bytes"),
-    responses((status = 201, description = "The new collection", body = Object))
+    params(UploadQuery),
+    request_body(content = Object, content_type = "application/geo+json", description = "A GeoJSON FeatureCollection (with `id`, optional `title` and `description` members) or a FlatGeobuf file (`application/flatgeobuf`); up to limits.upload_bytes. `Content-Crs` names the CRS of GeoJSON coordinates and of a FlatGeobuf file whose header has none."),
+    responses(
+        (status = 201, description = "The new collection (uploads up to features.sync_import_bytes)", body = Object),
+        (status = 202, description = "A `features.import` job (bigger uploads, or `Prefer: respond-async`); `Location` is the job", body = crate::routes::jobs::JobView),
+    )
 )]
 async fn create_collection(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
+    RawQuery(raw): RawQuery,
     body: Body,
 ) -> ApiResult<Response> {
+    let q: UploadQuery = serde_urlencoded::from_str(raw.as_deref().unwrap_or(""))
+        .map_err(|e| ApiError::malformed(format!("query: {e}")))?;
     let ct = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    if !(ct.starts_with("application/json") || ct.starts_with("application/geo+json")) {
-        return Err(ApiError::unsupported_media_type("send the FeatureCollection as application/geo+json"));
-    }
-    let limit = usize::try_from(state.config.limits.upload_bytes).unwrap_or(usize::MAX);
-    let bytes = axum::body::to_bytes(body, limit)
-        .await
-        .map_err(|_| ApiError::too_large("the upload is larger than limits.upload_bytes"))?;
-    let doc: Value = parse_json(&bytes)?;
-    let id = doc["id"].as_str().unwrap_or("").to_owned();
-    let mut errors = Vec::new();
-    if !valid_collection_id(&id) || id == PARCELS {
-        errors.push(FieldError::new(
-            "/id",
-            "invalid_value",
-            "id must be 1 to 64 lowercase letters, digits, - or _ (and not `parcels`)",
+    let Some(format) = UploadFormat::of_media_type(ct) else {
+        return Err(ApiError::unsupported_media_type(
+            "send a GeoJSON FeatureCollection as application/geo+json or a FlatGeobuf file as application/flatgeobuf",
         ));
-    }
-    if doc["type"] != "FeatureCollection" {
-        errors.push(FieldError::new("/type", "invalid_value", "type must be \"FeatureCollection\""));
-    }
-    let crs = content_crs(&headers)?;
-    let now = Timestamp::now();
-    let mut features = Vec::new();
-    for (i, f) in doc["features"].as_array().map(Vec::as_slice).unwrap_or(&[]).iter().enumerate() {
-        match parse_feature(f, crs, &id) {
-            Ok(draft) => features.push(super::write::new_feature(&caller.account_id, &id, draft, now)),
-            Err(e) => errors.extend(e.problem.errors.into_iter().map(|mut fe| {
-                fe.pointer = format!("/features/{i}{}", fe.pointer);
-                fe
-            })),
-        }
-        if errors.len() > 100 {
-            break;
-        }
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::invalid(errors));
-    }
-    let c = FeatureCollection {
-        account_id: caller.account_id.clone(),
-        title: doc["title"].as_str().unwrap_or(&id).to_owned(),
-        description: doc["description"].as_str().unwrap_or("").to_owned(),
-        id: id.clone(),
-        created_at: now,
-        updated_at: now,
     };
-    state.store.features.create_collection(&c, &features).await?;
+    if let Some(id) = &q.id {
+        if !import::valid_collection_id(id) {
+            return Err(ApiError::invalid(vec![FieldError::new(
+                "/id",
+                "invalid_value",
+                "id must be 1 to 64 lowercase letters, digits, - or _ (and not `parcels`)",
+            )]));
+        }
+    }
+    let meta = UploadMeta {
+        id: q.id,
+        title: q.title,
+        description: q.description,
+        content_crs: headers.get("content-crs").and_then(|v| v.to_str().ok()).map(str::to_owned),
+    };
+    if let Some(crs) = &meta.content_crs {
+        super::parse_crs("Content-Crs", crs.trim().trim_start_matches('<').trim_end_matches('>'))?;
+    }
+    let limit = state.config.limits.upload_bytes;
+    let staged = stage_body(&state, body, limit).await?;
+    let size = staged.as_file().metadata().map_err(ApiError::internal)?.len();
+    let prefer_async = headers
+        .get_all("prefer")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.split(',').any(|p| p.trim().eq_ignore_ascii_case("respond-async")));
     let base = base_url(&state, &headers);
-    let mut body = describe(&base, &c);
-    body["numberOfFeatures"] = json!(features.len());
-    let mut r = (StatusCode::CREATED, body.to_string()).into_response();
-    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    if let Ok(v) = HeaderValue::from_str(&format!("{ROOT}/collections/{id}")) {
+    if size <= state.config.features.sync_import_bytes && !prefer_async {
+        let account = caller.account_id.clone();
+        let path = staged.path().to_owned();
+        let imported = tokio::task::spawn_blocking(move || -> Result<import::Imported, ApiError> {
+            let file = std::fs::File::open(&path).map_err(ApiError::internal)?;
+            import::read_upload(file, format, &meta, &account, Timestamp::now())
+        })
+        .await
+        .map_err(ApiError::internal)??;
+        import::store_import(&state.store, &imported).await?;
+        let c = &imported.collection;
+        let mut body = describe(&base, c, None);
+        body["numberOfFeatures"] = json!(imported.features.len());
+        let mut r = (StatusCode::CREATED, body.to_string()).into_response();
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Ok(v) = HeaderValue::from_str(&format!("{ROOT}/collections/{}", c.id)) {
+            r.headers_mut().insert(header::LOCATION, v);
+        }
+        return Ok(r);
+    }
+    // A named collection that exists already fails now rather than after the upload is read.
+    if let Some(id) = &meta.id {
+        if state.store.features.get_collection(&caller.account_id, id).await?.is_some() {
+            return Err(DomainError::conflict("collection_exists", format!("collection {id} already exists")).into());
+        }
+    }
+    let blob = format!("features/imports/{}/{}", caller.account_id.as_str(), meridian_core::id::new_id("upload"));
+    let blobs = state.dem.blobs();
+    blobs.upload_file(&blob, staged.path()).await.map_err(ApiError::internal)?;
+    let params = ImportParams { format, meta, blob: blob.clone(), bytes: size };
+    let job = state
+        .store
+        .jobs
+        .submit(meridian_store::model::NewJob {
+            account_id: caller.account_id.clone(),
+            kind: import::IMPORT_JOB.to_owned(),
+            params: serde_json::to_value(&params).map_err(ApiError::internal)?,
+            max_attempts: state.config.jobs.max_attempts,
+        })
+        .await;
+    let job = match job {
+        Ok(job) => job,
+        Err(e) => {
+            if let Err(cleanup) = blobs.delete(&blob).await {
+                tracing::warn!(error = %cleanup, "removing the upload of a job that was not queued failed");
+            }
+            return Err(e.into());
+        }
+    };
+    state.job_waker.wake();
+    let location = format!("/api/v1/jobs/{}", job.id);
+    let mut r = (StatusCode::ACCEPTED, Json(crate::routes::jobs::JobView::from(job))).into_response();
+    if let Ok(v) = HeaderValue::from_str(&location) {
         r.headers_mut().insert(header::LOCATION, v);
     }
+    r.headers_mut().insert("preference-applied", HeaderValue::from_static("respond-async"));
     Ok(r)
+}
+
+/// Streams a request body into a staging file, refusing it past `limit` bytes (413).
+async fn stage_body(state: &AppState, body: Body, limit: u64) -> ApiResult<tempfile::NamedTempFile> {
+    use futures::StreamExt;
+    use tokio::io::AsyncWriteExt;
+    let staged = tempfile::NamedTempFile::new_in(state.dem.staging_dir().map_err(ApiError::internal)?)
+        .map_err(ApiError::internal)?;
+    let mut out = tokio::fs::File::from_std(staged.reopen().map_err(ApiError::internal)?);
+    let mut written = 0u64;
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| ApiError::malformed(format!("the body could not be read: {e}")))?;
+        written += chunk.len() as u64;
+        if written > limit {
+            return Err(ApiError::too_large(format!(
+                "the upload is larger than the limit of {limit} bytes (limits.upload_bytes)"
+            )));
+        }
+        out.write_all(&chunk).await.map_err(ApiError::internal)?;
+    }
+    out.flush().await.map_err(ApiError::internal)?;
+    Ok(staged)
 }

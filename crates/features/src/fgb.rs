@@ -1,0 +1,363 @@
+//! FlatGeobuf to GeoJSON: reads a FlatGeobuf stream feature by feature (no index needed, so a
+//! plain `Read` is enough) and hands each one over as a GeoJSON Feature object, ready for the same
+//! validation as uploaded GeoJSON.
+
+use flatgeobuf::{FallibleStreamingIterator, FeatureIter, FgbReader, GeozeroGeometry, NotSeekable};
+use geozero::error::{GeozeroError, Result as GzResult};
+use geozero::{ColumnValue, FeatureProperties, GeomProcessor, PropertyProcessor};
+use serde_json::{json, Map, Value};
+use std::io::Read;
+
+/// What a FlatGeobuf header says about its dataset.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FgbHeader {
+    /// The layer name.
+    pub name: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    /// The EPSG code of the coordinates, when the header names one.
+    pub epsg: Option<u32>,
+    /// The feature count, when the writer recorded it.
+    pub features: Option<u64>,
+}
+
+/// Why a FlatGeobuf stream cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum FgbError {
+    /// Not FlatGeobuf, truncated, or structurally broken.
+    #[error("not a readable FlatGeobuf file: {0}")]
+    Format(String),
+}
+
+/// The features of a FlatGeobuf stream, read in file order (no index needed, so a plain `Read`
+/// is enough), each as a GeoJSON Feature (no `id`; properties keep their column names).
+pub struct FgbFeatures<R: Read> {
+    iter: FeatureIter<R, NotSeekable>,
+    header: FgbHeader,
+}
+
+impl<R: Read> FgbFeatures<R> {
+    /// Reads the header; fails if the stream is not FlatGeobuf.
+    pub fn open(reader: R) -> Result<Self, FgbError> {
+        let fgb = FgbReader::open(reader).map_err(|e| FgbError::Format(e.to_string()))?;
+        let header = {
+            let h = fgb.header();
+            let epsg = h.crs().and_then(|c| {
+                let org = c.org().unwrap_or("EPSG");
+                (c.code() > 0 && org.eq_ignore_ascii_case("EPSG")).then_some(c.code() as u32)
+            });
+            FgbHeader {
+                name: h.name().filter(|s| !s.is_empty()).map(str::to_owned),
+                title: h.title().filter(|s| !s.is_empty()).map(str::to_owned),
+                description: h.description().filter(|s| !s.is_empty()).map(str::to_owned),
+                epsg,
+                features: (h.features_count() > 0).then_some(h.features_count()),
+            }
+        };
+        let iter = fgb.select_all_seq().map_err(|e| FgbError::Format(e.to_string()))?;
+        Ok(Self { iter, header })
+    }
+
+    /// What the header says.
+    pub fn header(&self) -> &FgbHeader {
+        &self.header
+    }
+
+    /// The next feature, or `None` at the end.
+    pub fn next_feature(&mut self) -> Result<Option<Value>, FgbError> {
+        let Some(feature) = self.iter.next().map_err(|e| FgbError::Format(e.to_string()))? else {
+            return Ok(None);
+        };
+        let mut geometry = GeoJsonGeometry::default();
+        feature.process_geom(&mut geometry).map_err(|e| FgbError::Format(e.to_string()))?;
+        let mut properties = JsonProperties::default();
+        feature.process_properties(&mut properties).map_err(|e| FgbError::Format(e.to_string()))?;
+        Ok(Some(json!({
+            "type": "Feature",
+            "geometry": geometry.finish(),
+            "properties": Value::Object(properties.0),
+        })))
+    }
+}
+
+/// Builds a GeoJSON geometry object from geozero's callbacks. Every `*_begin` opens a frame that
+/// collects positions or parts; its `*_end` closes it into a coordinates array (an untagged part)
+/// or a geometry object (a tagged geometry), added to the enclosing frame.
+#[derive(Default)]
+struct GeoJsonGeometry {
+    frames: Vec<Vec<Value>>,
+    result: Option<Value>,
+}
+
+impl GeoJsonGeometry {
+    fn finish(self) -> Value {
+        self.result.unwrap_or(Value::Null)
+    }
+
+    fn open(&mut self) {
+        self.frames.push(Vec::new());
+    }
+
+    fn close(&mut self) -> Vec<Value> {
+        self.frames.pop().unwrap_or_default()
+    }
+
+    fn emit(&mut self, v: Value) {
+        match self.frames.last_mut() {
+            Some(frame) => frame.push(v),
+            None => self.result = Some(v),
+        }
+    }
+
+    fn close_as(&mut self, kind: Option<&str>) {
+        let parts = self.close();
+        match kind {
+            Some(t) => self.emit(json!({"type": t, "coordinates": parts})),
+            None => self.emit(Value::Array(parts)),
+        }
+    }
+}
+
+impl GeomProcessor for GeoJsonGeometry {
+    fn xy(&mut self, x: f64, y: f64, _idx: usize) -> GzResult<()> {
+        self.emit(json!([x, y]));
+        Ok(())
+    }
+
+    fn coordinate(
+        &mut self,
+        x: f64,
+        y: f64,
+        z: Option<f64>,
+        _m: Option<f64>,
+        _t: Option<f64>,
+        _tm: Option<u64>,
+        _idx: usize,
+    ) -> GzResult<()> {
+        match z {
+            Some(z) => self.emit(json!([x, y, z])),
+            None => self.emit(json!([x, y])),
+        }
+        Ok(())
+    }
+
+    fn empty_point(&mut self, _idx: usize) -> GzResult<()> {
+        self.emit(json!({"type": "Point", "coordinates": []}));
+        Ok(())
+    }
+
+    fn point_begin(&mut self, _idx: usize) -> GzResult<()> {
+        self.open();
+        Ok(())
+    }
+
+    fn point_end(&mut self, _idx: usize) -> GzResult<()> {
+        let mut parts = self.close();
+        let position = if parts.is_empty() { json!([]) } else { parts.swap_remove(0) };
+        self.emit(json!({"type": "Point", "coordinates": position}));
+        Ok(())
+    }
+
+    fn multipoint_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        self.open();
+        Ok(())
+    }
+
+    fn multipoint_end(&mut self, _idx: usize) -> GzResult<()> {
+        self.close_as(Some("MultiPoint"));
+        Ok(())
+    }
+
+    fn linestring_begin(&mut self, _tagged: bool, _size: usize, _idx: usize) -> GzResult<()> {
+        self.open();
+        Ok(())
+    }
+
+    fn linestring_end(&mut self, tagged: bool, _idx: usize) -> GzResult<()> {
+        self.close_as(tagged.then_some("LineString"));
+        Ok(())
+    }
+
+    fn multilinestring_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        self.open();
+        Ok(())
+    }
+
+    fn multilinestring_end(&mut self, _idx: usize) -> GzResult<()> {
+        self.close_as(Some("MultiLineString"));
+        Ok(())
+    }
+
+    fn polygon_begin(&mut self, _tagged: bool, _size: usize, _idx: usize) -> GzResult<()> {
+        self.open();
+        Ok(())
+    }
+
+    fn polygon_end(&mut self, tagged: bool, _idx: usize) -> GzResult<()> {
+        self.close_as(tagged.then_some("Polygon"));
+        Ok(())
+    }
+
+    fn multipolygon_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        self.open();
+        Ok(())
+    }
+
+    fn multipolygon_end(&mut self, _idx: usize) -> GzResult<()> {
+        self.close_as(Some("MultiPolygon"));
+        Ok(())
+    }
+
+    fn geometrycollection_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        self.open();
+        Ok(())
+    }
+
+    fn geometrycollection_end(&mut self, _idx: usize) -> GzResult<()> {
+        let parts = self.close();
+        self.emit(json!({"type": "GeometryCollection", "geometries": parts}));
+        Ok(())
+    }
+
+    fn circularstring_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        Err(GeozeroError::Geometry("curved geometries are not supported".into()))
+    }
+
+    fn compoundcurve_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        Err(GeozeroError::Geometry("curved geometries are not supported".into()))
+    }
+
+    fn curvepolygon_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        Err(GeozeroError::Geometry("curved geometries are not supported".into()))
+    }
+
+    fn multicurve_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        Err(GeozeroError::Geometry("curved geometries are not supported".into()))
+    }
+
+    fn multisurface_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        Err(GeozeroError::Geometry("curved geometries are not supported".into()))
+    }
+
+    fn triangle_begin(&mut self, _tagged: bool, _size: usize, _idx: usize) -> GzResult<()> {
+        Err(GeozeroError::Geometry("triangles, TINs and polyhedral surfaces are not supported".into()))
+    }
+
+    fn polyhedralsurface_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        Err(GeozeroError::Geometry("triangles, TINs and polyhedral surfaces are not supported".into()))
+    }
+
+    fn tin_begin(&mut self, _size: usize, _idx: usize) -> GzResult<()> {
+        Err(GeozeroError::Geometry("triangles, TINs and polyhedral surfaces are not supported".into()))
+    }
+}
+
+/// Collects a feature's columns as GeoJSON properties.
+#[derive(Default)]
+struct JsonProperties(Map<String, Value>);
+
+impl PropertyProcessor for JsonProperties {
+    fn property(&mut self, _idx: usize, name: &str, value: &ColumnValue) -> GzResult<bool> {
+        let v = match value {
+            ColumnValue::Byte(v) => json!(v),
+            ColumnValue::UByte(v) => json!(v),
+            ColumnValue::Bool(v) => json!(v),
+            ColumnValue::Short(v) => json!(v),
+            ColumnValue::UShort(v) => json!(v),
+            ColumnValue::Int(v) => json!(v),
+            ColumnValue::UInt(v) => json!(v),
+            ColumnValue::Long(v) => json!(v),
+            ColumnValue::ULong(v) => json!(v),
+            ColumnValue::Float(v) => json!(v),
+            ColumnValue::Double(v) => json!(v),
+            ColumnValue::String(s) | ColumnValue::DateTime(s) => json!(s),
+            ColumnValue::Json(s) => serde_json::from_str(s).unwrap_or_else(|_| json!(s)),
+            ColumnValue::Binary(b) => json!(b.iter().map(|x| format!("{x:02x}")).collect::<String>()),
+        };
+        self.0.insert(name.to_owned(), v);
+        Ok(false)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use flatgeobuf::{ColumnType, FgbCrs, FgbWriter, FgbWriterOptions, GeometryType};
+
+    /// A geometry given as GeoJSON-like nested arrays, replayed into a geozero processor.
+    struct Poly(Vec<Vec<[f64; 2]>>);
+
+    impl GeozeroGeometry for Poly {
+        fn process_geom<P: GeomProcessor>(&self, p: &mut P) -> GzResult<()> {
+            p.polygon_begin(true, self.0.len(), 0)?;
+            for (i, ring) in self.0.iter().enumerate() {
+                p.linestring_begin(false, ring.len(), i)?;
+                for (j, c) in ring.iter().enumerate() {
+                    p.xy(c[0], c[1], j)?;
+                }
+                p.linestring_end(false, i)?;
+            }
+            p.polygon_end(true, 0)
+        }
+    }
+
+    fn sample() -> Vec<u8> {
+        let mut w = FgbWriter::create_with_options(
+            "lots",
+            GeometryType::Polygon,
+            FgbWriterOptions {
+                crs: FgbCrs { code: 4326, ..Default::default() },
+                title: Some("Lots"),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        w.add_column("lot", ColumnType::String, |_, _| {});
+        w.add_column("n", ColumnType::Int, |_, _| {});
+        for k in 0..3 {
+            let x = k as f64;
+            let ring = vec![[x, 0.0], [x + 1.0, 0.0], [x + 1.0, 1.0], [x, 1.0], [x, 0.0]];
+            w.add_feature_geom(Poly(vec![ring]), |f| {
+                f.property(0, "lot", &ColumnValue::String(&format!("L{k}"))).unwrap();
+                f.property(1, "n", &ColumnValue::Int(k)).unwrap();
+            })
+            .unwrap();
+        }
+        let mut out = Vec::new();
+        w.write(&mut out).unwrap();
+        out
+    }
+
+    fn all(bytes: &[u8]) -> Result<(FgbHeader, Vec<Value>), FgbError> {
+        let mut r = FgbFeatures::open(bytes)?;
+        let mut out = Vec::new();
+        while let Some(f) = r.next_feature()? {
+            out.push(f);
+        }
+        Ok((r.header().clone(), out))
+    }
+
+    #[test]
+    fn reads_header_and_features_as_geojson() {
+        let (h, seen) = all(&sample()).unwrap();
+        assert_eq!(h.name.as_deref(), Some("lots"));
+        assert_eq!(h.title.as_deref(), Some("Lots"));
+        assert_eq!(h.epsg, Some(4326));
+        assert_eq!(h.features, Some(3));
+        assert_eq!(seen.len(), 3);
+        // The writer sorts features along a Hilbert curve; find each lot by its property.
+        let lot1 = seen.iter().find(|f| f["properties"]["lot"] == "L1").unwrap();
+        assert_eq!(lot1["properties"]["n"], 1);
+        assert_eq!(lot1["geometry"]["type"], "Polygon");
+        assert_eq!(lot1["geometry"]["coordinates"][0][2], json!([2.0, 1.0]));
+        assert_eq!(lot1["geometry"]["coordinates"][0].as_array().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn garbage_and_truncation_are_format_errors() {
+        assert!(matches!(all(b"{\"type\":1}"), Err(FgbError::Format(_))));
+        let bytes = sample();
+        assert!(matches!(all(&bytes[..bytes.len() - 20]), Err(FgbError::Format(_))));
+    }
+}

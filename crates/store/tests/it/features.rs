@@ -1,0 +1,76 @@
+use crate::common::{create_account, open, TestResult};
+use meridian_core::id::AccountId;
+use meridian_core::Timestamp;
+use meridian_store::features::{Extent, Feature, FeatureCollection};
+use serde_json::{json, Map};
+
+fn collection(account: &AccountId, id: &str) -> FeatureCollection {
+    let now = Timestamp::now();
+    FeatureCollection {
+        account_id: account.clone(),
+        id: id.to_owned(),
+        title: id.to_owned(),
+        description: String::new(),
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+fn point(account: &AccountId, collection: &str, n: u32, x: f64, y: f64, at: i64) -> Feature {
+    Feature {
+        id: format!("f{n}-{}", account.as_str()),
+        account_id: account.clone(),
+        collection: collection.to_owned(),
+        geometry: Some(json!({"type": "Point", "coordinates": [x, y]})),
+        properties: Map::new(),
+        bbox: Some([x, y, x, y]),
+        version: 1,
+        created_at: Timestamp::from_millis(at),
+        updated_at: Timestamp::from_millis(at),
+        retired_at: None,
+    }
+}
+
+#[tokio::test]
+async fn extents_follow_inserts_updates_and_retirements() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let a = create_account(&store, "a@example.com").await?;
+    let b = create_account(&store, "b@example.com").await?;
+    let fs = &store.features;
+
+    fs.create_collection(&collection(&a, "sites"), &[point(&a, "sites", 1, 1.0, 2.0, 1_000)]).await?;
+    fs.create_collection(&collection(&b, "sites"), &[point(&b, "sites", 1, -50.0, -50.0, 5)]).await?;
+    let e = fs.collection_extent(&a, "sites").await?;
+    assert_eq!(e, Extent { bbox: Some([1.0, 2.0, 1.0, 2.0]), updated: Some((1_000, 1_000)) });
+    // Kept: the same answer again.
+    assert_eq!(fs.collection_extent(&a, "sites").await?, e);
+
+    fs.insert_features(&[point(&a, "sites", 2, 10.0, -3.0, 2_000)], &[]).await?;
+    let e = fs.collection_extent(&a, "sites").await?;
+    assert_eq!(e, Extent { bbox: Some([1.0, -3.0, 10.0, 2.0]), updated: Some((1_000, 2_000)) });
+
+    // Retiring the feature that made the east and south edges shrinks the extent again.
+    let f2 = format!("f2-{}", a.as_str());
+    fs.retire_feature(&a, "sites", &f2, None, None).await?;
+    let e = fs.collection_extent(&a, "sites").await?;
+    assert_eq!(e.bbox, Some([1.0, 2.0, 1.0, 2.0]));
+    assert_eq!(e.updated, Some((1_000, 1_000)));
+
+    // Moving the last feature moves the extent.
+    let f1 = format!("f1-{}", a.as_str());
+    let mut moved = point(&a, "sites", 1, 4.0, 5.0, 3_000);
+    moved.version = 2;
+    fs.update_feature(&moved, 1, None, None).await?;
+    let e = fs.collection_extent(&a, "sites").await?;
+    assert_eq!(e, Extent { bbox: Some([4.0, 5.0, 4.0, 5.0]), updated: Some((3_000, 3_000)) });
+
+    // The other account's collection of the same name is its own.
+    assert_eq!(fs.collection_extent(&b, "sites").await?.bbox, Some([-50.0, -50.0, -50.0, -50.0]));
+
+    // Empty, and unknown collections, have no extent.
+    fs.retire_feature(&a, "sites", &f1, None, None).await?;
+    assert_eq!(fs.collection_extent(&a, "sites").await?, Extent { bbox: None, updated: None });
+    assert_eq!(fs.collection_extent(&a, "nothing").await?, Extent { bbox: None, updated: None });
+    Ok(())
+}
