@@ -4,7 +4,7 @@
 
 use crate::blobs::keys;
 use crate::datasets::RasterInfo;
-use crate::operations::{self, DemOperation};
+use crate::operations::{self, ContourFormat, DemOperation};
 use crate::{DemService, Error, Result};
 use async_trait::async_trait;
 use meridian_core::event::NewEvent;
@@ -28,8 +28,11 @@ pub const KIND: &str = "dem.process";
 
 /// Media type of the raster outputs.
 pub const COG_MEDIA_TYPE: &str = "image/tiff; application=geotiff; profile=cloud-optimized";
-/// Media type of contour lines.
+/// Media type of contour lines as GeoJSON.
 pub const GEOJSON_MEDIA_TYPE: &str = "application/geo+json";
+
+/// Media type of contour lines as FlatGeobuf.
+pub const FLATGEOBUF_MEDIA_TYPE: &str = "application/flatgeobuf";
 
 /// The raster a job reads, as the request named it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -474,16 +477,25 @@ impl DemService {
                     if cancel.is_cancelled() {
                         return Err(Stop::Cancelled);
                     }
-                    let mut doc = dem::to_geojson(&lines, &spec.attribute);
-                    // GDAL's way of naming a CRS other than WGS84 in GeoJSON, which GDAL and QGIS read.
-                    if let (Some(epsg), Value::Object(map)) = (src.epsg().filter(|e| *e != 4326), &mut doc) {
-                        map.insert(
-                            "crs".into(),
-                            json!({"type": "name", "properties": {"name": format!("urn:ogc:def:crs:EPSG::{epsg}")}}),
-                        );
-                    }
                     let mut w = std::io::BufWriter::new(std::fs::File::create(&file)?);
-                    serde_json::to_writer(&mut w, &doc).map_err(|e| Stop::Internal(e.to_string()))?;
+                    let media_type = match spec.format {
+                        ContourFormat::Geojson => {
+                            let mut doc = dem::to_geojson(&lines, &spec.attribute);
+                            // GDAL's way of naming a CRS other than WGS84 in GeoJSON, which GDAL and QGIS read.
+                            if let (Some(epsg), Value::Object(map)) = (src.epsg().filter(|e| *e != 4326), &mut doc) {
+                                map.insert(
+                                    "crs".into(),
+                                    json!({"type": "name", "properties": {"name": format!("urn:ogc:def:crs:EPSG::{epsg}")}}),
+                                );
+                            }
+                            serde_json::to_writer(&mut w, &doc).map_err(|e| Stop::Internal(e.to_string()))?;
+                            GEOJSON_MEDIA_TYPE
+                        }
+                        ContourFormat::Flatgeobuf => {
+                            dem::write_flatgeobuf(&lines, &spec.attribute, src.epsg().map(u32::from), &mut w)?;
+                            FLATGEOBUF_MEDIA_TYPE
+                        }
+                    };
                     std::io::Write::flush(&mut w)?;
                     drop(w);
                     let count = lines.len() as u64;
@@ -499,7 +511,7 @@ impl DemService {
                     OutputRecord {
                         operation: op.name().to_owned(),
                         name: name.clone(),
-                        media_type: GEOJSON_MEDIA_TYPE.to_owned(),
+                        media_type: media_type.to_owned(),
                         size: 0,
                         statistics,
                         info: None,

@@ -22,6 +22,8 @@ pub enum ContourFormat {
     /// A GeoJSON FeatureCollection of LineStrings in the DEM's CRS.
     #[default]
     Geojson,
+    /// FlatGeobuf LineStrings with a spatial index, in the DEM's CRS.
+    Flatgeobuf,
 }
 
 /// Contour options: `gdal_contour`'s interval (`-i`), base (`-off`) and attribute name (`-a`).
@@ -82,7 +84,10 @@ impl DemOperation {
     pub fn output_name(&self) -> String {
         match self {
             Self::Raster(op) => format!("{}.tif", op.name()),
-            Self::Contours(_) => "contours.geojson".to_owned(),
+            Self::Contours(spec) => match spec.format {
+                ContourFormat::Geojson => "contours.geojson".to_owned(),
+                ContourFormat::Flatgeobuf => "contours.fgb".to_owned(),
+            },
         }
     }
 }

@@ -547,3 +547,32 @@ async fn dem_job_that_cannot_be_processed_fails_with_an_event() {
     assert_eq!(event["job"]["status"], "failed");
     assert_eq!(event["job"]["error"]["code"], "job_input_invalid");
 }
+
+#[tokio::test]
+async fn dem_contours_as_flatgeobuf_open_in_gdal() {
+    let s = Server::start();
+    let (_, key) = s.signup("fgb-dem@example.com").await;
+    let params =
+        json!({"operations": [{"type": "contours", "interval": 20, "attribute": "elev", "format": "flatgeobuf"}]});
+    let r = s.upload(&key, dem_bytes(), "swissalti3d-2573-1085.tif", params).await;
+    assert_eq!(r.status(), 202);
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let job = s.wait_job(&key, &id, "succeeded", |j| j["status"] == "succeeded").await;
+    let out = &job["outputs"][0];
+    assert_eq!(out["media_type"], "application/flatgeobuf");
+    let href = out["href"].as_str().unwrap();
+    assert!(href.ends_with("/outputs/contours.fgb"), "{href}");
+    let bytes = s.client.get(href).bearer_auth(&key).send().await.unwrap().bytes().await.unwrap();
+    assert_eq!(&bytes[..3], b"fgb", "FlatGeobuf magic bytes");
+    if !crate::have_tool("ogrinfo", "dem_contours_as_flatgeobuf_open_in_gdal") {
+        return;
+    }
+    let path = s.dir.path().join("contours.fgb");
+    std::fs::write(&path, &bytes).unwrap();
+    let info = std::process::Command::new("ogrinfo").args(["-so", "-al"]).arg(&path).output().unwrap();
+    let info = String::from_utf8_lossy(&info.stdout);
+    let count = out["statistics"]["count"].as_u64().unwrap();
+    assert!(info.contains(&format!("Feature Count: {count}")), "{info}");
+    assert!(info.contains("elev: Real"), "{info}");
+    assert!(info.contains("2056"), "{info}");
+}

@@ -322,3 +322,55 @@ pub fn to_geojson(lines: &[ContourLine], attribute: &str) -> serde_json::Value {
         .collect();
     serde_json::json!({ "type": "FeatureCollection", "features": features })
 }
+
+/// A contour line replayed into a geozero processor (what the FlatGeobuf writer consumes).
+struct LineGeom<'a>(&'a [(f64, f64)]);
+
+impl geozero::GeozeroGeometry for LineGeom<'_> {
+    fn process_geom<P: geozero::GeomProcessor>(&self, p: &mut P) -> geozero::error::Result<()> {
+        p.linestring_begin(true, self.0.len(), 0)?;
+        for (i, (x, y)) in self.0.iter().enumerate() {
+            p.xy(*x, *y, i)?;
+        }
+        p.linestring_end(true, 0)
+    }
+}
+
+/// Writes contour lines as FlatGeobuf (LineStrings with an `ID` and the elevation attribute, as
+/// `gdal_contour` names them, a spatial index, and the EPSG code when known).
+pub fn write_flatgeobuf(
+    lines: &[ContourLine],
+    attribute: &str,
+    epsg: Option<u32>,
+    out: impl std::io::Write,
+) -> crate::Result<()> {
+    use flatgeobuf::{ColumnType, FgbCrs, FgbWriter, FgbWriterOptions, GeometryType};
+    use geozero::{ColumnValue, PropertyProcessor};
+    fn fail(e: impl std::fmt::Display) -> crate::Error {
+        crate::Error::Io(std::io::Error::other(format!("FlatGeobuf: {e}")))
+    }
+    let options = FgbWriterOptions {
+        write_index: true,
+        crs: FgbCrs { code: epsg.and_then(|c| i32::try_from(c).ok()).unwrap_or(0), ..Default::default() },
+        ..Default::default()
+    };
+    let mut w = FgbWriter::create_with_options("contour", GeometryType::LineString, options).map_err(fail)?;
+    w.add_column("ID", ColumnType::Int, |_, c| c.nullable = false);
+    w.add_column(attribute, ColumnType::Double, |_, c| c.nullable = false);
+    for (i, l) in lines.iter().enumerate() {
+        let mut failed = None;
+        w.add_feature_geom(LineGeom(&l.points), |f| {
+            let id = ColumnValue::Int(i32::try_from(i).unwrap_or(i32::MAX));
+            if let Err(e) =
+                f.property(0, "ID", &id).and_then(|_| f.property(1, attribute, &ColumnValue::Double(l.level)))
+            {
+                failed = Some(e);
+            }
+        })
+        .map_err(fail)?;
+        if let Some(e) = failed {
+            return Err(fail(e));
+        }
+    }
+    w.write(out).map_err(fail)
+}

@@ -15,7 +15,7 @@ mod kernels;
 mod source;
 
 pub use color::{ColorMode, ColorRamp, ColorReliefOptions, ColorStop, StopValue};
-pub use contour::{contours, to_geojson, ContourLine, ContourOptions};
+pub use contour::{contours, to_geojson, write_flatgeobuf, ContourLine, ContourOptions};
 pub use kernels::{AspectOptions, GradientAlg, HillshadeOptions, SlopeFormat, SlopeOptions, TriAlg};
 pub use source::{DemSource, RowSink, Stats};
 

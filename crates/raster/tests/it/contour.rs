@@ -112,3 +112,42 @@ fn contour_levels_follow_interval_and_base() {
     }
     assert!(dem::contours(&t, &ContourOptions { interval: 0.0, ..ContourOptions::default() }).is_err());
 }
+
+#[test]
+fn flatgeobuf_contours_read_back_by_gdal() {
+    if !have_tool("ogr2ogr", "flatgeobuf_contours_read_back_by_gdal") {
+        return;
+    }
+    let t = GeoTiff::open(dem_path()).unwrap();
+    let lines = dem::contours(&t, &ContourOptions { interval: 10.0, ..ContourOptions::default() }).unwrap();
+    let dir = tmp();
+    let fgb = dir.path().join("c.fgb");
+    let out = std::io::BufWriter::new(std::fs::File::create(&fgb).unwrap());
+    dem::write_flatgeobuf(&lines, "elevation", t.epsg().map(u32::from), out).unwrap();
+    // GDAL reads the file, its CRS and its attributes; the lines are ours, vertex for vertex.
+    let info = std::process::Command::new("ogrinfo").args(["-so", "-al", s(&fgb)]).output().unwrap();
+    let info = String::from_utf8_lossy(&info.stdout);
+    assert!(info.contains("Feature Count: 80"), "{info}");
+    assert!(info.contains("Geometry: Line String"), "{info}");
+    assert!(info.contains("elevation: Real"), "{info}");
+    assert!(info.contains("2056"), "the CRS is named: {info}");
+    let json = dir.path().join("c.geojson");
+    run("ogr2ogr", &["-f", "GeoJSON", s(&json), s(&fgb)]);
+    let theirs = parse(&serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap(), "elevation");
+    let mut ours = parse(&dem::to_geojson(&lines, "elevation"), "elevation");
+    let mut theirs = theirs;
+    // Same lines in any order; GDAL's GeoJSON writer prints 15 significant digits.
+    let key = |l: &(f64, Vec<(f64, f64)>)| {
+        let p = l.1.first().copied().unwrap_or_default();
+        (l.0 as i64, (p.0 * 1e3).round() as i64, (p.1 * 1e3).round() as i64, l.1.len())
+    };
+    ours.sort_by_key(key);
+    theirs.sort_by_key(key);
+    assert_eq!(ours.len(), theirs.len());
+    for (a, b) in ours.iter().zip(&theirs) {
+        assert_eq!(a.0, b.0, "level");
+        assert_eq!(a.1.len(), b.1.len(), "vertices of a line at {}", a.0);
+        let worst = a.1.iter().zip(&b.1).map(|(p, q)| (p.0 - q.0).abs().max((p.1 - q.1).abs())).fold(0.0, f64::max);
+        assert!(worst < 1e-6, "a line at {} differs by {worst}", a.0);
+    }
+}

@@ -146,7 +146,7 @@ fn parse_range(headers: &HeaderMap) -> Option<GetRange> {
     tag = "dem",
     params(
         ("job_id" = String, Path, description = "`job_...`"),
-        ("name" = String, Path, description = "The output's file name (`hillshade.tif`, `contours.geojson`) or operation"),
+        ("name" = String, Path, description = "The output's file name (`hillshade.tif`, `contours.geojson`, `contours.fgb`) or operation"),
     ),
     responses(
         (status = 200, description = "The output: a Cloud Optimized GeoTIFF or GeoJSON", content_type = "application/octet-stream"),
