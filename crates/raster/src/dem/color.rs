@@ -173,6 +173,7 @@ impl ColorTable {
     }
 
     /// The colour of `v` (not nodata).
+    #[inline]
     pub(crate) fn color(&self, v: f64) -> [u8; 4] {
         let e = &self.entries;
         if e.is_empty() || v.is_nan() {
@@ -200,7 +201,12 @@ impl ColorTable {
             return if v - lo.0 < hi.0 - v { lo.1 } else { hi.1 };
         }
         let r = (v - lo.0) / (hi.0 - lo.0);
-        std::array::from_fn(|k| (0.45 + lo.1[k] as f64 + r * (hi.1[k] as f64 - lo.1[k] as f64)).clamp(0.0, 255.0) as u8)
+        let mut c = [0u8; 4];
+        for ((c, a), b) in c.iter_mut().zip(lo.1).zip(hi.1) {
+            let (a, b) = (a as f64, b as f64);
+            *c = (0.45 + a + r * (b - a)).clamp(0.0, 255.0) as u8;
+        }
+        c
     }
 }
 
@@ -238,7 +244,7 @@ pub(crate) fn min_max<S: DemSource>(src: &S) -> Result<(f64, f64)> {
     Ok((lo, hi))
 }
 
-pub(crate) fn process<S: DemSource, T: OutSample, K: RowSink<T>>(
+pub(crate) fn process<S: DemSource, T: OutSample, K: RowSink<T> + Send>(
     o: &ColorReliefOptions,
     src: &S,
     sink: &mut K,
@@ -250,29 +256,64 @@ pub(crate) fn process<S: DemSource, T: OutSample, K: RowSink<T>>(
     let nd = src.nodata();
     let (w, h) = (src.width(), src.height());
     let block = super::block_rows(src);
-    let mut y = 0;
-    while y < h {
-        let n = block.min(h - y);
-        let rows = src.read_rows(y, n)?;
-        let mut out = vec![T::default(); rows.len() * bands];
-        out.par_chunks_mut(w * bands).zip(rows.par_chunks(w)).for_each(|(o, r)| {
-            for (px, &v) in o.chunks_exact_mut(bands).zip(r) {
-                let v = v as f64;
-                let c = if nd.is_some_and(|n| n == v || (n.is_nan() && v.is_nan())) {
-                    table.nodata_color()
-                } else {
-                    table.color(v)
-                };
-                for k in 0..bands {
-                    px[k] = T::from_kernel(c[k] as f32);
-                }
+    // Reading the next block, colouring this one (on rayon) and writing the previous one overlap.
+    std::thread::scope(|scope| -> Result<Stats> {
+        let (to_writer, blocks) = std::sync::mpsc::sync_channel::<Vec<T>>(1);
+        let writer = scope.spawn(move || -> Result<()> {
+            for out in blocks {
+                sink.put_rows(&out)?;
             }
+            Ok(())
         });
-        sink.put_rows(&out)?;
-        y += n;
-        if !progress(y as f64 / h as f64) {
-            return Err(Error::Cancelled);
+        let mut y = 0;
+        let first = block.min(h);
+        let mut reading = (h > 0).then(|| scope.spawn(move || src.read_rows(0, first)));
+        let mut result = Ok(());
+        while let Some(r) = reading.take() {
+            let n = block.min(h - y);
+            let rows = match r.join() {
+                Ok(Ok(rows)) => rows,
+                Ok(Err(e)) => {
+                    result = Err(e);
+                    break;
+                }
+                Err(_) => {
+                    result = Err(Error::Io(std::io::Error::other("the block reader stopped")));
+                    break;
+                }
+            };
+            if y + n < h {
+                let (next, m) = (y + n, block.min(h - y - n));
+                reading = Some(scope.spawn(move || src.read_rows(next, m)));
+            }
+            let mut out = vec![T::default(); rows.len() * bands];
+            out.par_chunks_mut(w * bands).zip(rows.par_chunks(w)).for_each(|(o, r)| {
+                for (px, &v) in o.chunks_exact_mut(bands).zip(r) {
+                    let v = v as f64;
+                    let c = if nd.is_some_and(|n| n == v || (n.is_nan() && v.is_nan())) {
+                        table.nodata_color()
+                    } else {
+                        table.color(v)
+                    };
+                    for k in 0..bands {
+                        px[k] = T::from_byte(c[k]);
+                    }
+                }
+            });
+            if to_writer.send(out).is_err() {
+                break; // the writer failed; its error is reported below
+            }
+            y += n;
+            if !progress(y as f64 / h as f64) {
+                result = Err(Error::Cancelled);
+                break;
+            }
         }
-    }
-    Ok(Stats::default())
+        drop(to_writer);
+        if let Some(r) = reading {
+            let _ = r.join();
+        }
+        writer.join().map_err(|_| Error::Io(std::io::Error::other("the block writer stopped")))??;
+        result.map(|()| Stats::default())
+    })
 }

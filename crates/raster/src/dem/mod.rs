@@ -212,6 +212,8 @@ pub fn run_to_raster<S: DemSource>(op: &Operation, src: &S) -> Result<(Output, S
 pub trait OutSample: Copy + Send + Sync + Default + 'static {
     /// From the kernel's float result, rounding as GDAL does when writing Byte bands.
     fn from_kernel(v: f32) -> Self;
+    /// From a colour component.
+    fn from_byte(v: u8) -> Self;
     fn to_f64(self) -> f64;
 }
 
@@ -224,6 +226,10 @@ impl OutSample for u8 {
             (v + 0.5).clamp(0.0, 255.0) as u8
         }
     }
+    #[inline]
+    fn from_byte(v: u8) -> Self {
+        v
+    }
     fn to_f64(self) -> f64 {
         self as f64
     }
@@ -233,6 +239,10 @@ impl OutSample for f32 {
     #[inline]
     fn from_kernel(v: f32) -> Self {
         v
+    }
+    #[inline]
+    fn from_byte(v: u8) -> Self {
+        v as f32
     }
     fn to_f64(self) -> f64 {
         self as f64
@@ -309,6 +319,16 @@ fn is_nd(v: f32, nd: Option<f32>) -> bool {
         Some(n) if n.is_nan() => v.is_nan(),
         Some(n) => v == n,
         None => false,
+    }
+}
+
+/// Whether a row holds the nodata value `n` (NaN matches NaN).
+#[inline]
+fn has_nd(row: &[f32], n: f32) -> bool {
+    if n.is_nan() {
+        row.iter().any(|v| v.is_nan())
+    } else {
+        row.iter().any(|&v| v == n)
     }
 }
 
@@ -457,9 +477,17 @@ fn eval_row<T: OutSample, F: Fn(&[f32; 9]) -> f32>(
                 out.fill(dst);
                 return;
             }
-            for j in 1..w - 1 {
-                let mut win = [u[j - 1], u[j], u[j + 1], mid[j - 1], mid[j], mid[j + 1], d[j - 1], d[j], d[j + 1]];
-                out[j] = compute(&mut win);
+            let clean = nd.is_none_or(|n| !(has_nd(u, n) || has_nd(mid, n) || has_nd(d, n)));
+            let windows = u.windows(3).zip(mid.windows(3)).zip(d.windows(3)).zip(&mut out[1..w - 1]);
+            if clean {
+                // No nodata anywhere in the three rows: no checks per window.
+                for (((a, b), c), o) in windows {
+                    *o = T::from_kernel(f(&[a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]]));
+                }
+            } else {
+                for (((a, b), c), o) in windows {
+                    *o = compute(&mut [a[0], a[1], a[2], b[0], b[1], b[2], c[0], c[1], c[2]]);
+                }
             }
             if compute_edges {
                 let j = 0;

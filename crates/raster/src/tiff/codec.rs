@@ -146,18 +146,37 @@ pub(crate) fn undo_float(buf: &mut [u8], row_samples: usize, spp: usize, sample_
     let row_bytes = row_samples * sample_size;
     let mut tmp = vec![0u8; row_bytes];
     for row in buf.chunks_exact_mut(row_bytes) {
-        for i in spp..row_bytes {
-            row[i] = row[i].wrapping_add(row[i - spp]);
-        }
-        tmp.copy_from_slice(row);
-        for s in 0..row_samples {
-            for b in 0..sample_size {
-                // Plane 0 holds the most significant bytes.
-                let src = tmp[b * row_samples + s];
-                let dst = if cfg!(target_endian = "little") { sample_size - 1 - b } else { b };
-                row[s * sample_size + dst] = src;
+        if spp == 1 {
+            let mut acc = 0u8;
+            for b in row.iter_mut() {
+                acc = acc.wrapping_add(*b);
+                *b = acc;
+            }
+        } else {
+            for i in spp..row_bytes {
+                row[i] = row[i].wrapping_add(row[i - spp]);
             }
         }
+        // Plane 0 holds the most significant bytes of every sample, plane 1 the next, and so on.
+        match sample_size {
+            4 => {
+                let (p0, rest) = row.split_at(row_samples);
+                let (p1, rest) = rest.split_at(row_samples);
+                let (p2, p3) = rest.split_at(row_samples);
+                for (((out, a), (b, c)), d) in tmp.chunks_exact_mut(4).zip(p0).zip(p1.iter().zip(p2)).zip(p3) {
+                    out.copy_from_slice(&u32::from_be_bytes([*a, *b, *c, *d]).to_ne_bytes());
+                }
+            }
+            _ => {
+                for s in 0..row_samples {
+                    for b in 0..sample_size {
+                        let dst = if cfg!(target_endian = "little") { sample_size - 1 - b } else { b };
+                        tmp[s * sample_size + dst] = row[b * row_samples + s];
+                    }
+                }
+            }
+        }
+        row.copy_from_slice(&tmp);
     }
 }
 
