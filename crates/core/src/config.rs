@@ -342,6 +342,9 @@ impl Default for FeaturesConfig {
 pub struct DemConfig {
     /// Keep rendered tiles in the blob store and answer repeated requests from there.
     pub tile_cache: bool,
+    /// Cached tiles older than this are removed by the workers (checked every hour; 0 keeps them).
+    #[serde(with = "humantime_serde")]
+    pub tile_cache_ttl: Duration,
     /// Highest zoom level served; a DEM's own limit is one level past its native resolution.
     pub max_zoom: u8,
     /// `Cache-Control: max-age` of tiles (outputs of a job never change).
@@ -353,7 +356,13 @@ pub struct DemConfig {
 
 impl Default for DemConfig {
     fn default() -> Self {
-        Self { tile_cache: true, max_zoom: 22, tile_max_age: Duration::from_secs(3600), max_operations: 16 }
+        Self {
+            tile_cache: true,
+            tile_cache_ttl: Duration::from_secs(7 * 24 * 3600),
+            max_zoom: 22,
+            tile_max_age: Duration::from_secs(3600),
+            max_operations: 16,
+        }
     }
 }
 

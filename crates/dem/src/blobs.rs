@@ -167,23 +167,54 @@ impl Blobs {
         Ok(())
     }
 
+    /// Removes the cached tiles of every account last written before `cutoff`; returns how many.
+    pub async fn evict_tiles_before(&self, cutoff: chrono::DateTime<chrono::Utc>) -> Result<u64> {
+        let accounts = self.store.list_with_delimiter(None).await?;
+        let mut removed = 0u64;
+        for account in accounts.common_prefixes {
+            let prefix = account.child("dem").child("tiles");
+            let mut listing = self.store.list(Some(&prefix));
+            let mut old = Vec::new();
+            while let Some(meta) = listing.next().await {
+                let meta = meta?;
+                if meta.last_modified < cutoff {
+                    old.push(meta.location);
+                }
+            }
+            for path in old {
+                match self.store.delete(&path).await {
+                    Ok(()) | Err(object_store::Error::NotFound { .. }) => removed += 1,
+                    Err(e) => return Err(e.into()),
+                }
+            }
+        }
+        Ok(removed)
+    }
+
     /// Opens a GeoTIFF blob for the engine. Blocking: call it from `spawn_blocking` (a remote
     /// store is read through `handle`).
     pub fn open_geotiff(&self, key: &str, handle: &Handle) -> Result<GeoTiff> {
         if let Some(path) = self.local_path(key) {
             return match std::fs::File::open(&path) {
                 Ok(f) => Ok(GeoTiff::from_source(Box::new(f))?),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    Err(Error::Internal(format!("blob {key} is missing")))
-                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(gone()),
                 Err(e) => Err(e.into()),
             };
         }
         let path = Path::from(key);
-        let size = handle.block_on(self.store.head(&path))?.size;
+        let size = match handle.block_on(self.store.head(&path)) {
+            Ok(meta) => meta.size,
+            Err(object_store::Error::NotFound { .. }) => return Err(gone()),
+            Err(e) => return Err(e.into()),
+        };
         let source = RangedBlob { store: self.store.clone(), path, size, handle: handle.clone() };
         Ok(GeoTiff::from_source(Box::new(source))?)
     }
+}
+
+/// A raster that was removed (its dataset deleted): not found for the caller.
+fn gone() -> Error {
+    Error::Domain(meridian_core::DomainError::not_found("raster", "(its dataset was deleted)"))
 }
 
 /// A blob read with ranged GETs.
@@ -223,6 +254,27 @@ mod tests {
 
     fn dem() -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif")
+    }
+
+    #[test]
+    fn old_tiles_are_evicted_and_nothing_else() {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let blobs = Blobs::new(Arc::new(InMemory::new()), None);
+        let keep = ["acct_a/dem/datasets/dataset_y/source.tif", "acct_a/dem/jobs/job_z/slope.tif"];
+        let tiles = ["acct_a/dem/tiles/job_z/slope/3/1/2.png", "acct_b/dem/tiles/job_w/hillshade/4/5/6@2x.png"];
+        for k in keep.iter().chain(&tiles) {
+            rt.block_on(blobs.put(k, Bytes::from_static(b"x"))).unwrap();
+        }
+        let hour = chrono::Duration::hours(1);
+        // Nothing was written an hour ago.
+        assert_eq!(rt.block_on(blobs.evict_tiles_before(chrono::Utc::now() - hour)).unwrap(), 0);
+        assert_eq!(rt.block_on(blobs.evict_tiles_before(chrono::Utc::now() + hour)).unwrap(), 2);
+        for k in keep {
+            assert!(rt.block_on(blobs.exists(k)).unwrap(), "{k}");
+        }
+        for k in tiles {
+            assert!(!rt.block_on(blobs.exists(k)).unwrap(), "{k}");
+        }
     }
 
     #[test]

@@ -129,6 +129,53 @@ impl DemService {
         self.blobs.get_json::<Dataset>(&keys::dataset_record(account, &id)).await?.ok_or_else(not_found)
     }
 
+    /// The account's datasets, newest first, and how many there are.
+    pub async fn list_datasets(&self, account: &AccountId, limit: usize, offset: usize) -> Result<(Vec<Dataset>, u64)> {
+        let prefix = object_store::path::Path::from(format!("{account}/dem/datasets"));
+        let listing = self.blobs.store().list_with_delimiter(Some(&prefix)).await?;
+        let mut ids: Vec<String> = listing
+            .common_prefixes
+            .iter()
+            .filter_map(|p| p.filename().map(str::to_owned))
+            .filter(|id| meridian_core::id::has_shape(id, DatasetId::PREFIX))
+            .collect();
+        // Ids are time-ordered.
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        let total = ids.len() as u64;
+        let mut page = Vec::new();
+        for id in ids.into_iter().skip(offset).take(limit) {
+            if let Some(d) = self.blobs.get_json::<Dataset>(&keys::dataset_record(account, &DatasetId(id))).await? {
+                page.push(d);
+            }
+        }
+        Ok((page, total))
+    }
+
+    /// Deletes a dataset and its files; refused (409) while a queued or running job reads it.
+    /// Finished jobs keep their outputs; tiles of their source then answer 404.
+    pub async fn remove_dataset(&self, account: &AccountId, id: &str) -> Result<()> {
+        let d = self.get_dataset(account, id).await?;
+        let mut offset = 0u64;
+        loop {
+            let page = meridian_core::page::Page { limit: 500, offset };
+            let (jobs, total) = self.store.jobs.list_jobs(account, Some(crate::job::KIND), page).await?;
+            let busy = jobs
+                .iter()
+                .find(|j| !j.status.is_terminal() && j.params["source"]["dataset_id"].as_str() == Some(d.id.as_str()));
+            if let Some(j) = busy {
+                return Err(Error::Domain(DomainError::conflict(
+                    "dataset_in_use",
+                    format!("job {} reads this dataset; cancel it or wait for it to finish", j.id),
+                )));
+            }
+            offset += jobs.len() as u64;
+            if jobs.is_empty() || offset >= total {
+                break;
+            }
+        }
+        self.delete_dataset(account, &d.id).await
+    }
+
     /// Deletes a dataset's blobs (cleanup when its job could not be queued).
     pub async fn delete_dataset(&self, account: &AccountId, id: &DatasetId) -> Result<()> {
         self.blobs.delete_prefix(&keys::dataset(account, id)).await

@@ -263,6 +263,14 @@ fn etag(png: &[u8]) -> String {
     format!("\"{}\"", hex::encode(&Sha256::digest(png)[..16]))
 }
 
+impl DemService {
+    /// Removes cached tiles written more than `ttl` ago, for every account; returns how many.
+    pub async fn evict_tiles(&self, ttl: std::time::Duration) -> Result<u64> {
+        let cutoff = chrono::Utc::now() - chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
+        self.blobs.evict_tiles_before(cutoff).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

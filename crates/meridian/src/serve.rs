@@ -72,6 +72,24 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         )));
         let stop = shutdown.clone();
         tasks.spawn(async move { pool.run(stop).await });
+        let ttl = config.dem.tile_cache_ttl;
+        if config.dem.tile_cache && !ttl.is_zero() {
+            let dem = state.dem.clone();
+            let stop = shutdown.clone();
+            tasks.spawn(async move {
+                let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
+                loop {
+                    tokio::select! {
+                        _ = stop.cancelled() => break,
+                        _ = every.tick() => match dem.evict_tiles(ttl).await {
+                            Ok(0) => {}
+                            Ok(n) => tracing::info!(removed = n, "expired cached tiles removed"),
+                            Err(e) => tracing::warn!(error = %e, "removing expired cached tiles failed"),
+                        },
+                    }
+                }
+            });
+        }
         let deliverer =
             meridian_webhooks::Deliverer::new(store.clone(), config.webhooks.clone(), state.delivery_waker.clone())
                 .context("starting the webhook delivery worker")?;

@@ -576,3 +576,46 @@ async fn dem_contours_as_flatgeobuf_open_in_gdal() {
     assert!(info.contains("elev: Real"), "{info}");
     assert!(info.contains("2056"), "{info}");
 }
+
+#[tokio::test]
+async fn dem_datasets_are_listed_and_deleted() {
+    // No workers: jobs stay queued, so a dataset can be held by one.
+    let s = Server::start_with(&[("MERIDIAN_SERVER__ROLES__WORKERS", "false")]);
+    let (_, a) = s.signup("list-dem@example.com").await;
+    let (_, b) = s.signup("list-dem-b@example.com").await;
+    let mut jobs = Vec::new();
+    for name in ["first.tif", "second.tif"] {
+        let r = s.upload(&a, dem_bytes(), name, json!({"operations": [{"type": "slope"}]})).await;
+        assert_eq!(r.status(), 202);
+        jobs.push(r.json::<Value>().await.unwrap());
+    }
+    let list: Value = s.get("/api/v1/dem/datasets", &a).await.json().await.unwrap();
+    assert_eq!(list["total"], 2);
+    let names: Vec<&str> =
+        list["datasets"].as_array().unwrap().iter().map(|d| d["filename"].as_str().unwrap()).collect();
+    assert_eq!(names, ["second.tif", "first.tif"], "newest first");
+    assert_eq!(list["datasets"][0]["epsg"], 2056);
+    let page: Value = s.get("/api/v1/dem/datasets?limit=1&offset=1", &a).await.json().await.unwrap();
+    assert_eq!(page["datasets"][0]["filename"], "first.tif");
+    problem(s.get("/api/v1/dem/datasets?limit=0", &a).await, 422, "validation_failed").await;
+    let other: Value = s.get("/api/v1/dem/datasets", &b).await.json().await.unwrap();
+    assert_eq!(other["total"], 0);
+
+    let (job, dataset) = (jobs[0]["id"].as_str().unwrap(), jobs[0]["source"]["dataset_id"].as_str().unwrap());
+    let delete = |key: &str| s.client.delete(s.url(&format!("/api/v1/dem/datasets/{dataset}"))).bearer_auth(key).send();
+    problem(delete(&b).await.unwrap(), 404, "not_found").await;
+    // Held by a queued job: refused until the job is cancelled.
+    problem(delete(&a).await.unwrap(), 409, "dataset_in_use").await;
+    let r = s.client.delete(s.url(&format!("/api/v1/dem/jobs/{job}"))).bearer_auth(&a).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(delete(&a).await.unwrap().status(), 204);
+    problem(s.get(&format!("/api/v1/dem/datasets/{dataset}"), &a).await, 404, "not_found").await;
+    problem(delete(&a).await.unwrap(), 404, "not_found").await;
+    let list: Value = s.get("/api/v1/dem/datasets", &a).await.json().await.unwrap();
+    assert_eq!(list["total"], 1);
+    // The cancelled job's source tiles are gone with the dataset: 404, not an error.
+    let b0: Vec<f64> = jobs[0]["tiles"][0]["bounds"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let (x, y) = tile_of((b0[0] + b0[2]) / 2.0, (b0[1] + b0[3]) / 2.0, 14);
+    let r = s.get(&format!("/api/v1/dem/tiles/14/{x}/{y}.png?job={job}&style=hillshade"), &a).await;
+    assert_eq!(r.status(), 404);
+}

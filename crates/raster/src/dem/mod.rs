@@ -328,7 +328,7 @@ fn has_nd(row: &[f32], n: f32) -> bool {
     if n.is_nan() {
         row.iter().any(|v| v.is_nan())
     } else {
-        row.iter().any(|&v| v == n)
+        row.contains(&n)
     }
 }
 

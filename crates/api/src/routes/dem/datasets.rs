@@ -3,9 +3,10 @@
 use super::dem_error;
 use crate::auth::Caller;
 use crate::error::ApiResult;
-use crate::extract::{Json, Path};
+use crate::extract::{Json, Path, Query};
 use crate::state::AppState;
 use axum::extract::State;
+use axum::http::StatusCode;
 use meridian_core::Timestamp;
 use meridian_dem::Dataset;
 use serde::{Deserialize, Serialize};
@@ -15,7 +16,7 @@ use utoipa_axum::routes;
 
 /// Routes under `/api/v1/dem/datasets`.
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(get_dem_dataset))
+    OpenApiRouter::new().routes(routes!(list_dem_datasets)).routes(routes!(get_dem_dataset, delete_dem_dataset))
 }
 
 /// An uploaded DEM.
@@ -75,4 +76,67 @@ async fn get_dem_dataset(
 ) -> ApiResult<Json<DatasetView>> {
     let d = state.dem.get_dataset(&caller.account_id, &dataset_id).await.map_err(dem_error)?;
     Ok(Json(d.into()))
+}
+
+/// A page of datasets.
+#[derive(Debug, Serialize, Deserialize, ToSchema)]
+pub struct DatasetList {
+    pub datasets: Vec<DatasetView>,
+    /// All datasets of the account.
+    pub total: u64,
+}
+
+/// Paging of the dataset list.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct DatasetQuery {
+    /// Page size (default limits.default_page_size, at most limits.max_page_size).
+    pub limit: Option<u32>,
+    pub offset: Option<u64>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/dem/datasets",
+    tag = "dem",
+    params(DatasetQuery),
+    responses((status = 200, description = "The account's uploaded DEMs, newest first", body = DatasetList))
+)]
+async fn list_dem_datasets(
+    State(state): State<AppState>,
+    caller: Caller,
+    Query(q): Query<DatasetQuery>,
+) -> ApiResult<Json<DatasetList>> {
+    let limits = &state.config.limits;
+    let limit = q.limit.unwrap_or(limits.default_page_size);
+    if limit == 0 || limit > limits.max_page_size {
+        return Err(crate::error::ApiError::invalid(vec![meridian_core::FieldError::new(
+            "/limit",
+            "out_of_range",
+            format!("limit must be between 1 and {}", limits.max_page_size),
+        )]));
+    }
+    let offset = usize::try_from(q.offset.unwrap_or(0)).unwrap_or(usize::MAX);
+    let (page, total) = state.dem.list_datasets(&caller.account_id, limit as usize, offset).await.map_err(dem_error)?;
+    Ok(Json(DatasetList { datasets: page.into_iter().map(Into::into).collect(), total }))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/v1/dem/datasets/{dataset_id}",
+    tag = "dem",
+    params(("dataset_id" = String, Path, description = "`dataset_...`")),
+    responses(
+        (status = 204, description = "Deleted with its files; finished jobs keep their outputs"),
+        (status = 409, description = "A queued or running job reads the dataset"),
+    )
+)]
+async fn delete_dem_dataset(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(dataset_id): Path<String>,
+) -> ApiResult<StatusCode> {
+    state.dem.remove_dataset(&caller.account_id, &dataset_id).await.map_err(dem_error)?;
+    Ok(StatusCode::NO_CONTENT)
 }
