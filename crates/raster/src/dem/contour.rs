@@ -3,7 +3,8 @@
 //! saddles always split the same way (GDAL's rule), segments joined into the longest possible
 //! lines (closed rings where they close), and lines carried on to the raster's outer edge as
 //! GDAL does (its border squares are split, which extends each crossing of the outermost row or
-//! column straight out to the edge). Squares with a nodata corner are skipped.
+//! column straight out to the edge). Squares with one to three nodata corners are split into
+//! quarters around the valid corners, as GDAL splits them, so lines run up to the nodata.
 
 use super::source::DemSource;
 use crate::{Error, Result};
@@ -114,6 +115,126 @@ impl LevelGraph {
     }
 }
 
+/// A corner of a marching square: its value and its position in pixel coordinates.
+type Corner = (f64, (f64, f64));
+
+/// Marching squares on one square whose corners all have values (upper-left, upper-right,
+/// lower-left, lower-right), adding segments to each level's graph. `edges` are the ids of the
+/// points where lines cross its top, right, bottom and left sides.
+fn march(
+    corners: &[Corner; 4],
+    edges: [u64; 4],
+    graphs: &mut HashMap<i64, LevelGraph>,
+    level_range: &impl Fn(f64, f64) -> std::ops::RangeInclusive<i64>,
+    level_of: &impl Fn(i64) -> f64,
+) {
+    let [(ul, p_ul), (ur, p_ur), (ll, p_ll), (lr, p_lr)] = *corners;
+    let lo = ul.min(ur).min(ll).min(lr);
+    let hi = ul.max(ur).max(ll).max(lr);
+    if lo == hi {
+        return;
+    }
+    let cross = |l: f64, a: f64, b: f64, pa: (f64, f64), pb: (f64, f64)| -> (f64, f64) {
+        let t = ((l - a) / (b - a)).clamp(0.0, 1.0);
+        (pa.0 + t * (pb.0 - pa.0), pa.1 + t * (pb.1 - pa.1))
+    };
+    let [top, right, bottom, left] = edges;
+    for kk in level_range(lo, hi) {
+        let l = level_of(kk);
+        let above = [ul >= l, ur >= l, ll >= l, lr >= l];
+        let g = graphs.entry(kk).or_default();
+        let seg = |e1: u64, e2: u64, g: &mut LevelGraph| {
+            for e in [e1, e2] {
+                g.points.entry(e).or_insert_with(|| {
+                    if e == top {
+                        cross(l, ul, ur, p_ul, p_ur)
+                    } else if e == bottom {
+                        cross(l, ll, lr, p_ll, p_lr)
+                    } else if e == left {
+                        cross(l, ul, ll, p_ul, p_ll)
+                    } else {
+                        cross(l, ur, lr, p_ur, p_lr)
+                    }
+                });
+            }
+            g.link(e1, e2);
+        };
+        let count = above.iter().filter(|&&a| a).count();
+        if count == 2 && above[0] == above[3] {
+            // Saddle: like GDAL, always the same pair of segments whatever the centre, cutting
+            // off the upper-right and lower-left corners, so that lines of different levels
+            // never cross.
+            seg(top, right, g);
+            seg(left, bottom, g);
+            continue;
+        }
+        let mut es = Vec::with_capacity(2);
+        if above[0] != above[1] {
+            es.push(top);
+        }
+        if above[1] != above[3] {
+            es.push(right);
+        }
+        if above[2] != above[3] {
+            es.push(bottom);
+        }
+        if above[0] != above[2] {
+            es.push(left);
+        }
+        if es.len() == 2 {
+            seg(es[0], es[1], g);
+        }
+    }
+}
+
+/// A square with one to three nodata corners, split as GDAL splits it: one quarter-square per
+/// valid corner, reaching to the square's centre, whose other corners take the mean of the valid
+/// corners they lie between (the centre: of all valid corners). Lines end where they meet the
+/// quarter of a nodata corner. `spokes` numbers the four half-lines from the centre to the middle
+/// of the top, right, bottom and left sides, where quarters meet.
+#[allow(clippy::too_many_arguments)]
+fn split_square(
+    v: [f32; 4],
+    ok: [bool; 4],
+    (x0, y0): (f64, f64),
+    edges: [u64; 4],
+    spokes: u64,
+    graphs: &mut HashMap<i64, LevelGraph>,
+    level_range: &impl Fn(f64, f64) -> std::ops::RangeInclusive<i64>,
+    level_of: &impl Fn(i64) -> f64,
+) {
+    let val = |i: usize| ok[i].then_some(v[i] as f64);
+    let mid = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => 0.5 * (a + b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => f64::NAN,
+    };
+    let (ul, ur, ll, lr) = (val(0), val(1), val(2), val(3));
+    let valid: Vec<f64> = [ul, ur, ll, lr].into_iter().flatten().collect();
+    let centre = valid.iter().sum::<f64>() / valid.len() as f64;
+    let (tm, rm, bm, lm) = (mid(ul, ur), mid(ur, lr), mid(ll, lr), mid(ul, ll));
+    let (xm, ym, x1, y1) = (x0 + 0.5, y0 + 0.5, x0 + 1.0, y0 + 1.0);
+    let [top, right, bottom, left] = edges;
+    let [s_top, s_right, s_bottom, s_left] = [spokes, spokes + 1, spokes + 2, spokes + 3];
+    let c = (centre, (xm, ym));
+    if let Some(ul) = ul {
+        let q = [(ul, (x0, y0)), (tm, (xm, y0)), (lm, (x0, ym)), c];
+        march(&q, [top, s_top, s_left, left], graphs, level_range, level_of);
+    }
+    if let Some(ur) = ur {
+        let q = [(tm, (xm, y0)), (ur, (x1, y0)), c, (rm, (x1, ym))];
+        march(&q, [top, right, s_right, s_top], graphs, level_range, level_of);
+    }
+    if let Some(ll) = ll {
+        let q = [(lm, (x0, ym)), c, (ll, (x0, y1)), (bm, (xm, y1))];
+        march(&q, [s_left, s_bottom, bottom, left], graphs, level_range, level_of);
+    }
+    if let Some(lr) = lr {
+        let q = [c, (rm, (x1, ym)), (bm, (xm, y1)), (lr, (x1, y1))];
+        march(&q, [s_right, right, bottom, s_bottom], graphs, level_range, level_of);
+    }
+}
+
 /// Computes contour lines of band 1 of `src`, sorted by level.
 pub fn contours<S: DemSource>(src: &S, opts: &ContourOptions) -> Result<Vec<ContourLine>> {
     opts.validate()?;
@@ -141,6 +262,8 @@ pub fn contours<S: DemSource>(src: &S, opts: &ContourOptions) -> Result<Vec<Cont
     let hid = |r: usize, c: usize| (r as u64 * wu + c as u64) * 2;
     let vid = |r: usize, c: usize| (r as u64 * wu + c as u64) * 2 + 1;
     let terminal = 2 * wu * h as u64;
+    // Ids of points inside split squares (four spokes from the centre per square).
+    let spoke_base = 2 * terminal;
     let mut graphs: HashMap<i64, LevelGraph> = HashMap::new();
 
     // Crossing of level `l` on the edge from A (value a, pixel-centre position pa) to B.
@@ -210,73 +333,25 @@ pub fn contours<S: DemSource>(src: &S, opts: &ContourOptions) -> Result<Vec<Cont
             }
             for c in 0..w - 1 {
                 let v = [up[c], up[c + 1], cur[c], cur[c + 1]];
-                if !v.iter().all(|&x| valid(x)) {
-                    continue;
-                }
-                let [ul, ur, ll, lr] = v.map(|x| x as f64);
-                let lo = ul.min(ur).min(ll).min(lr);
-                let hi = ul.max(ur).max(ll).max(lr);
-                if lo == hi {
-                    continue;
-                }
+                let ok = v.map(valid);
                 let (x0, y0) = (c as f64 + 0.5, r as f64 + 0.5);
-                let p_ul = (x0, y0);
-                let p_ur = (x0 + 1.0, y0);
-                let p_ll = (x0, y0 + 1.0);
-                let p_lr = (x0 + 1.0, y0 + 1.0);
-                let top = hid(r, c);
-                let bottom = hid(r + 1, c);
-                let left = vid(r, c);
-                let right = vid(r, c + 1);
-                for kk in level_range(lo, hi) {
-                    let l = level_of(kk);
-                    let above = [ul >= l, ur >= l, ll >= l, lr >= l];
-                    let g = graphs.entry(kk).or_default();
-                    let seg = |e1: u64, e2: u64, g: &mut LevelGraph| {
-                        for e in [e1, e2] {
-                            g.points.entry(e).or_insert_with(|| {
-                                if e == top {
-                                    cross(l, ul, ur, p_ul, p_ur)
-                                } else if e == bottom {
-                                    cross(l, ll, lr, p_ll, p_lr)
-                                } else if e == left {
-                                    cross(l, ul, ll, p_ul, p_ll)
-                                } else {
-                                    cross(l, ur, lr, p_ur, p_lr)
-                                }
-                            });
-                        }
-                        g.link(e1, e2);
-                    };
-                    let t_cross = above[0] != above[1];
-                    let b_cross = above[2] != above[3];
-                    let l_cross = above[0] != above[2];
-                    let r_cross = above[1] != above[3];
-                    let count = above.iter().filter(|&&a| a).count();
-                    if count == 2 && above[0] == above[3] {
-                        // Saddle: like GDAL, always the same pair of segments whatever the centre,
-                        // cutting off the upper-right and lower-left corners, so that lines of
-                        // different levels never cross.
-                        seg(top, right, g);
-                        seg(left, bottom, g);
-                        continue;
-                    }
-                    let mut es = Vec::with_capacity(2);
-                    if t_cross {
-                        es.push(top);
-                    }
-                    if r_cross {
-                        es.push(right);
-                    }
-                    if b_cross {
-                        es.push(bottom);
-                    }
-                    if l_cross {
-                        es.push(left);
-                    }
-                    if es.len() == 2 {
-                        seg(es[0], es[1], g);
-                    }
+                let edges = [hid(r, c), vid(r, c + 1), hid(r + 1, c), vid(r, c)];
+                if ok.iter().all(|&b| b) {
+                    let [ul, ur, ll, lr] = v.map(|x| x as f64);
+                    let corners =
+                        [(ul, (x0, y0)), (ur, (x0 + 1.0, y0)), (ll, (x0, y0 + 1.0)), (lr, (x0 + 1.0, y0 + 1.0))];
+                    march(&corners, edges, &mut graphs, &level_range, &level_of);
+                } else if ok.iter().any(|&b| b) {
+                    split_square(
+                        v,
+                        ok,
+                        (x0, y0),
+                        edges,
+                        spoke_base + (r as u64 * wu + c as u64) * 4,
+                        &mut graphs,
+                        &level_range,
+                        &level_of,
+                    );
                 }
             }
         }

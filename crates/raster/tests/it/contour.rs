@@ -151,3 +151,59 @@ fn flatgeobuf_contours_read_back_by_gdal() {
         assert!(worst < 1e-6, "a line at {} differs by {worst}", a.0);
     }
 }
+
+#[test]
+fn contours_run_up_to_nodata_like_gdal_contour() {
+    if !have_tool("gdal_contour", "contours_run_up_to_nodata_like_gdal_contour") {
+        return;
+    }
+    use meridian_raster::tiff::{TiffWriter, WriterOptions};
+    // The DEM with holes: a disc, a band of rows, and scattered single pixels set to nodata.
+    let t = GeoTiff::open(dem_path()).unwrap();
+    let mut dem = t.read_band::<f32>(0).unwrap();
+    let nd = t.nodata().unwrap() as f32;
+    for y in 0..400usize {
+        for x in 0..400usize {
+            let disc = (x as f64 - 130.0).powi(2) + (y as f64 - 250.0).powi(2) < 35.0f64.powi(2);
+            let band = (300..304).contains(&y) && x > 200;
+            let speck = (x * 7 + y * 13) % 97 == 0;
+            if disc || band || speck {
+                dem.data[y * 400 + x] = nd;
+            }
+        }
+    }
+    let dir = tmp();
+    let holed = dir.path().join("holed.tif");
+    let opts = WriterOptions { geo: t.geo().cloned(), nodata: Some(nd as f64), ..WriterOptions::default() };
+    let mut w = TiffWriter::create::<f32>(&holed, 400, 400, 1, opts).unwrap();
+    w.write_rows(&dem.data).unwrap();
+    w.finish().unwrap();
+
+    let src = GeoTiff::open(&holed).unwrap();
+    let ours = parse(
+        &dem::to_geojson(
+            &dem::contours(&src, &ContourOptions { interval: 10.0, ..ContourOptions::default() }).unwrap(),
+            "e",
+        ),
+        "e",
+    );
+    let out = dir.path().join("c.geojson");
+    run("gdal_contour", &["-q", "-i", "10", "-a", "e", "-f", "GeoJSON", s(&holed), s(&out)]);
+    let theirs = parse(&serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap(), "e");
+    let mut la: Vec<f64> = ours.iter().map(|l| l.0).collect();
+    let mut lb: Vec<f64> = theirs.iter().map(|l| l.0).collect();
+    la.sort_by(f64::total_cmp);
+    lb.sort_by(f64::total_cmp);
+    la.dedup();
+    lb.dedup();
+    assert_eq!(la, lb, "same levels");
+    let half_pixel = 1.25;
+    let d1 = max_distance(&ours, &theirs, 5.0);
+    let d2 = max_distance(&theirs, &ours, 5.0);
+    assert!(d1 <= half_pixel && d2 <= half_pixel, "vertices {d1} m / {d2} m from the other's lines");
+    let va: usize = ours.iter().map(|l| l.1.len()).sum();
+    let vb: usize = theirs.iter().map(|l| l.1.len()).sum();
+    println!("lines: ours {} gdal {}; vertices: ours {va} gdal {vb}", ours.len(), theirs.len());
+    assert_eq!(ours.len(), theirs.len(), "same number of lines");
+    assert_eq!(va, vb, "same vertex count");
+}
