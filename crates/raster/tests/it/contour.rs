@@ -203,7 +203,6 @@ fn contours_run_up_to_nodata_like_gdal_contour() {
     assert!(d1 <= half_pixel && d2 <= half_pixel, "vertices {d1} m / {d2} m from the other's lines");
     let va: usize = ours.iter().map(|l| l.1.len()).sum();
     let vb: usize = theirs.iter().map(|l| l.1.len()).sum();
-    println!("lines: ours {} gdal {}; vertices: ours {va} gdal {vb}", ours.len(), theirs.len());
     assert_eq!(ours.len(), theirs.len(), "same number of lines");
     assert_eq!(va, vb, "same vertex count");
 }
