@@ -4,6 +4,7 @@
 use crate::blobs::keys;
 use crate::{DemService, Error, Result};
 use meridian_core::id::{AccountId, DatasetId};
+use meridian_core::page::Page;
 use meridian_core::{DomainError, FieldError, Timestamp};
 use meridian_raster::tiff::GeoTiff;
 use meridian_raster::tile::TileRenderer;
@@ -130,7 +131,7 @@ impl DemService {
     }
 
     /// The account's datasets, newest first, and how many there are.
-    pub async fn list_datasets(&self, account: &AccountId, limit: usize, offset: usize) -> Result<(Vec<Dataset>, u64)> {
+    pub async fn list_datasets(&self, account: &AccountId, page: Page) -> Result<(Vec<Dataset>, u64)> {
         let prefix = object_store::path::Path::from(format!("{account}/dem/datasets"));
         let listing = self.blobs.store().list_with_delimiter(Some(&prefix)).await?;
         let mut ids: Vec<String> = listing
@@ -142,13 +143,14 @@ impl DemService {
         // Ids are time-ordered.
         ids.sort_unstable_by(|a, b| b.cmp(a));
         let total = ids.len() as u64;
-        let mut page = Vec::new();
-        for id in ids.into_iter().skip(offset).take(limit) {
+        let mut found = Vec::new();
+        let skip = usize::try_from(page.offset).unwrap_or(usize::MAX);
+        for id in ids.into_iter().skip(skip).take(page.limit as usize) {
             if let Some(d) = self.blobs.get_json::<Dataset>(&keys::dataset_record(account, &DatasetId(id))).await? {
-                page.push(d);
+                found.push(d);
             }
         }
-        Ok((page, total))
+        Ok((found, total))
     }
 
     /// Deletes a dataset and its files; refused (409) while a queued or running job reads it.
@@ -157,7 +159,7 @@ impl DemService {
         let d = self.get_dataset(account, id).await?;
         let mut offset = 0u64;
         loop {
-            let page = meridian_core::page::Page { limit: 500, offset };
+            let page = Page { limit: 500, offset };
             let (jobs, total) = self.store.jobs.list_jobs(account, Some(crate::job::KIND), page).await?;
             let busy = jobs
                 .iter()

@@ -254,66 +254,25 @@ pub(crate) fn process<S: DemSource, T: OutSample, K: RowSink<T> + Send>(
     let table = o.table(lo, hi);
     let bands = if o.alpha { 4 } else { 3 };
     let nd = src.nodata();
-    let (w, h) = (src.width(), src.height());
-    let block = super::block_rows(src);
-    // Reading the next block, colouring this one (on rayon) and writing the previous one overlap.
-    std::thread::scope(|scope| -> Result<Stats> {
-        let (to_writer, blocks) = std::sync::mpsc::sync_channel::<Vec<T>>(1);
-        let writer = scope.spawn(move || -> Result<()> {
-            for out in blocks {
-                sink.put_rows(&out)?;
+    let w = src.width();
+    let mut done = 0;
+    // Reading, colouring (on rayon) and writing overlap; colour relief has no statistics.
+    super::pipeline(src, sink, None, progress, |rows, _| {
+        let mut out = vec![T::default(); rows.len() * bands];
+        out.par_chunks_mut(w * bands).zip(rows.par_chunks(w)).for_each(|(o, r)| {
+            for (px, &v) in o.chunks_exact_mut(bands).zip(r) {
+                let v = v as f64;
+                let c = if nd.is_some_and(|n| n == v || (n.is_nan() && v.is_nan())) {
+                    table.nodata_color()
+                } else {
+                    table.color(v)
+                };
+                for k in 0..bands {
+                    px[k] = T::from_byte(c[k]);
+                }
             }
-            Ok(())
         });
-        let mut y = 0;
-        let first = block.min(h);
-        let mut reading = (h > 0).then(|| scope.spawn(move || src.read_rows(0, first)));
-        let mut result = Ok(());
-        while let Some(r) = reading.take() {
-            let n = block.min(h - y);
-            let rows = match r.join() {
-                Ok(Ok(rows)) => rows,
-                Ok(Err(e)) => {
-                    result = Err(e);
-                    break;
-                }
-                Err(_) => {
-                    result = Err(Error::Io(std::io::Error::other("the block reader stopped")));
-                    break;
-                }
-            };
-            if y + n < h {
-                let (next, m) = (y + n, block.min(h - y - n));
-                reading = Some(scope.spawn(move || src.read_rows(next, m)));
-            }
-            let mut out = vec![T::default(); rows.len() * bands];
-            out.par_chunks_mut(w * bands).zip(rows.par_chunks(w)).for_each(|(o, r)| {
-                for (px, &v) in o.chunks_exact_mut(bands).zip(r) {
-                    let v = v as f64;
-                    let c = if nd.is_some_and(|n| n == v || (n.is_nan() && v.is_nan())) {
-                        table.nodata_color()
-                    } else {
-                        table.color(v)
-                    };
-                    for k in 0..bands {
-                        px[k] = T::from_byte(c[k]);
-                    }
-                }
-            });
-            if to_writer.send(out).is_err() {
-                break; // the writer failed; its error is reported below
-            }
-            y += n;
-            if !progress(y as f64 / h as f64) {
-                result = Err(Error::Cancelled);
-                break;
-            }
-        }
-        drop(to_writer);
-        if let Some(r) = reading {
-            let _ = r.join();
-        }
-        writer.join().map_err(|_| Error::Io(std::io::Error::other("the block writer stopped")))??;
-        result.map(|()| Stats::default())
+        done += rows.len() / w;
+        (out, done)
     })
 }

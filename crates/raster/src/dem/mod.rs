@@ -343,9 +343,81 @@ fn interpol(a: f32, b: f32, nd: Option<f32>) -> f32 {
     2.0 * a - b
 }
 
-/// The generic 3×3 driver (gdaldem's `GDALGeneric3x3Processing`), streaming by blocks. Reading
-/// the next block, computing this one (on rayon) and writing the previous one overlap, so the
-/// decoder, the kernels and the writer keep every core busy.
+/// Streams `src` in blocks of rows through `compute` into `sink`: reading the next block,
+/// computing this one and writing the previous one overlap, so the decoder, the kernels and the
+/// writer keep every core busy. `compute` gets each block's rows (and whether it is the last) and
+/// returns the output rows it can now give and how many output rows are done in all. The writer
+/// adds the outputs to the statistics, skipping `stats_nodata`, unless that is `None`.
+fn pipeline<S, T, K>(
+    src: &S,
+    sink: &mut K,
+    stats_nodata: Option<T>,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+    mut compute: impl FnMut(Vec<f32>, bool) -> (Vec<T>, usize),
+) -> Result<Stats>
+where
+    S: DemSource,
+    T: OutSample,
+    K: RowSink<T> + Send,
+{
+    let h = src.height();
+    let block = block_rows(src);
+    std::thread::scope(|scope| -> Result<Stats> {
+        // The writer: takes finished blocks in order, adds them to the statistics and writes them.
+        let (to_writer, blocks) = std::sync::mpsc::sync_channel::<Vec<T>>(1);
+        let writer = scope.spawn(move || -> Result<Stats> {
+            let mut stats = Stats::default();
+            for out in blocks {
+                if let Some(nd) = stats_nodata {
+                    stats.add(&out, nd);
+                }
+                sink.put_rows(&out)?;
+            }
+            Ok(stats)
+        });
+        let mut y = 0;
+        let first = block.min(h);
+        let mut reading = (h > 0).then(|| scope.spawn(move || src.read_rows(0, first)));
+        let mut result = Ok(());
+        while let Some(r) = reading.take() {
+            let n = block.min(h - y);
+            let rows = match r.join() {
+                Ok(Ok(rows)) => rows,
+                Ok(Err(e)) => {
+                    result = Err(e);
+                    break;
+                }
+                Err(_) => {
+                    result = Err(Error::Io(std::io::Error::other("the block reader stopped")));
+                    break;
+                }
+            };
+            y += n;
+            if y < h {
+                let (next, m) = (y, block.min(h - y));
+                reading = Some(scope.spawn(move || src.read_rows(next, m)));
+            }
+            let (out, done) = compute(rows, y == h);
+            if to_writer.send(out).is_err() {
+                break; // the writer failed; its error is reported below
+            }
+            if !progress(done as f64 / h as f64) {
+                result = Err(Error::Cancelled);
+                break;
+            }
+        }
+        drop(to_writer);
+        if let Some(r) = reading {
+            let _ = r.join();
+        }
+        let stats = writer.join().map_err(|_| Error::Io(std::io::Error::other("the block writer stopped")))??;
+        result.map(|()| stats)
+    })
+}
+
+/// The generic 3×3 driver (gdaldem's `GDALGeneric3x3Processing`), streaming by blocks through
+/// [`pipeline`]: each block keeps the row before it, and an output row is computed (on rayon)
+/// once the row after it has been read.
 fn process3x3<S, T, K, F>(
     src: &S,
     sink: &mut K,
@@ -362,81 +434,35 @@ where
 {
     let (w, h) = (src.width(), src.height());
     let nd = src.nodata().map(|v| v as f32);
-    let block = block_rows(src);
-    let dst_nd = T::from_kernel(dst_nodata);
-    std::thread::scope(|scope| -> Result<Stats> {
-        // The writer: takes finished blocks in order, adds them to the statistics and writes them.
-        let (to_writer, blocks) = std::sync::mpsc::sync_channel::<Vec<T>>(1);
-        let writer = scope.spawn(move || -> Result<Stats> {
-            let mut stats = Stats::default();
-            for out in blocks {
-                stats.add(&out, dst_nd);
-                sink.put_rows(&out)?;
+    let mut buf: Vec<f32> = Vec::new();
+    let mut buf_start = 0usize;
+    let mut next_out = 0usize;
+    pipeline(src, sink, Some(T::from_kernel(dst_nodata)), progress, |rows, last| {
+        buf.extend_from_slice(&rows);
+        let read_to = buf_start + buf.len() / w;
+        let out_end = if last { h } else { read_to - 1 };
+        let mut out = vec![T::default(); (out_end - next_out) * w];
+        let buf_ref = &buf;
+        let row = |i: usize| -> Option<&[f32]> {
+            if i < buf_start || i >= read_to {
+                None
+            } else {
+                Some(&buf_ref[(i - buf_start) * w..(i - buf_start + 1) * w])
             }
-            Ok(stats)
+        };
+        out.par_chunks_mut(w).enumerate().for_each(|(k, o)| {
+            let i = next_out + k;
+            let up = if i == 0 { None } else { row(i - 1) };
+            let down = if i + 1 >= h { None } else { row(i + 1) };
+            let mid = row(i).unwrap_or(&[]);
+            eval_row(up, mid, down, o, nd, dst_nodata, compute_edges, &f);
         });
-        let mut buf: Vec<f32> = Vec::new();
-        let mut buf_start = 0usize;
-        let mut next_in = 0usize;
-        let mut next_out = 0usize;
-        let first = block.min(h);
-        let mut reading = Some(scope.spawn(move || src.read_rows(0, first)));
-        let mut result = Ok(());
-        while next_out < h {
-            let n = block.min(h - next_in);
-            let rows = match reading.take().map(|r| r.join()) {
-                Some(Ok(Ok(rows))) => rows,
-                Some(Ok(Err(e))) => {
-                    result = Err(e);
-                    break;
-                }
-                _ => {
-                    result = Err(Error::Io(std::io::Error::other("the block reader stopped")));
-                    break;
-                }
-            };
-            buf.extend_from_slice(&rows);
-            next_in += n;
-            if next_in < h {
-                let (y, m) = (next_in, block.min(h - next_in));
-                reading = Some(scope.spawn(move || src.read_rows(y, m)));
-            }
-            let out_end = if next_in == h { h } else { next_in - 1 };
-            let mut out = vec![T::default(); (out_end - next_out) * w];
-            let buf_ref = &buf;
-            let row = |i: usize| -> Option<&[f32]> {
-                if i < buf_start || i >= buf_start + buf_ref.len() / w {
-                    None
-                } else {
-                    Some(&buf_ref[(i - buf_start) * w..(i - buf_start + 1) * w])
-                }
-            };
-            out.par_chunks_mut(w).enumerate().for_each(|(k, o)| {
-                let i = next_out + k;
-                let up = if i == 0 { None } else { row(i - 1) };
-                let down = if i + 1 >= h { None } else { row(i + 1) };
-                let mid = row(i).unwrap_or(&[]);
-                eval_row(up, mid, down, o, nd, dst_nodata, compute_edges, &f);
-            });
-            if to_writer.send(out).is_err() {
-                break; // the writer failed; its error is reported below
-            }
-            next_out = out_end;
-            // Keep the rows the next output row needs: next_out - 1 and on.
-            let keep_from = next_out.saturating_sub(1).max(buf_start);
-            buf.drain(..(keep_from - buf_start) * w);
-            buf_start = keep_from;
-            if !progress(next_out as f64 / h as f64) {
-                result = Err(Error::Cancelled);
-                break;
-            }
-        }
-        drop(to_writer);
-        if let Some(r) = reading {
-            let _ = r.join();
-        }
-        let stats = writer.join().map_err(|_| Error::Io(std::io::Error::other("the block writer stopped")))??;
-        result.map(|()| stats)
+        next_out = out_end;
+        // Keep the rows the next output row needs: next_out - 1 and on.
+        let keep_from = next_out.saturating_sub(1).max(buf_start);
+        buf.drain(..(keep_from - buf_start) * w);
+        buf_start = keep_from;
+        (out, next_out)
     })
 }
 

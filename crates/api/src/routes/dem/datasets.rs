@@ -1,12 +1,16 @@
 //! Uploaded DEMs: what the engine found in them, to reuse as the `source` of further jobs.
 
 use super::dem_error;
+use super::jobs::PageQuery;
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
+use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use meridian_core::page::Page;
 use meridian_core::Timestamp;
 use meridian_dem::Dataset;
 use serde::{Deserialize, Serialize};
@@ -86,40 +90,27 @@ pub struct DatasetList {
     pub total: u64,
 }
 
-/// Paging of the dataset list.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-#[serde(deny_unknown_fields)]
-pub struct DatasetQuery {
-    /// Page size (default limits.default_page_size, at most limits.max_page_size).
-    pub limit: Option<u32>,
-    pub offset: Option<u64>,
-}
-
 #[utoipa::path(
     get,
     path = "/api/v1/dem/datasets",
     tag = "dem",
-    params(DatasetQuery),
-    responses((status = 200, description = "The account's uploaded DEMs, newest first", body = DatasetList))
+    params(PageQuery),
+    responses((status = 200, description = "The account's uploaded DEMs, newest first; `Link` has next/prev", body = DatasetList))
 )]
 async fn list_dem_datasets(
     State(state): State<AppState>,
     caller: Caller,
-    Query(q): Query<DatasetQuery>,
-) -> ApiResult<Json<DatasetList>> {
+    Query(q): Query<PageQuery>,
+) -> ApiResult<Response> {
     let limits = &state.config.limits;
-    let limit = q.limit.unwrap_or(limits.default_page_size);
-    if limit == 0 || limit > limits.max_page_size {
-        return Err(crate::error::ApiError::invalid(vec![meridian_core::FieldError::new(
-            "/limit",
-            "out_of_range",
-            format!("limit must be between 1 and {}", limits.max_page_size),
-        )]));
+    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let (datasets, total) = state.dem.list_datasets(&caller.account_id, page).await.map_err(dem_error)?;
+    let datasets = datasets.into_iter().map(Into::into).collect();
+    let mut response = Json(DatasetList { datasets, total }).into_response();
+    if let Some(link) = page_links("/api/v1/dem/datasets", "", page, total) {
+        response.headers_mut().insert(header::LINK, link);
     }
-    let offset = usize::try_from(q.offset.unwrap_or(0)).unwrap_or(usize::MAX);
-    let (page, total) = state.dem.list_datasets(&caller.account_id, limit as usize, offset).await.map_err(dem_error)?;
-    Ok(Json(DatasetList { datasets: page.into_iter().map(Into::into).collect(), total }))
+    Ok(response)
 }
 
 #[utoipa::path(

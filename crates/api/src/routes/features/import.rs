@@ -18,7 +18,7 @@ use meridian_features::fgb::{self, FgbError};
 use meridian_features::geometry;
 use meridian_jobs::{JobContext, JobError, JobHandler, JobOutcome};
 use meridian_store::features::{Feature, FeatureCollection};
-use meridian_store::{Store, StoreError};
+use meridian_store::Store;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -89,7 +89,8 @@ pub fn valid_collection_id(id: &str) -> bool {
         && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
 }
 
-fn id_error() -> FieldError {
+/// The 422 error of a collection id that is missing or malformed.
+pub fn id_error() -> FieldError {
     FieldError::new("/id", "invalid_value", "id must be 1 to 64 lowercase letters, digits, - or _ (and not `parcels`)")
 }
 
@@ -127,13 +128,6 @@ impl Collector<'_> {
     }
 }
 
-fn crs_of(meta: &UploadMeta) -> Result<Option<Crs>, ApiError> {
-    meta.content_crs
-        .as_deref()
-        .map(|v| super::parse_crs("Content-Crs", v.trim().trim_start_matches('<').trim_end_matches('>')))
-        .transpose()
-}
-
 /// Reads and validates a whole upload. Errors: 400 for an unreadable file, 422 with a pointer
 /// for each bad feature (up to 100), or for a missing or malformed collection id.
 pub fn read_upload(
@@ -143,7 +137,7 @@ pub fn read_upload(
     account: &AccountId,
     now: Timestamp,
 ) -> Result<Imported, ApiError> {
-    let content_crs = crs_of(meta)?;
+    let content_crs = meta.content_crs.as_deref().map(super::parse_content_crs).transpose()?;
     let mut c = Collector {
         account,
         collection: String::new(),
@@ -418,21 +412,17 @@ impl JobHandler for ImportJobHandler {
             return Err(JobError::Cancelled);
         }
         let outcome = match parsed {
-            Ok(imported) => match self.store.features.create_collection(&imported.collection, &imported.features).await
-            {
-                Ok(()) => Ok(JobOutcome {
-                    output: json!({
-                        "collection": imported.collection.id,
-                        "numberOfFeatures": imported.features.len(),
-                        "href": format!("/api/v1/ogc/v1/features/collections/{}", imported.collection.id),
-                    }),
-                    event: None,
+            Ok(imported) => store_import(&self.store, &imported).await.map(|()| JobOutcome {
+                output: json!({
+                    "collection": imported.collection.id,
+                    "numberOfFeatures": imported.features.len(),
+                    "href": format!("/api/v1/ogc/v1/features/collections/{}", imported.collection.id),
                 }),
-                Err(StoreError::Domain(d)) => Err(to_job_error(d.into())),
-                Err(e) => Err(JobError::internal(e)),
-            },
-            Err(e) => Err(to_job_error(e)),
-        };
+                event: None,
+            }),
+            Err(e) => Err(e),
+        }
+        .map_err(to_job_error);
         // A retryable failure keeps the upload for the next attempt.
         if !matches!(outcome, Err(JobError::Retryable(_))) {
             if let Err(e) = self.blobs.delete(&params.blob).await {
@@ -448,8 +438,14 @@ impl JobHandler for ImportJobHandler {
 mod tests {
     use super::*;
 
-    fn account() -> AccountId {
-        AccountId::generate()
+    /// Reads an upload of `bytes` for a new account.
+    fn read(bytes: &[u8], format: UploadFormat, meta: &UploadMeta) -> Result<Imported, ApiError> {
+        read_upload(bytes, format, meta, &AccountId::generate(), Timestamp::now())
+    }
+
+    /// Reads a GeoJSON body with no query.
+    fn read_json(body: &Value) -> Result<Imported, ApiError> {
+        read(body.to_string().as_bytes(), UploadFormat::Geojson, &UploadMeta::default())
     }
 
     fn square(x: f64) -> Value {
@@ -461,15 +457,7 @@ mod tests {
     fn streams_a_feature_collection_with_the_id_in_the_body() {
         let body = json!({"type": "FeatureCollection", "id": "squares", "title": "Squares",
             "features": [square(0.0), square(2.0)], "extra": {"ignored": [1, 2]}});
-        let got = read_upload(
-            body.to_string().as_bytes(),
-            UploadFormat::Geojson,
-            &UploadMeta::default(),
-            &account(),
-            Timestamp::now(),
-        )
-        .map_err(|e| e.problem.detail)
-        .unwrap();
+        let got = read_json(&body).map_err(|e| e.problem.detail).unwrap();
         assert_eq!(got.collection.id, "squares");
         assert_eq!(got.collection.title, "Squares");
         assert_eq!(got.features.len(), 2);
@@ -481,15 +469,7 @@ mod tests {
         let mut bad = square(0.0);
         bad["geometry"]["coordinates"][0][4] = json!([5.0, 5.0]);
         let body = json!({"type": "FeatureCollection", "id": "x", "features": [square(0.0), bad]});
-        let e = read_upload(
-            body.to_string().as_bytes(),
-            UploadFormat::Geojson,
-            &UploadMeta::default(),
-            &account(),
-            Timestamp::now(),
-        )
-        .err()
-        .unwrap();
+        let e = read_json(&body).err().unwrap();
         assert_eq!(e.problem.status, 422);
         assert!(
             e.problem.errors.iter().all(|fe| fe.pointer.starts_with("/features/1/geometry")),
@@ -498,43 +478,30 @@ mod tests {
         );
 
         let body = json!({"type": "FeatureCollection", "features": [square(0.0)]});
-        let e = read_upload(
-            body.to_string().as_bytes(),
-            UploadFormat::Geojson,
-            &UploadMeta::default(),
-            &account(),
-            Timestamp::now(),
-        )
-        .err()
-        .unwrap();
+        let e = read_json(&body).err().unwrap();
         assert_eq!(e.problem.errors[0].pointer, "/id");
 
         // The query can name it instead.
         let meta = UploadMeta { id: Some("from-query".into()), ..Default::default() };
-        let got = read_upload(body.to_string().as_bytes(), UploadFormat::Geojson, &meta, &account(), Timestamp::now())
-            .map_err(|e| e.problem.detail)
-            .unwrap();
+        let got =
+            read(body.to_string().as_bytes(), UploadFormat::Geojson, &meta).map_err(|e| e.problem.detail).unwrap();
         assert_eq!(got.collection.id, "from-query");
     }
 
     #[test]
     fn malformed_json_is_a_400() {
-        let e = read_upload(
+        let e = read(
             &b"{\"type\": \"FeatureCollection\", \"features\": [1,"[..],
             UploadFormat::Geojson,
             &UploadMeta::default(),
-            &account(),
-            Timestamp::now(),
         )
         .err()
         .unwrap();
         assert_eq!(e.problem.status, 400);
-        let e = read_upload(
+        let e = read(
             &b"not flatgeobuf"[..],
             UploadFormat::Flatgeobuf,
             &UploadMeta { id: Some("a".into()), ..Default::default() },
-            &account(),
-            Timestamp::now(),
         )
         .err()
         .unwrap();
@@ -545,15 +512,7 @@ mod tests {
     fn stops_after_a_hundred_errors() {
         let features: Vec<Value> = (0..500).map(|_| json!({"type": "Feature", "geometry": {"type": "Point", "coordinates": [500.0, 0.0]}, "properties": {}})).collect();
         let body = json!({"type": "FeatureCollection", "id": "many", "features": features});
-        let e = read_upload(
-            body.to_string().as_bytes(),
-            UploadFormat::Geojson,
-            &UploadMeta::default(),
-            &account(),
-            Timestamp::now(),
-        )
-        .err()
-        .unwrap();
+        let e = read_json(&body).err().unwrap();
         assert_eq!(e.problem.status, 422);
         assert_eq!(e.problem.errors.len(), MAX_ERRORS);
     }

@@ -61,8 +61,13 @@ pub fn parse_crs(param: &str, value: &str) -> Result<Crs, ApiError> {
 pub fn content_crs(headers: &HeaderMap) -> Result<Crs, ApiError> {
     match headers.get("content-crs").and_then(|v| v.to_str().ok()) {
         None => Ok(Crs::Crs84),
-        Some(v) => parse_crs("Content-Crs", v.trim().trim_start_matches('<').trim_end_matches('>')),
+        Some(v) => parse_content_crs(v),
     }
+}
+
+/// Parses a `Content-Crs` header value (a URI, optionally in angle brackets).
+pub fn parse_content_crs(value: &str) -> Result<Crs, ApiError> {
+    parse_crs("Content-Crs", value.trim().trim_start_matches('<').trim_end_matches('>'))
 }
 
 /// The `Content-Crs` header value for a response.

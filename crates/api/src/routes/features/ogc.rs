@@ -16,7 +16,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use meridian_core::crs::CRS84_URI;
-use meridian_core::{DomainError, FieldError, Timestamp};
+use meridian_core::{DomainError, Timestamp};
 use meridian_store::features::{Extent, FeatureCollection, FeatureQuery};
 use serde_json::{json, Value};
 use utoipa_axum::router::OpenApiRouter;
@@ -512,11 +512,7 @@ async fn create_collection(
     };
     if let Some(id) = &q.id {
         if !import::valid_collection_id(id) {
-            return Err(ApiError::invalid(vec![FieldError::new(
-                "/id",
-                "invalid_value",
-                "id must be 1 to 64 lowercase letters, digits, - or _ (and not `parcels`)",
-            )]));
+            return Err(ApiError::invalid(vec![import::id_error()]));
         }
     }
     let meta = UploadMeta {
@@ -526,7 +522,7 @@ async fn create_collection(
         content_crs: headers.get("content-crs").and_then(|v| v.to_str().ok()).map(str::to_owned),
     };
     if let Some(crs) = &meta.content_crs {
-        super::parse_crs("Content-Crs", crs.trim().trim_start_matches('<').trim_end_matches('>'))?;
+        super::parse_content_crs(crs)?;
     }
     let limit = state.config.limits.upload_bytes;
     let staged = stage_body(&state, body, limit).await?;
