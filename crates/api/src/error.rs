@@ -133,5 +133,15 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl From<meridian_cadastre::Error> for ApiError {
+    fn from(e: meridian_cadastre::Error) -> Self {
+        match e {
+            meridian_cadastre::Error::Domain(d) => d.into(),
+            meridian_cadastre::Error::Store(s) => s.into(),
+            other => Self::internal(other),
+        }
+    }
+}
+
 /// Result of a handler.
 pub type ApiResult<T> = Result<T, ApiError>;

@@ -26,6 +26,8 @@ pub struct AppState {
     pub dns: Arc<meridian_dns::service::DnsService>,
     /// The DEM service (uploads, processing jobs, terrain tiles), shared with its job handler.
     pub dem: Arc<meridian_dem::DemService>,
+    /// The feature service (cadastre parcels and feature collections): writes and queries.
+    pub features: meridian_cadastre::FeatureService,
 }
 
 impl AppState {
@@ -48,7 +50,7 @@ impl AppState {
         let dem = Arc::new(meridian_dem::DemService::new(&config, store.clone()));
         Ok(Self {
             config,
-            store,
+            store: store.clone(),
             tokens,
             limiter,
             metrics: crate::telemetry::prometheus(),
@@ -57,6 +59,7 @@ impl AppState {
             delivery_waker: Waker::new(),
             dns,
             dem,
+            features: meridian_cadastre::FeatureService::new(store.clone()),
         })
     }
 }

@@ -65,11 +65,13 @@ pub struct FeatureVersion {
     pub recorded_at: Timestamp,
 }
 
-/// The store-side part of a feature query; CQL2 and sorting happen above the store.
+/// The store-side part of a feature query: conditions the store can decide with its indexes.
+/// Whatever the store cannot decide exactly (a feature's geometry against the box, CQL2 beyond
+/// simple comparisons) is decided above it; every condition here only narrows, never widens.
 #[derive(Clone, Debug, Default)]
 pub struct FeatureQuery {
     pub collection: String,
-    /// CRS84 bounding box.
+    /// CRS84 bounding box, matched against the features' boxes (R*Tree).
     pub bbox: Option<[f64; 4]>,
     /// Exact matches on the indexed properties `lot`, `plan`, `tenure`.
     pub lot: Option<String>,
@@ -78,8 +80,76 @@ pub struct FeatureQuery {
     /// `updated_at` within [from, to] (milliseconds), either end open.
     pub updated_from: Option<i64>,
     pub updated_to: Option<i64>,
-    /// A page, or every match when `None` (for filters evaluated above the store).
-    pub page: Option<(u32, u64)>,
+    /// Conditions on property values, all of which must hold; each is a disjunction.
+    pub values: Vec<Vec<ValueCondition>>,
+    /// Sort keys; features in insertion order when empty (and as the last key always).
+    pub sort: Vec<(SortKey, bool)>,
+    /// With a box: only the features whose own boxes are not wholly inside it.
+    pub bbox_edge_only: bool,
+}
+
+/// A comparison of one top-level property with a scalar, answered from the property-value index.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueCondition {
+    pub key: String,
+    pub op: ValueOp,
+    pub value: Scalar,
+}
+
+/// A comparison operator over property values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl ValueOp {
+    pub(crate) fn sql(self) -> &'static str {
+        match self {
+            Self::Eq => "=",
+            Self::Ne => "<>",
+            Self::Lt => "<",
+            Self::Le => "<=",
+            Self::Gt => ">",
+            Self::Ge => ">=",
+        }
+    }
+}
+
+/// A property value as the index keeps it: strings as text; numbers and booleans (1, 0) as numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    Text(String),
+    Num(f64),
+}
+
+/// What a list can be ordered by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SortKey {
+    Id,
+    UpdatedAt,
+    /// A top-level property (numbers before strings; missing values last in ascending order).
+    Property(String),
+}
+
+/// Where a scan of matching features resumes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScanFrom {
+    /// After the feature with this sequence number (insertion order, no sort keys).
+    After(i64),
+    /// After skipping this many matches of the store's conditions (sorted scans).
+    Skip(u64),
+}
+
+/// A feature with its position in insertion order (the keyset for paging).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScannedFeature {
+    pub seq: i64,
+    pub feature: Feature,
 }
 
 /// The extent of a collection's live features.

@@ -446,12 +446,20 @@ pub trait FeatureRepo: Send + Sync {
         collection: &str,
         id: &str,
     ) -> Result<Vec<crate::features::FeatureVersion>>;
-    /// Live features matching the store-side conditions, in insertion order, and how many match.
-    async fn query_features(
+    /// Up to `limit` live features matching the store-side conditions, in the query's order
+    /// (insertion order when it has no sort keys), starting where `from` says.
+    async fn scan_features(
         &self,
         account: &AccountId,
         query: &crate::features::FeatureQuery,
-    ) -> Result<(Vec<crate::features::Feature>, u64)>;
+        from: crate::features::ScanFrom,
+        limit: u32,
+    ) -> Result<Vec<crate::features::ScannedFeature>>;
+    /// How many live features match the store-side conditions (the kept count when there are none).
+    async fn count_features(&self, account: &AccountId, query: &crate::features::FeatureQuery) -> Result<u64>;
+    /// How many live features the box holds wholly (their own boxes inside it), with the other
+    /// store-side conditions: these match a box filter without looking at their geometry.
+    async fn count_features_inside(&self, account: &AccountId, query: &crate::features::FeatureQuery) -> Result<u64>;
 }
 
 /// Liveness of the backing store.

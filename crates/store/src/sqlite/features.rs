@@ -1,6 +1,9 @@
 use super::{insert_events, ts, SqliteDb};
 use crate::error::is_unique_violation;
-use crate::features::{ExpectedVersion, Extent, Feature, FeatureCollection, FeatureQuery, FeatureVersion};
+use crate::features::{
+    ExpectedVersion, Extent, Feature, FeatureCollection, FeatureQuery, FeatureVersion, Scalar, ScanFrom,
+    ScannedFeature, SortKey,
+};
 use crate::repo::FeatureRepo;
 use crate::{Result, StoreError};
 use async_trait::async_trait;
@@ -309,6 +312,8 @@ impl FeatureRepo for SqliteDb {
             other => other?,
         };
         set_index(&mut tx, seq, next.bbox).await?;
+        unindex_values(&mut tx, seq).await?;
+        index_values(&mut tx, seq, next).await?;
         clear_extent(&mut tx, &next.account_id, &next.collection).await?;
         record_version(&mut tx, next, "updated", next.updated_at).await?;
         insert_events(&mut tx, event.as_slice()).await?;
@@ -340,6 +345,8 @@ impl FeatureRepo for SqliteDb {
             .execute(&mut *tx)
             .await?;
         set_index(&mut tx, seq, None).await?;
+        unindex_values(&mut tx, seq).await?;
+        add_to_count(&mut tx, account, collection, -1).await?;
         clear_extent(&mut tx, account, collection).await?;
         record_version(&mut tx, &f, "retired", at).await?;
         insert_events(&mut tx, event.as_slice()).await?;
@@ -375,24 +382,115 @@ impl FeatureRepo for SqliteDb {
             .collect()
     }
 
-    async fn query_features(&self, account: &AccountId, q: &FeatureQuery) -> Result<(Vec<Feature>, u64)> {
-        let rows = query_builder(&format!("SELECT {COLUMNS}"), account, q, true).build().fetch_all(self.read()).await?;
-        let features: Vec<Feature> = rows.iter().map(feature_from_row).collect::<Result<_>>()?;
-        let total = if q.page.is_none() {
-            features.len() as u64
+    async fn scan_features(
+        &self,
+        account: &AccountId,
+        q: &FeatureQuery,
+        from: ScanFrom,
+        limit: u32,
+    ) -> Result<Vec<ScannedFeature>> {
+        let mut b = query_builder(&format!("SELECT {COLUMNS}"), account, q, Window::Any);
+        if let ScanFrom::After(seq) = from {
+            b.push(" AND f.seq > ").push_bind(seq);
+        }
+        order_by(&mut b, q);
+        b.push(" LIMIT ").push_bind(i64::from(limit));
+        if let ScanFrom::Skip(n) = from {
+            b.push(" OFFSET ").push_bind(i64::try_from(n).unwrap_or(i64::MAX));
+        }
+        let rows = b.build().fetch_all(self.read()).await?;
+        rows.iter().map(|r| Ok(ScannedFeature { seq: r.try_get("seq")?, feature: feature_from_row(r)? })).collect()
+    }
+
+    async fn count_features(&self, account: &AccountId, q: &FeatureQuery) -> Result<u64> {
+        let unconditioned = q.bbox.is_none()
+            && !q.bbox_edge_only
+            && q.lot.is_none()
+            && q.plan.is_none()
+            && q.tenure.is_none()
+            && q.updated_from.is_none()
+            && q.updated_to.is_none()
+            && q.values.is_empty();
+        let n: i64 = if unconditioned {
+            sqlx::query_scalar("SELECT feature_count FROM feature_collections WHERE account_id = ? AND id = ?")
+                .bind(account.as_str())
+                .bind(&q.collection)
+                .fetch_optional(self.read())
+                .await?
+                .unwrap_or(0)
         } else {
-            let n: i64 =
-                query_builder("SELECT count(*)", account, q, false).build_query_scalar().fetch_one(self.read()).await?;
-            n as u64
+            query_builder("SELECT count(*)", account, q, Window::Any)
+                .build_query_scalar()
+                .fetch_one(self.read())
+                .await?
         };
-        Ok((features, total))
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    async fn count_features_inside(&self, account: &AccountId, q: &FeatureQuery) -> Result<u64> {
+        let n: i64 = query_builder("SELECT count(*)", account, q, Window::Inside)
+            .build_query_scalar()
+            .fetch_one(self.read())
+            .await?;
+        Ok(u64::try_from(n).unwrap_or(0))
     }
 }
 
+/// Which features a box selects: those whose boxes touch it, or those whose boxes it holds wholly.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Window {
+    Any,
+    Inside,
+}
+
+/// The ORDER BY of a scan: the sort keys, then insertion order.
+fn order_by(b: &mut QueryBuilder<'_, Sqlite>, q: &FeatureQuery) {
+    b.push(" ORDER BY ");
+    for (key, desc) in &q.sort {
+        let dir = if *desc { "DESC" } else { "ASC" };
+        match key {
+            SortKey::Id => {
+                b.push(format!("f.id {dir}, "));
+            }
+            SortKey::UpdatedAt => {
+                b.push(format!("f.updated_at {dir}, "));
+            }
+            SortKey::Property(name) => {
+                // Missing values sort last ascending (first descending), as the in-memory order did.
+                let path = json_path(name);
+                b.push("(json_extract(f.properties, ").push_bind(path.clone()).push(format!(") IS NULL) {dir}, "));
+                b.push("json_extract(f.properties, ").push_bind(path).push(format!(") {dir}, "));
+            }
+        }
+    }
+    b.push("f.seq");
+}
+
+/// A JSON path naming one top-level member, quoted so that any key works.
+fn json_path(key: &str) -> String {
+    format!("$.\"{}\"", key.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
 /// `SELECT <what> FROM features ...` with the query's conditions (and its page when `paged`).
-fn query_builder<'a>(what: &str, account: &'a AccountId, q: &'a FeatureQuery, paged: bool) -> QueryBuilder<'a, Sqlite> {
+fn query_builder<'a>(
+    what: &str,
+    account: &'a AccountId,
+    q: &'a FeatureQuery,
+    window: Window,
+) -> QueryBuilder<'a, Sqlite> {
     let mut b = QueryBuilder::new(format!("{what} FROM "));
     match q.bbox {
+        Some([x0, y0, x1, y1]) if window == Window::Inside => {
+            b.push("features_rtree r CROSS JOIN features f ON f.seq = r.seq WHERE r.min_x >= ")
+                .push_bind(x0)
+                .push(" AND r.max_x <= ")
+                .push_bind(x1)
+                .push(" AND r.min_y >= ")
+                .push_bind(y0)
+                .push(" AND r.max_y <= ")
+                .push_bind(y1)
+                .push(" AND ");
+        }
         Some([x0, y0, x1, y1]) => {
             // CROSS JOIN keeps the R*Tree as the outer loop, so the box drives the search.
             b.push("features_rtree r CROSS JOIN features f ON f.seq = r.seq WHERE r.min_x <= ")
@@ -409,6 +507,17 @@ fn query_builder<'a>(what: &str, account: &'a AccountId, q: &'a FeatureQuery, pa
             b.push("features f LEFT JOIN features_rtree r ON r.seq = f.seq WHERE ");
         }
     }
+    if let (Some([x0, y0, x1, y1]), true) = (q.bbox, q.bbox_edge_only) {
+        b.push("NOT (r.min_x >= ")
+            .push_bind(x0)
+            .push(" AND r.max_x <= ")
+            .push_bind(x1)
+            .push(" AND r.min_y >= ")
+            .push_bind(y0)
+            .push(" AND r.max_y <= ")
+            .push_bind(y1)
+            .push(") AND ");
+    }
     b.push("f.account_id = ").push_bind(account.as_str());
     b.push(" AND f.collection = ").push_bind(&q.collection);
     b.push(" AND f.retired_at IS NULL");
@@ -423,13 +532,70 @@ fn query_builder<'a>(what: &str, account: &'a AccountId, q: &'a FeatureQuery, pa
     if let Some(to) = q.updated_to {
         b.push(" AND f.updated_at <= ").push_bind(to);
     }
-    if paged {
-        b.push(" ORDER BY f.seq");
-        if let Some((limit, offset)) = q.page {
-            b.push(" LIMIT ").push_bind(i64::from(limit)).push(" OFFSET ").push_bind(offset as i64);
+    for any in &q.values {
+        if any.is_empty() {
+            continue;
         }
+        b.push(" AND f.seq IN (SELECT v.seq FROM feature_values v WHERE v.account_id = ")
+            .push_bind(account.as_str())
+            .push(" AND v.collection = ")
+            .push_bind(&q.collection)
+            .push(" AND (");
+        for (i, c) in any.iter().enumerate() {
+            if i > 0 {
+                b.push(" OR ");
+            }
+            b.push("(v.key = ").push_bind(&c.key);
+            match &c.value {
+                Scalar::Text(t) => b.push(format!(" AND v.text {} ", c.op.sql())).push_bind(t),
+                Scalar::Num(n) => b.push(format!(" AND v.num {} ", c.op.sql())).push_bind(*n),
+            };
+            b.push(")");
+        }
+        b.push("))");
     }
     b
+}
+
+/// The property-value index rows of a live feature: top-level strings as text, numbers and
+/// booleans as numbers, arrays and objects as their JSON text.
+async fn index_values(conn: &mut SqliteConnection, seq: i64, f: &Feature) -> Result<()> {
+    for (key, value) in &f.properties {
+        let (text, num): (Option<String>, Option<f64>) = match value {
+            Value::String(s) => (Some(s.clone()), None),
+            Value::Number(n) => (None, n.as_f64()),
+            Value::Bool(b) => (None, Some(if *b { 1.0 } else { 0.0 })),
+            Value::Array(_) | Value::Object(_) => (Some(value.to_string()), None),
+            Value::Null => continue,
+        };
+        sqlx::query(
+            "INSERT INTO feature_values (seq, account_id, collection, key, text, num) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(seq)
+        .bind(f.account_id.as_str())
+        .bind(&f.collection)
+        .bind(key)
+        .bind(text)
+        .bind(num)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+async fn unindex_values(conn: &mut SqliteConnection, seq: i64) -> Result<()> {
+    sqlx::query("DELETE FROM feature_values WHERE seq = ?").bind(seq).execute(&mut *conn).await?;
+    Ok(())
+}
+
+async fn add_to_count(conn: &mut SqliteConnection, account: &AccountId, collection: &str, delta: i64) -> Result<()> {
+    sqlx::query("UPDATE feature_collections SET feature_count = feature_count + ? WHERE account_id = ? AND id = ?")
+        .bind(delta)
+        .bind(account.as_str())
+        .bind(collection)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }
 
 async fn insert_one(conn: &mut SqliteConnection, f: &Feature) -> Result<()> {
@@ -455,5 +621,7 @@ async fn insert_one(conn: &mut SqliteConnection, f: &Feature) -> Result<()> {
         other => other?.try_get("seq")?,
     };
     set_index(conn, seq, f.bbox).await?;
+    index_values(conn, seq, f).await?;
+    add_to_count(conn, &f.account_id, &f.collection, 1).await?;
     record_version(conn, f, "registered", f.created_at).await
 }

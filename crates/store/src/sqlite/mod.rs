@@ -19,8 +19,29 @@ use std::time::Duration;
 
 pub(crate) use outbox::insert_events;
 
-/// The migrations compiled into the binary.
-pub static MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+/// The migration files compiled into the binary, in order: (version, description, SQL).
+const MIGRATION_FILES: &[(i64, &str, &str)] = &[
+    (1, "foundation", include_str!("../../migrations/0001_foundation.sql")),
+    (2, "dns", include_str!("../../migrations/0002_dns.sql")),
+    (3, "webhooks", include_str!("../../migrations/0003_webhooks.sql")),
+    (4, "features", include_str!("../../migrations/0004_features.sql")),
+    (5, "feature extents", include_str!("../../migrations/0005_feature_extents.sql")),
+    (6, "feature scale", include_str!("../../migrations/0006_feature_scale.sql")),
+];
+
+/// The migrations compiled into the binary, built at run time (no compile-time macro, so the
+/// build does not need a second SQLite for sqlx's macros).
+pub fn migrator() -> sqlx::migrate::Migrator {
+    use sqlx::migrate::{Migration, MigrationType, Migrator};
+    use std::borrow::Cow;
+    let migrations: Vec<Migration> = MIGRATION_FILES
+        .iter()
+        .map(|(version, description, sql)| {
+            Migration::new(*version, Cow::Borrowed(*description), MigrationType::Simple, Cow::Borrowed(*sql), false)
+        })
+        .collect();
+    Migrator { migrations: Cow::Owned(migrations), ignore_missing: false, locking: true, no_tx: false }
+}
 
 /// A SQLite database: every write goes through one connection, reads through several.
 #[derive(Clone, Debug)]
@@ -50,7 +71,7 @@ impl SqliteDb {
 
     /// Applies pending migrations; applied ones are checked, never edited.
     pub async fn migrate(&self) -> Result<()> {
-        MIGRATIONS.run(&self.writer).await?;
+        migrator().run(&self.writer).await?;
         Ok(())
     }
 

@@ -1,5 +1,5 @@
 use crate::common::{create_account, open, options, TestResult};
-use meridian_store::sqlite::MIGRATIONS;
+use meridian_store::sqlite::migrator;
 
 #[tokio::test]
 async fn get_or_init_keeps_the_first_value_across_opens() -> TestResult {
@@ -39,7 +39,7 @@ async fn reopening_reruns_migrations_as_a_no_op() -> TestResult {
     let pool = sqlx::SqlitePool::connect(&url).await?;
     let applied: Vec<(i64, bool)> =
         sqlx::query_as("SELECT version, success FROM _sqlx_migrations ORDER BY version").fetch_all(&pool).await?;
-    let expected: Vec<(i64, bool)> = MIGRATIONS.iter().map(|m| (m.version, true)).collect();
+    let expected: Vec<(i64, bool)> = migrator().iter().map(|m| (m.version, true)).collect();
     assert_eq!(applied, expected);
     pool.close().await;
     Ok(())

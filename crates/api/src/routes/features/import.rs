@@ -5,10 +5,10 @@
 //! sent with `Prefer: respond-async`, are kept as a blob and imported by a `features.import` job
 //! (202, progress and outcome at `/api/v1/jobs/{id}`).
 
-use super::write::{new_feature, parse_feature};
 use super::PARCELS;
 use crate::error::ApiError;
 use async_trait::async_trait;
+use meridian_cadastre::write::{new_feature, parse_feature};
 use meridian_core::crs::Crs;
 use meridian_core::id::AccountId;
 use meridian_core::problem::Problem;
@@ -119,7 +119,7 @@ impl Collector<'_> {
         }
         match parse_feature(&feature, self.crs, &self.collection) {
             Ok(draft) => self.features.push(new_feature(self.account, &self.collection, draft, self.now)),
-            Err(e) => self.errors.extend(e.problem.errors.into_iter().map(|mut fe| {
+            Err(e) => self.errors.extend(crate::error::ApiError::from(e).problem.errors.into_iter().map(|mut fe| {
                 fe.pointer = format!("/features/{index}{}", fe.pointer);
                 fe
             })),

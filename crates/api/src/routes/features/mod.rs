@@ -6,7 +6,6 @@ pub mod import;
 pub mod ogc;
 pub mod parcels;
 pub mod query;
-pub mod write;
 
 use crate::error::ApiError;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -14,8 +13,7 @@ use meridian_core::crs::{Crs, Transformer};
 use meridian_store::features::Feature;
 use serde_json::{json, Map, Value};
 
-/// The cadastre's collection.
-pub const PARCELS: &str = "parcels";
+pub use meridian_cadastre::PARCELS;
 
 /// GeoJSON's media type.
 pub const GEOJSON: &str = "application/geo+json";
@@ -74,19 +72,6 @@ pub fn parse_content_crs(value: &str) -> Result<Crs, ApiError> {
 pub fn content_crs_header(crs: Crs) -> HeaderValue {
     HeaderValue::from_str(&format!("<{}>", crs.uri()))
         .unwrap_or(HeaderValue::from_static("<http://www.opengis.net/def/crs/OGC/1.3/CRS84>"))
-}
-
-/// The cadastre's collection of an account, as it is created on first use.
-pub fn parcels_collection(account: &meridian_core::id::AccountId) -> meridian_store::features::FeatureCollection {
-    let now = meridian_core::Timestamp::now();
-    meridian_store::features::FeatureCollection {
-        account_id: account.clone(),
-        id: PARCELS.into(),
-        title: "Parcels".into(),
-        description: "Cadastral parcels".into(),
-        created_at: now,
-        updated_at: now,
-    }
 }
 
 /// The strong ETag of a feature version.

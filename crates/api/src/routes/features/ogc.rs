@@ -5,7 +5,7 @@
 use super::html;
 use super::import::{self, ImportParams, UploadFormat, UploadMeta};
 use super::parcels::{create_item, geojson, get_item, list_items, replace_item, retire_item, update_item};
-use super::query::{base_url, queryables};
+use super::query::base_url;
 use super::{LISTED_CRS, PARCELS};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -17,7 +17,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use meridian_core::crs::CRS84_URI;
 use meridian_core::{DomainError, Timestamp};
-use meridian_store::features::{Extent, FeatureCollection, FeatureQuery};
+use meridian_store::features::{Extent, FeatureCollection};
 use serde_json::{json, Value};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -241,28 +241,11 @@ fn describe(base: &str, c: &FeatureCollection, extent: Option<&Extent>) -> Value
 }
 
 async fn collections_of(state: &AppState, caller: &Caller) -> ApiResult<Vec<FeatureCollection>> {
-    let mut list = state.store.features.list_collections(&caller.account_id).await?;
-    if !list.iter().any(|c| c.id == PARCELS) {
-        list.insert(0, super::parcels_collection(&caller.account_id));
-    }
-    Ok(list)
+    Ok(state.features.collections(&caller.account_id).await?)
 }
 
 async fn find_collection(state: &AppState, caller: &Caller, cid: &str) -> ApiResult<FeatureCollection> {
-    if cid == PARCELS {
-        return Ok(state
-            .store
-            .features
-            .get_collection(&caller.account_id, cid)
-            .await?
-            .unwrap_or_else(|| super::parcels_collection(&caller.account_id)));
-    }
-    state
-        .store
-        .features
-        .get_collection(&caller.account_id, cid)
-        .await?
-        .ok_or_else(|| DomainError::not_found("collection", cid).into())
+    Ok(state.features.collection(&caller.account_id, cid).await?)
 }
 
 #[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections", tag = "ogc", responses((status = 200, description = "The account's collections", body = Object)))]
@@ -277,7 +260,7 @@ async fn list_collections(
     let list = collections_of(&state, &caller).await?;
     let mut described = Vec::with_capacity(list.len());
     for c in &list {
-        let extent = state.store.features.collection_extent(&caller.account_id, &c.id).await?;
+        let extent = state.features.extent(&caller.account_id, &c.id).await?;
         described.push(describe(&base, c, Some(&extent)));
     }
     let body = json!({
@@ -305,7 +288,7 @@ async fn get_collection(
     only_f(&raw)?;
     let c = find_collection(&state, &caller, &cid).await?;
     let base = base_url(&state, &headers);
-    let extent = state.store.features.collection_extent(&caller.account_id, &c.id).await?;
+    let extent = state.features.extent(&caller.account_id, &c.id).await?;
     let body = describe(&base, &c, Some(&extent));
     if wants_html(&raw, &headers) {
         let links = body["links"].as_array().cloned().unwrap_or_default();
@@ -324,16 +307,13 @@ async fn get_queryables(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     find_collection(&state, &caller, &cid).await?;
-    let q = FeatureQuery { collection: cid.clone(), page: Some((200, 0)), ..Default::default() };
-    let sample =
-        if cid == PARCELS { Vec::new() } else { state.store.features.query_features(&caller.account_id, &q).await?.0 };
     let mut props = serde_json::Map::new();
     props.insert(
         "geometry".into(),
         json!({"format": if cid == PARCELS { "geometry-polygon-or-multipolygon" } else { "geometry-any" }}),
     );
     props.insert("id".into(), json!({"type": "string"}));
-    for (name, kind) in queryables(&cid, &sample) {
+    for (name, kind) in state.features.queryables(&caller.account_id, &cid).await? {
         let schema =
             if name == "updated_at" { json!({"type": "string", "format": "date-time"}) } else { json!({"type": kind}) };
         props.insert(name, schema);

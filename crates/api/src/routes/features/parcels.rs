@@ -2,7 +2,6 @@
 //! Features items of any collection.
 
 use super::query::{self, base_url, collection_body};
-use super::write::{self, as_input, merge_patch, parse_feature};
 use super::{content_crs, content_crs_header, etag, if_match, parse_crs, render, GEOJSON, PARCELS};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -12,7 +11,6 @@ use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use meridian_core::crs::Crs;
-use meridian_core::DomainError;
 use meridian_store::features::Feature;
 use serde_json::{json, Value};
 use utoipa_axum::router::OpenApiRouter;
@@ -64,21 +62,11 @@ pub(crate) async fn list_items(
     headers: &HeaderMap,
     path: &str,
 ) -> ApiResult<(query::ListParams, Value)> {
-    let sample = if collection == PARCELS {
-        Vec::new()
-    } else {
-        let q = meridian_store::features::FeatureQuery {
-            collection: collection.to_owned(),
-            page: Some((200, 0)),
-            ..Default::default()
-        };
-        state.store.features.query_features(&caller.account_id, &q).await?.0
-    };
-    let known = query::queryables(collection, &sample);
+    let known = state.features.queryables(&caller.account_id, collection).await?;
     let p = query::parse(raw.as_deref().unwrap_or(""), collection, &known)?;
-    let (page, total) = query::run(state, &caller.account_id, collection, &p).await?;
+    let page = state.features.list(&caller.account_id, &p.query).await?;
     let base = base_url(state, headers);
-    let body = collection_body(&base, path, &p, &page, total, path);
+    let body = collection_body(&base, path, &p, &page, path);
     Ok((p, body))
 }
 
@@ -123,11 +111,8 @@ pub(crate) async fn create_item(
     path: &str,
 ) -> ApiResult<Response> {
     let crs = content_crs(headers)?;
-    let draft = parse_feature(body, crs, collection)?;
-    if collection == PARCELS {
-        state.store.features.ensure_collection(&super::parcels_collection(&caller.account_id)).await?;
-    }
-    let f = write::create(&state.store, &caller.account_id, collection, draft).await?;
+    let draft = state.features.draft(body.clone(), crs, collection).await?;
+    let f = state.features.create(&caller.account_id, collection, draft).await?;
     state.event_waker.wake();
     let location = format!("{path}/{}", f.id);
     let mut r = geojson(StatusCode::CREATED, &render(&f, Crs::Crs84, None), Crs::Crs84);
@@ -165,38 +150,16 @@ async fn create_parcel(
 /// Registers every parcel of a FeatureCollection in one transaction: all or nothing.
 async fn register_many(state: &AppState, caller: &Caller, headers: &HeaderMap, body: &Value) -> ApiResult<Response> {
     let crs = content_crs(headers)?;
-    let items = body["features"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let mut drafts = Vec::with_capacity(items.len());
-    let mut errors = Vec::new();
-    for (i, f) in items.iter().enumerate() {
-        match parse_feature(f, crs, PARCELS) {
-            Ok(d) => drafts.push(d),
-            Err(e) => errors.extend(e.problem.errors.into_iter().map(|mut fe| {
-                fe.pointer = format!("/features/{i}{}", fe.pointer);
-                fe
-            })),
-        }
-        if errors.len() >= 100 {
-            break;
-        }
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::invalid(errors));
-    }
-    state.store.features.ensure_collection(&super::parcels_collection(&caller.account_id)).await?;
-    let created = write::create_many(&state.store, &caller.account_id, PARCELS, drafts).await?;
+    let items = body["features"].as_array().cloned().unwrap_or_default();
+    let drafts = state.features.drafts(items, crs, PARCELS).await?;
+    let created = state.features.create_many(&caller.account_id, PARCELS, drafts).await?;
     state.event_waker.wake();
     let ids: Vec<&str> = created.iter().map(|f| f.id.as_str()).collect();
     Ok((StatusCode::CREATED, Json(json!({"registered": ids.len(), "ids": ids}))).into_response())
 }
 
 async fn load(state: &AppState, caller: &Caller, collection: &str, id: &str) -> Result<Feature, ApiError> {
-    state
-        .store
-        .features
-        .get_feature(&caller.account_id, collection, id)
-        .await?
-        .ok_or_else(|| DomainError::not_found("feature", id).into())
+    Ok(state.features.feature(&caller.account_id, collection, id).await?)
 }
 
 /// One feature (shared with OGC API Features).
@@ -242,8 +205,8 @@ pub(crate) async fn replace_item(
 ) -> ApiResult<Response> {
     let current = load(state, caller, collection, id).await?;
     let expected = if_match(headers, id)?;
-    let draft = parse_feature(body, content_crs(headers)?, collection)?;
-    let f = write::replace(&state.store, &current, draft, expected).await?;
+    let draft = state.features.draft(body.clone(), content_crs(headers)?, collection).await?;
+    let f = state.features.replace(&current, draft, expected).await?;
     state.event_waker.wake();
     let mut r = geojson(StatusCode::OK, &render(&f, Crs::Crs84, None), Crs::Crs84);
     r.headers_mut().insert(header::ETAG, etag(&f));
@@ -269,15 +232,7 @@ pub(crate) async fn update_item(
     let current = load(state, caller, collection, id).await?;
     let expected = if_match(headers, id)?;
     let crs = content_crs(headers)?;
-    let mut doc = as_input(&current);
-    if crs != Crs::Crs84 {
-        // The patch's geometry is in Content-Crs; bring the current one to it first.
-        doc["geometry"] = render(&current, crs, None)["geometry"].clone();
-    }
-    merge_patch(&mut doc, patch);
-    doc["type"] = json!("Feature");
-    let draft = parse_feature(&doc, crs, collection)?;
-    let f = write::replace(&state.store, &current, draft, expected).await?;
+    let f = state.features.patch(&current, patch, crs, expected).await?;
     state.event_waker.wake();
     let mut r = geojson(StatusCode::OK, &render(&f, Crs::Crs84, None), Crs::Crs84);
     r.headers_mut().insert(header::ETAG, etag(&f));
@@ -294,7 +249,7 @@ pub(crate) async fn retire_item(
 ) -> ApiResult<Response> {
     let current = load(state, caller, collection, id).await?;
     let expected = if_match(headers, id)?;
-    write::retire(&state.store, &current, expected).await?;
+    state.features.retire(&current, expected).await?;
     state.event_waker.wake();
     Ok(StatusCode::NO_CONTENT.into_response())
 }
@@ -363,7 +318,7 @@ async fn parcel_history(
     caller: Caller,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let versions = state.store.features.feature_history(&caller.account_id, PARCELS, &id).await?;
+    let versions = state.features.history(&caller.account_id, PARCELS, &id).await?;
     let versions: Vec<Value> = versions
         .into_iter()
         .map(|v| json!({"version": v.version, "change": v.change, "recorded_at": v.recorded_at, "geometry": v.geometry, "properties": v.properties}))

@@ -1,8 +1,7 @@
 //! Creating, replacing, patching and retiring features: input parsing in any CRS, validation,
 //! server-kept properties (`area_m2` on the ellipsoid, `updated_at`), versions and events.
 
-use super::PARCELS;
-use crate::error::ApiError;
+use crate::{Error, FeatureService, Result, PARCELS};
 use meridian_core::crs::{Crs, Transformer};
 use meridian_core::error::Validator;
 use meridian_core::event::NewEvent;
@@ -10,7 +9,6 @@ use meridian_core::id::AccountId;
 use meridian_core::{DomainError, FieldError, Timestamp};
 use meridian_features::geometry::{self, ParsedGeometry, Rules};
 use meridian_store::features::Feature;
-use meridian_store::Store;
 use serde_json::{json, Map, Value};
 
 /// A checked feature body.
@@ -22,18 +20,15 @@ pub struct Draft {
 /// Properties the server keeps itself; values sent by clients are ignored.
 const SERVER_KEPT: &[&str] = &["area_m2", "updated_at"];
 
-/// Parses a GeoJSON Feature given in `crs`, validating it for `collection`.
-pub fn parse_feature(body: &Value, crs: Crs, collection: &str) -> Result<Draft, ApiError> {
+/// Parses a GeoJSON Feature given in `crs`, validating it for `collection`. CPU work on large
+/// geometries: async callers use [`FeatureService::draft`], which runs it on a blocking thread.
+pub fn parse_feature(body: &Value, crs: Crs, collection: &str) -> Result<Draft, DomainError> {
     let parcels = collection == PARCELS;
     let Some(obj) = body.as_object() else {
-        return Err(ApiError::invalid(vec![FieldError::new(
-            "",
-            "invalid_feature",
-            "the body must be a GeoJSON Feature",
-        )]));
+        return Err(DomainError::invalid("", "invalid_feature", "the body must be a GeoJSON Feature"));
     };
     if obj.get("type").and_then(Value::as_str) != Some("Feature") {
-        return Err(ApiError::invalid(vec![FieldError::new("/type", "invalid_feature", "type must be \"Feature\"")]));
+        return Err(DomainError::invalid("/type", "invalid_feature", "type must be \"Feature\""));
     }
     let mut errors = Vec::new();
     let geometry = match obj.get("geometry") {
@@ -51,7 +46,8 @@ pub fn parse_feature(body: &Value, crs: Crs, collection: &str) -> Result<Draft, 
             let in_crs84 = if crs == Crs::Crs84 {
                 Some(g.clone())
             } else {
-                let t = Transformer::new(crs, Crs::Crs84).map_err(|why| super::unsupported_crs("Content-Crs", &why))?;
+                let t = Transformer::new(crs, Crs::Crs84)
+                    .map_err(|why| DomainError::invalid("/geometry", "unsupported_crs", why))?;
                 geometry::map_positions(g, &mut |x, y| t.apply(x, y))
             };
             match in_crs84 {
@@ -108,7 +104,7 @@ pub fn parse_feature(body: &Value, crs: Crs, collection: &str) -> Result<Draft, 
         }
     }
     if !errors.is_empty() {
-        return Err(ApiError::invalid(errors));
+        return Err(DomainError::Invalid(errors));
     }
     if let (true, Some(g)) = (parcels, &geometry) {
         let area = (g.geodesic_area_m2() * 100.0).round() / 100.0;
@@ -183,50 +179,109 @@ pub fn new_feature(account: &AccountId, collection: &str, draft: Draft, now: Tim
     }
 }
 
-/// Stores a new feature (and, for parcels, `cadastre.parcel.registered`).
-pub async fn create(store: &Store, account: &AccountId, collection: &str, draft: Draft) -> Result<Feature, ApiError> {
-    let mut created = create_many(store, account, collection, vec![draft]).await?;
-    created.pop().ok_or_else(|| ApiError::internal("no feature was created"))
-}
+impl FeatureService {
+    /// Parses and validates a feature on a blocking thread (validity checks are CPU work).
+    pub async fn draft(&self, body: Value, crs: Crs, collection: &str) -> Result<Draft> {
+        let collection = collection.to_owned();
+        tokio::task::spawn_blocking(move || parse_feature(&body, crs, &collection))
+            .await
+            .map_err(|e| Error::Join(e.to_string()))?
+            .map_err(Error::from)
+    }
 
-/// Stores new features in one transaction, with an event for each parcel.
-pub async fn create_many(
-    store: &Store,
-    account: &AccountId,
-    collection: &str,
-    drafts: Vec<Draft>,
-) -> Result<Vec<Feature>, ApiError> {
-    let now = Timestamp::now();
-    let features: Vec<Feature> = drafts.into_iter().map(|d| new_feature(account, collection, d, now)).collect();
-    let events: Vec<NewEvent> =
-        features.iter().filter_map(|f| event_for(account, collection, "cadastre.parcel.registered", f)).collect();
-    store.features.insert_features(&features, &events).await?;
-    Ok(features)
-}
+    /// Parses and validates several features (`/features/N` pointers) on a blocking thread.
+    pub async fn drafts(&self, bodies: Vec<Value>, crs: Crs, collection: &str) -> Result<Vec<Draft>> {
+        let collection = collection.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let mut drafts = Vec::with_capacity(bodies.len());
+            let mut errors = Vec::new();
+            for (i, body) in bodies.iter().enumerate() {
+                match parse_feature(body, crs, &collection) {
+                    Ok(d) => drafts.push(d),
+                    Err(DomainError::Invalid(list)) => errors.extend(list.into_iter().map(|mut e| {
+                        e.pointer = format!("/features/{i}{}", e.pointer);
+                        e
+                    })),
+                    Err(other) => return Err(other),
+                }
+                if errors.len() >= 100 {
+                    break;
+                }
+            }
+            if errors.is_empty() {
+                Ok(drafts)
+            } else {
+                Err(DomainError::Invalid(errors))
+            }
+        })
+        .await
+        .map_err(|e| Error::Join(e.to_string()))?
+        .map_err(Error::from)
+    }
 
-/// Replaces a feature's geometry and properties (and, for parcels, `cadastre.parcel.updated`).
-pub async fn replace(
-    store: &Store,
-    current: &Feature,
-    draft: Draft,
-    expected: Option<i64>,
-) -> Result<Feature, ApiError> {
-    let next = Feature {
-        bbox: draft.geometry.as_ref().map(|g| [g.bbox.min_x, g.bbox.min_y, g.bbox.max_x, g.bbox.max_y]),
-        geometry: draft.geometry.map(|g| g.json),
-        properties: draft.properties,
-        version: current.version + 1,
-        updated_at: Timestamp::now(),
-        ..current.clone()
-    };
-    let event = event_for(&current.account_id, &current.collection, "cadastre.parcel.updated", &next);
-    Ok(store.features.update_feature(&next, current.version, expected, event).await?)
-}
+    /// Stores a new feature (and, for parcels, `cadastre.parcel.registered`).
+    pub async fn create(&self, account: &AccountId, collection: &str, draft: Draft) -> Result<Feature> {
+        let mut created = self.create_many(account, collection, vec![draft]).await?;
+        created.pop().ok_or_else(|| Error::Join("no feature was created".into()))
+    }
 
-/// Retires a feature (and, for parcels, `cadastre.parcel.retired`).
-pub async fn retire(store: &Store, current: &Feature, expected: Option<i64>) -> Result<Feature, ApiError> {
-    let event = event_for(&current.account_id, &current.collection, "cadastre.parcel.retired", current);
-    Ok(store.features.retire_feature(&current.account_id, &current.collection, &current.id, expected, event).await?)
+    /// Stores new features in one transaction, with an event for each parcel. The parcels
+    /// collection is created on first use; another collection must exist.
+    pub async fn create_many(&self, account: &AccountId, collection: &str, drafts: Vec<Draft>) -> Result<Vec<Feature>> {
+        if collection == PARCELS {
+            self.store.features.ensure_collection(&FeatureService::parcels_collection(account)).await?;
+        } else {
+            self.collection(account, collection).await?;
+        }
+        let now = Timestamp::now();
+        let features: Vec<Feature> = drafts.into_iter().map(|d| new_feature(account, collection, d, now)).collect();
+        let events: Vec<NewEvent> =
+            features.iter().filter_map(|f| event_for(account, collection, "cadastre.parcel.registered", f)).collect();
+        self.store.features.insert_features(&features, &events).await?;
+        Ok(features)
+    }
+
+    /// Replaces a feature's geometry and properties (and, for parcels, `cadastre.parcel.updated`).
+    pub async fn replace(&self, current: &Feature, draft: Draft, expected: Option<i64>) -> Result<Feature> {
+        let next = Feature {
+            bbox: draft.geometry.as_ref().map(|g| [g.bbox.min_x, g.bbox.min_y, g.bbox.max_x, g.bbox.max_y]),
+            geometry: draft.geometry.map(|g| g.json),
+            properties: draft.properties,
+            version: current.version + 1,
+            updated_at: Timestamp::now(),
+            ..current.clone()
+        };
+        let event = event_for(&current.account_id, &current.collection, "cadastre.parcel.updated", &next);
+        Ok(self.store.features.update_feature(&next, current.version, expected, event).await?)
+    }
+
+    /// Applies an RFC 7396 merge patch (given in `crs`) to a feature and stores the result.
+    pub async fn patch(&self, current: &Feature, patch: &Value, crs: Crs, expected: Option<i64>) -> Result<Feature> {
+        let mut merged = as_input(current);
+        if crs != Crs::Crs84 {
+            // The stored geometry is CRS84; a patch in another CRS replaces the geometry whole
+            // or leaves it, so bring the base into the patch's CRS first.
+            if let Some(g) = current.geometry.as_ref() {
+                let t = Transformer::new(Crs::Crs84, crs)
+                    .map_err(|why| DomainError::invalid("/geometry", "unsupported_crs", why))?;
+                merged["geometry"] = geometry::map_positions(g, &mut |x, y| t.apply(x, y)).unwrap_or(Value::Null);
+            }
+        }
+        merge_patch(&mut merged, patch);
+        merged["type"] = json!("Feature");
+        let draft = self.draft(merged, crs, &current.collection).await?;
+        self.replace(current, draft, expected).await
+    }
+
+    /// Retires a feature (and, for parcels, `cadastre.parcel.retired`).
+    pub async fn retire(&self, current: &Feature, expected: Option<i64>) -> Result<Feature> {
+        let event = event_for(&current.account_id, &current.collection, "cadastre.parcel.retired", current);
+        Ok(self
+            .store
+            .features
+            .retire_feature(&current.account_id, &current.collection, &current.id, expected, event)
+            .await?)
+    }
 }
 
 /// The current feature as a GeoJSON Feature in CRS84 (the base a merge patch applies to).
