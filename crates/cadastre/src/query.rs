@@ -127,8 +127,8 @@ fn scalar_of_text(v: &str) -> Vec<Scalar> {
         }
     }
     match v {
-        "true" => out.push(Scalar::Num(1.0)),
-        "false" => out.push(Scalar::Num(0.0)),
+        "true" => out.push(Scalar::Bool(true)),
+        "false" => out.push(Scalar::Bool(false)),
         _ => {}
     }
     out
@@ -170,6 +170,7 @@ fn pushdown(e: &Expr) -> Option<Vec<ValueCondition>> {
             let value = match lit {
                 Operand::Str(s) => Scalar::Text(s.clone()),
                 Operand::Num(n) if n.is_finite() => Scalar::Num(*n),
+                Operand::Bool(b) => Scalar::Bool(*b),
                 _ => return None,
             };
             Some(vec![ValueCondition { key: p.clone(), op: value_op(op), value }])

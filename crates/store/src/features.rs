@@ -120,11 +120,13 @@ impl ValueOp {
     }
 }
 
-/// A property value as the index keeps it: strings as text; numbers and booleans (1, 0) as numbers.
+/// A property value as the index keeps it: strings (and arrays or objects as JSON text) as text,
+/// numbers as numbers, booleans apart, so a comparison only meets values of its own type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scalar {
     Text(String),
     Num(f64),
+    Bool(bool),
 }
 
 /// What a list can be ordered by.

@@ -549,6 +549,7 @@ fn query_builder<'a>(
             match &c.value {
                 Scalar::Text(t) => b.push(format!(" AND v.text {} ", c.op.sql())).push_bind(t),
                 Scalar::Num(n) => b.push(format!(" AND v.num {} ", c.op.sql())).push_bind(*n),
+                Scalar::Bool(f) => b.push(format!(" AND v.flag {} ", c.op.sql())).push_bind(i64::from(*f)),
             };
             b.push(")");
         }
@@ -557,19 +558,19 @@ fn query_builder<'a>(
     b
 }
 
-/// The property-value index rows of a live feature: top-level strings as text, numbers and
-/// booleans as numbers, arrays and objects as their JSON text.
+/// The property-value index rows of a live feature: top-level strings as text, numbers as
+/// numbers, booleans as flags, arrays and objects as their JSON text.
 async fn index_values(conn: &mut SqliteConnection, seq: i64, f: &Feature) -> Result<()> {
     for (key, value) in &f.properties {
-        let (text, num): (Option<String>, Option<f64>) = match value {
-            Value::String(s) => (Some(s.clone()), None),
-            Value::Number(n) => (None, n.as_f64()),
-            Value::Bool(b) => (None, Some(if *b { 1.0 } else { 0.0 })),
-            Value::Array(_) | Value::Object(_) => (Some(value.to_string()), None),
+        let (text, num, flag): (Option<String>, Option<f64>, Option<i64>) = match value {
+            Value::String(s) => (Some(s.clone()), None, None),
+            Value::Number(n) => (None, n.as_f64(), None),
+            Value::Bool(b) => (None, None, Some(i64::from(*b))),
+            Value::Array(_) | Value::Object(_) => (Some(value.to_string()), None, None),
             Value::Null => continue,
         };
         sqlx::query(
-            "INSERT INTO feature_values (seq, account_id, collection, key, text, num) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO feature_values (seq, account_id, collection, key, text, num, flag) VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(seq)
         .bind(f.account_id.as_str())
@@ -577,6 +578,7 @@ async fn index_values(conn: &mut SqliteConnection, seq: i64, f: &Feature) -> Res
         .bind(key)
         .bind(text)
         .bind(num)
+        .bind(flag)
         .execute(&mut *conn)
         .await?;
     }
