@@ -191,6 +191,24 @@ fn pushdown(e: &Expr) -> Option<Vec<ValueCondition>> {
     }
 }
 
+/// Index conditions that every feature passing a conjunct also passes, for conjuncts the index
+/// cannot decide exactly: a LIKE pattern's literal prefix becomes a text range.
+fn narrowing(e: &Expr) -> Vec<Vec<ValueCondition>> {
+    let Expr::Like { value: Operand::Property(p), pattern } = e else { return Vec::new() };
+    if !indexed(p) {
+        return Vec::new();
+    }
+    let prefix: String = pattern.chars().take_while(|c| !matches!(c, '%' | '_' | '\\')).collect();
+    if prefix.is_empty() {
+        return Vec::new();
+    }
+    let low = ValueCondition { key: p.clone(), op: ValueOp::Ge, value: Scalar::Text(prefix.clone()) };
+    // Every string that starts with the prefix sorts below the prefix followed by the largest
+    // code point (byte order of UTF-8, as the index compares).
+    let high = ValueCondition { key: p.clone(), op: ValueOp::Lt, value: Scalar::Text(format!("{prefix}\u{10FFFF}")) };
+    vec![vec![low], vec![high]]
+}
+
 /// The store query for a list, and whether the store alone decides it exactly (apart from the box).
 fn store_query(q: &ListQuery) -> (FeatureQuery, bool) {
     let antimeridian = q.bbox.is_some_and(|b| b.min_x > b.max_x);
@@ -204,7 +222,10 @@ fn store_query(q: &ListQuery) -> (FeatureQuery, bool) {
         for c in conjuncts {
             match pushdown(c) {
                 Some(any) => values.push(any),
-                None => exact = false,
+                None => {
+                    exact = false;
+                    values.extend(narrowing(c));
+                }
             }
         }
     }
@@ -215,10 +236,6 @@ fn store_query(q: &ListQuery) -> (FeatureQuery, bool) {
                 .map(|value| ValueCondition { key: key.clone(), op: ValueOp::Eq, value })
                 .collect(),
         );
-        // "true" also matches the number 1 in the index; the exact test tells them apart.
-        if v == "true" || v == "false" || v == "1" || v == "0" {
-            exact = false;
-        }
     }
     let sort = q
         .sortby
@@ -328,6 +345,22 @@ impl FeatureService {
 
     /// One page of a list.
     pub async fn list(&self, account: &AccountId, q: &ListQuery) -> Result<FeaturePage> {
+        // A box that holds the whole collection (a map zoomed out) selects every feature: no
+        // box test at all is needed then.
+        let widened;
+        let q = match q.bbox {
+            Some(b) if b.min_x <= b.max_x => {
+                let extent = self.store.features.collection_extent(account, &q.collection).await?;
+                match extent.bbox {
+                    Some([x0, y0, x1, y1]) if b.min_x <= x0 && b.min_y <= y0 && b.max_x >= x1 && b.max_y >= y1 => {
+                        widened = ListQuery { bbox: None, ..q.clone() };
+                        &widened
+                    }
+                    _ => q,
+                }
+            }
+            _ => q,
+        };
         let (fq, store_exact) = store_query(q);
         let residual = Residual {
             bbox: q.bbox,

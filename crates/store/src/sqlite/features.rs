@@ -1,5 +1,6 @@
 use super::{insert_events, ts, SqliteDb};
 use crate::error::is_unique_violation;
+use crate::features::ValueCondition;
 use crate::features::{
     ExpectedVersion, Extent, Feature, FeatureCollection, FeatureQuery, FeatureVersion, Scalar, ScanFrom,
     ScannedFeature, SortKey,
@@ -532,10 +533,33 @@ fn query_builder<'a>(
     if let Some(to) = q.updated_to {
         b.push(" AND f.updated_at <= ").push_bind(to);
     }
+    // Single comparisons on one key are decided by one index range (`n >= 5 AND n < 9`);
+    // disjunctions each take their own look-up.
+    let mut singles: Vec<(&str, Vec<&ValueCondition>)> = Vec::new();
+    let mut groups: Vec<Vec<&ValueCondition>> = Vec::new();
     for any in &q.values {
-        if any.is_empty() {
-            continue;
+        match any.as_slice() {
+            [] => {}
+            [one] => match singles.iter_mut().find(|(k, _)| *k == one.key) {
+                Some((_, list)) => list.push(one),
+                None => singles.push((&one.key, vec![one])),
+            },
+            many => groups.push(many.iter().collect()),
         }
+    }
+    for (_, all) in &singles {
+        b.push(" AND f.seq IN (SELECT v.seq FROM feature_values v WHERE v.account_id = ")
+            .push_bind(account.as_str())
+            .push(" AND v.collection = ")
+            .push_bind(&q.collection)
+            .push(" AND v.key = ")
+            .push_bind(&all[0].key);
+        for c in all {
+            push_value_test(&mut b, c);
+        }
+        b.push(")");
+    }
+    for any in &groups {
         b.push(" AND f.seq IN (SELECT v.seq FROM feature_values v WHERE v.account_id = ")
             .push_bind(account.as_str())
             .push(" AND v.collection = ")
@@ -546,16 +570,21 @@ fn query_builder<'a>(
                 b.push(" OR ");
             }
             b.push("(v.key = ").push_bind(&c.key);
-            match &c.value {
-                Scalar::Text(t) => b.push(format!(" AND v.text {} ", c.op.sql())).push_bind(t),
-                Scalar::Num(n) => b.push(format!(" AND v.num {} ", c.op.sql())).push_bind(*n),
-                Scalar::Bool(f) => b.push(format!(" AND v.flag {} ", c.op.sql())).push_bind(i64::from(*f)),
-            };
+            push_value_test(&mut b, c);
             b.push(")");
         }
         b.push("))");
     }
     b
+}
+
+/// ` AND v.<column> <op> ?` for one comparison.
+fn push_value_test<'a>(b: &mut QueryBuilder<'a, Sqlite>, c: &'a ValueCondition) {
+    match &c.value {
+        Scalar::Text(t) => b.push(format!(" AND v.text {} ", c.op.sql())).push_bind(t),
+        Scalar::Num(n) => b.push(format!(" AND v.num {} ", c.op.sql())).push_bind(n),
+        Scalar::Bool(f) => b.push(format!(" AND v.flag {} ", c.op.sql())).push_bind(i64::from(*f)),
+    };
 }
 
 /// The property-value index rows of a live feature: top-level strings as text, numbers as
