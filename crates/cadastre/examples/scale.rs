@@ -4,6 +4,8 @@
 //!
 //! `cargo run --release -p meridian-cadastre --example scale -- 1000000 /tmp/scale`
 
+#![allow(clippy::print_stdout)] // a measuring tool: its output is the report
+
 use meridian_cadastre::{FeatureService, ListQuery, Start};
 use meridian_core::crs::Crs;
 use meridian_core::id::{AccountId, ApiKeyId};
