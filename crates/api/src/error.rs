@@ -143,5 +143,14 @@ impl From<meridian_cadastre::Error> for ApiError {
     }
 }
 
+impl From<meridian_webhooks::SubscriptionError> for ApiError {
+    fn from(e: meridian_webhooks::SubscriptionError) -> Self {
+        match e {
+            meridian_webhooks::SubscriptionError::Domain(d) => d.into(),
+            meridian_webhooks::SubscriptionError::Store(s) => s.into(),
+        }
+    }
+}
+
 /// Result of a handler.
 pub type ApiResult<T> = Result<T, ApiError>;

@@ -28,6 +28,8 @@ pub struct AppState {
     pub dem: Arc<meridian_dem::DemService>,
     /// The feature service (cadastre parcels and feature collections): writes and queries.
     pub features: meridian_cadastre::FeatureService,
+    /// Webhook subscriptions: rules, secret rotation, test events, replays.
+    pub subscriptions: meridian_webhooks::SubscriptionService,
 }
 
 impl AppState {
@@ -48,6 +50,13 @@ impl AppState {
             Arc::new(move || waker.wake()),
         ));
         let dem = Arc::new(meridian_dem::DemService::new(&config, store.clone()));
+        let delivery_waker = Waker::new();
+        let subscriptions = meridian_webhooks::SubscriptionService::new(
+            store.clone(),
+            Arc::new(config.webhooks.clone()),
+            event_waker.clone(),
+            delivery_waker.clone(),
+        );
         Ok(Self {
             config,
             store: store.clone(),
@@ -56,10 +65,11 @@ impl AppState {
             metrics: crate::telemetry::prometheus(),
             job_waker,
             event_waker,
-            delivery_waker: Waker::new(),
+            delivery_waker,
             dns,
             dem,
             features: meridian_cadastre::FeatureService::new(store.clone()),
+            subscriptions,
         })
     }
 }

@@ -9,10 +9,12 @@ pub mod deliver;
 pub mod fanout;
 pub mod guard;
 pub mod signing;
+pub mod subscriptions;
 
 pub use deliver::{Deliverer, Error};
 pub use fanout::{fan_out, replay, WebhookSink};
 pub use guard::Policy;
+pub use subscriptions::{NewSubscription, SubscriptionError, SubscriptionService, SubscriptionUpdate};
 
 use meridian_core::config::WebhooksConfig;
 

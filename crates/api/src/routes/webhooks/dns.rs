@@ -11,7 +11,6 @@ use crate::routes::api_keys::PageQuery;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::response::Response;
-use meridian_core::id::SubscriptionId;
 use meridian_core::DomainError;
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -95,6 +94,6 @@ async fn delete_dns_webhook(
     caller: Caller,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Deleted>> {
-    state.store.webhooks.delete_subscription(&caller.account_id, &SubscriptionId(id.clone()), None, true).await?;
+    state.subscriptions.delete(&caller.account_id, &id, None, true).await?;
     Ok(Json(Deleted { deleted: true, id }))
 }

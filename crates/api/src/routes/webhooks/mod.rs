@@ -9,7 +9,7 @@ pub mod subscriptions;
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::http::{HeaderMap, HeaderValue};
-use meridian_core::{DomainError, FieldError, Timestamp};
+use meridian_core::{DomainError, Timestamp};
 use meridian_store::repo::Subscription;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -106,17 +106,5 @@ pub(crate) fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
         Err(_) => {
             Err(DomainError::PreconditionFailed(format!("If-Match {text} names no version of this resource")).into())
         }
-    }
-}
-
-/// Checks an endpoint URL against the SSRF guard, including where its name resolves now.
-pub(crate) async fn check_url(state: &AppState, url: &str, pointer: &str) -> Result<String, FieldError> {
-    if url.len() > 2048 {
-        return Err(FieldError::new(pointer, "too_long", "the URL must be at most 2048 characters"));
-    }
-    let policy = meridian_webhooks::policy(&state.config.webhooks);
-    match policy.check_url_resolved(url.trim()).await {
-        Ok(parsed) => Ok(parsed.to_string()),
-        Err(refusal) => Err(FieldError::new(pointer, refusal.code(), refusal.to_string())),
     }
 }

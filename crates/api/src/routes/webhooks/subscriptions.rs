@@ -1,7 +1,7 @@
 //! Webhook subscriptions: create, list, show, change, delete, rotate the secret, send a test
 //! event, replay past events.
 
-use super::{check_url, etag, if_match, Deleted, SubscriptionList, SubscriptionView, SubscriptionWithSecret};
+use super::{etag, if_match, Deleted, SubscriptionList, SubscriptionView, SubscriptionWithSecret};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
@@ -11,13 +11,13 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use meridian_core::event::NewEvent;
-use meridian_core::id::{AccountId, SubscriptionId};
+use meridian_core::id::AccountId;
 use meridian_core::page::Page;
-use meridian_core::{DomainError, FieldError, Timestamp};
-use meridian_store::repo::{Subscription, SubscriptionChange, SubscriptionStatus};
+use meridian_core::Timestamp;
+use meridian_store::repo::Subscription;
+use meridian_webhooks::{NewSubscription, SubscriptionUpdate};
 use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -86,12 +86,6 @@ pub struct ReplayAccepted {
     pub next_since: Option<Timestamp>,
 }
 
-fn check_description(d: Option<&str>, errors: &mut Vec<FieldError>) {
-    if d.is_some_and(|d| d.chars().count() > 500) {
-        errors.push(FieldError::new("/description", "too_long", "description must be at most 500 characters"));
-    }
-}
-
 /// Checks and stores a new subscription (shared with `/v1/dns/webhooks`).
 pub(crate) async fn create(
     state: &AppState,
@@ -101,34 +95,8 @@ pub(crate) async fn create(
     description: Option<String>,
     dns_only: bool,
 ) -> Result<(Subscription, String), ApiError> {
-    let mut errors = Vec::new();
-    let url = check_url(state, url, "/url").await.map_err(|e| errors.push(e)).ok();
-    let events =
-        meridian_webhooks::catalogue::check_patterns(events, "/events", dns_only).map_err(|e| errors.extend(e)).ok();
-    check_description(description.as_deref(), &mut errors);
-    let (Some(url), Some(events), true) = (url, events, errors.is_empty()) else {
-        return Err(ApiError::invalid(errors));
-    };
-    let secret = meridian_webhooks::signing::generate_secret();
-    let now = Timestamp::now();
-    let sub = Subscription {
-        id: SubscriptionId::generate(),
-        account_id: account.clone(),
-        url,
-        events,
-        description: description.map(|d| d.trim().to_owned()).filter(|d| !d.is_empty()),
-        status: SubscriptionStatus::Active,
-        paused_reason: None,
-        failing_since: None,
-        secret: secret.clone(),
-        previous_secret: None,
-        previous_secret_expires_at: None,
-        version: 1,
-        created_at: now,
-        updated_at: now,
-    };
-    state.store.webhooks.create_subscription(&sub).await?;
-    Ok((sub, secret))
+    let new = NewSubscription { url: url.to_owned(), events: events.to_vec(), description };
+    Ok(state.subscriptions.create(account, new, dns_only).await?)
 }
 
 /// The 201 answer of a creation at `base`.
@@ -141,8 +109,7 @@ pub(crate) fn created(base: &str, sub: Subscription, secret: String) -> Response
 
 /// One subscription of the caller, or not found.
 pub(crate) async fn find(state: &AppState, caller: &Caller, id: String) -> Result<Subscription, ApiError> {
-    let found = state.store.webhooks.get_subscription(&caller.account_id, &SubscriptionId(id.clone())).await?;
-    found.ok_or_else(|| DomainError::not_found("subscription", id).into())
+    Ok(state.subscriptions.get(&caller.account_id, &id).await?)
 }
 
 /// A subscription with its ETag.
@@ -177,7 +144,7 @@ pub(crate) async fn list_page(
 ) -> ApiResult<Response> {
     let limits = &state.config.limits;
     let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
-    let (subs, total) = state.store.webhooks.list_subscriptions(&caller.account_id, dns_only, page).await?;
+    let (subs, total) = state.subscriptions.list(&caller.account_id, dns_only, page).await?;
     let mut response =
         Json(SubscriptionList { subscriptions: subs.into_iter().map(Into::into).collect(), total }).into_response();
     if let Some(link) = page_links(path, "", page, total) {
@@ -242,34 +209,9 @@ async fn update_subscription(
     Json(body): Json<UpdateSubscription>,
 ) -> ApiResult<Response> {
     let version = if_match(&headers)?;
-    let mut errors = Vec::new();
-    let mut change = SubscriptionChange::default();
-    if let Some(url) = &body.url {
-        change.url = check_url(&state, url, "/url").await.map_err(|e| errors.push(e)).ok();
-    }
-    if let Some(events) = &body.events {
-        change.events =
-            meridian_webhooks::catalogue::check_patterns(events, "/events", false).map_err(|e| errors.extend(e)).ok();
-    }
-    if let Some(description) = &body.description {
-        check_description(description.as_deref(), &mut errors);
-        change.description = Some(description.as_deref().map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned));
-    }
-    if let Some(status) = &body.status {
-        change.status = SubscriptionStatus::parse(status);
-        if change.status.is_none() {
-            errors.push(FieldError::new("/status", "invalid_value", "status must be active or paused"));
-        }
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::invalid(errors));
-    }
-    let sub =
-        state.store.webhooks.update_subscription(&caller.account_id, &SubscriptionId(id), &change, version).await?;
-    if change.status == Some(SubscriptionStatus::Active) {
-        // Deliveries held while it was paused are due now.
-        state.delivery_waker.wake();
-    }
+    let update =
+        SubscriptionUpdate { url: body.url, events: body.events, description: body.description, status: body.status };
+    let sub = state.subscriptions.update(&caller.account_id, &id, update, version).await?;
     Ok(with_etag(sub))
 }
 
@@ -290,7 +232,7 @@ async fn delete_subscription(
     headers: HeaderMap,
 ) -> ApiResult<Json<Deleted>> {
     let version = if_match(&headers)?;
-    state.store.webhooks.delete_subscription(&caller.account_id, &SubscriptionId(id.clone()), version, false).await?;
+    state.subscriptions.delete(&caller.account_id, &id, version, false).await?;
     Ok(Json(Deleted { deleted: true, id }))
 }
 
@@ -302,9 +244,7 @@ async fn delete_subscription(
     responses((status = 200, description = "The new secret, shown this once; the previous one also signs until `previous_secret_expires_at`", body = SubscriptionWithSecret))
 )]
 async fn rotate_secret(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Response> {
-    let secret = meridian_webhooks::signing::generate_secret();
-    let until = Timestamp::now().plus(state.config.webhooks.secret_rotation_grace);
-    let sub = state.store.webhooks.rotate_secret(&caller.account_id, &SubscriptionId(id), &secret, until).await?;
+    let (sub, secret) = state.subscriptions.rotate_secret(&caller.account_id, &id).await?;
     let tag = etag(&sub);
     Ok(([(header::ETAG, tag)], Json(SubscriptionWithSecret { subscription: sub.into(), secret })).into_response())
 }
@@ -324,20 +264,7 @@ async fn test_subscription(
     caller: Caller,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let sub = find(&state, &caller, id).await?;
-    if sub.status != SubscriptionStatus::Active {
-        return Err(DomainError::conflict(
-            "subscription_paused",
-            format!("subscription {} is paused; set its status to active to send it events", sub.id),
-        )
-        .into());
-    }
-    let mut fields = Map::new();
-    fields.insert("subscription_id".into(), json!(sub.id));
-    fields.insert("message".into(), json!("This is a test event."));
-    let event = NewEvent::new(caller.account_id.clone(), "webhook.test", fields);
-    state.store.outbox.append(std::slice::from_ref(&event)).await?;
-    state.event_waker.wake();
+    let (sub, event) = state.subscriptions.send_test(&caller.account_id, &id).await?;
     let location = format!("/api/v1/webhooks/subscriptions/{}/deliveries?event_id={}", sub.id, event.id);
     Ok((StatusCode::ACCEPTED, [(header::LOCATION, location)], Json::<Value>(event.payload)).into_response())
 }
@@ -356,14 +283,7 @@ async fn replay_subscription(
     Path(id): Path<String>,
     Json(body): Json<ReplayRequest>,
 ) -> ApiResult<Response> {
-    if body.until.is_some_and(|u| u <= body.since) {
-        return Err(ApiError::invalid(vec![FieldError::new("/until", "out_of_range", "until must be after since")]));
-    }
-    let sub = find(&state, &caller, id).await?;
-    let done = meridian_webhooks::replay(&state.store, &sub, body.since, body.until, body.only_failed).await?;
-    if done.replayed > 0 {
-        state.delivery_waker.wake();
-    }
+    let done = state.subscriptions.replay(&caller.account_id, &id, body.since, body.until, body.only_failed).await?;
     let body = ReplayAccepted { replayed: done.replayed, next_since: done.next_since };
     Ok((StatusCode::ACCEPTED, Json(body)).into_response())
 }
