@@ -24,6 +24,9 @@ pub const MAX_LIMIT: u32 = 10_000;
 /// How many candidates one store round trip brings.
 const BATCH: u32 = 500;
 
+/// Up to how many features a value condition selects for the search to start from its index.
+const DRIVE_LIMIT: u64 = 50_000;
+
 /// How many candidates a count may test exactly before `numberMatched` is left out.
 const COUNT_BUDGET: u64 = 20_000;
 
@@ -260,6 +263,7 @@ fn store_query(q: &ListQuery) -> (FeatureQuery, bool) {
         values,
         sort,
         bbox_edge_only: false,
+        drive_by_values: false,
     };
     (fq, exact && !antimeridian)
 }
@@ -361,7 +365,24 @@ impl FeatureService {
             }
             _ => q,
         };
-        let (fq, store_exact) = store_query(q);
+        let (mut fq, store_exact) = store_query(q);
+        // Driving the search from the value index pays when it selects few features; along the
+        // collection when it selects many (the page fills early then).
+        if fq.bbox.is_none() && fq.values.iter().any(|any| any.len() == 1) {
+            let first = fq.values.iter().find(|any| any.len() == 1).map(|any| any[0].key.clone());
+            let only_first = FeatureQuery {
+                values: fq
+                    .values
+                    .iter()
+                    .filter(|any| any.len() == 1 && Some(&any[0].key) == first.as_ref())
+                    .cloned()
+                    .collect(),
+                drive_by_values: true,
+                ..fq.clone()
+            };
+            let selected = self.store.features.count_features_upto(account, &only_first, DRIVE_LIMIT + 1).await?;
+            fq.drive_by_values = selected <= DRIVE_LIMIT;
+        }
         let residual = Residual {
             bbox: q.bbox,
             equals: q.equals.clone(),

@@ -86,6 +86,9 @@ pub struct FeatureQuery {
     pub sort: Vec<(SortKey, bool)>,
     /// With a box: only the features whose own boxes are not wholly inside it.
     pub bbox_edge_only: bool,
+    /// Without a box: search from the value index of the first single-condition key rather than
+    /// along the collection (right when that condition selects few features).
+    pub drive_by_values: bool,
 }
 
 /// A comparison of one top-level property with a scalar, answered from the property-value index.

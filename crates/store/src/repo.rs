@@ -457,6 +457,13 @@ pub trait FeatureRepo: Send + Sync {
     ) -> Result<Vec<crate::features::ScannedFeature>>;
     /// How many live features match the store-side conditions (the kept count when there are none).
     async fn count_features(&self, account: &AccountId, query: &crate::features::FeatureQuery) -> Result<u64>;
+    /// How many live features match, counting no further than `cap` (cost bounded by the cap).
+    async fn count_features_upto(
+        &self,
+        account: &AccountId,
+        query: &crate::features::FeatureQuery,
+        cap: u64,
+    ) -> Result<u64>;
     /// How many live features the box holds wholly (their own boxes inside it), with the other
     /// store-side conditions: these match a box filter without looking at their geometry.
     async fn count_features_inside(&self, account: &AccountId, query: &crate::features::FeatureQuery) -> Result<u64>;

@@ -405,6 +405,7 @@ impl FeatureRepo for SqliteDb {
 
     async fn count_features(&self, account: &AccountId, q: &FeatureQuery) -> Result<u64> {
         let unconditioned = q.bbox.is_none()
+            && !q.drive_by_values
             && !q.bbox_edge_only
             && q.lot.is_none()
             && q.plan.is_none()
@@ -425,6 +426,13 @@ impl FeatureRepo for SqliteDb {
                 .fetch_one(self.read())
                 .await?
         };
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    async fn count_features_upto(&self, account: &AccountId, q: &FeatureQuery, cap: u64) -> Result<u64> {
+        let mut b = query_builder("SELECT count(*) FROM (SELECT 1", account, q, Window::Any);
+        b.push(" LIMIT ").push_bind(i64::try_from(cap).unwrap_or(i64::MAX)).push(")");
+        let n: i64 = b.build_query_scalar().fetch_one(self.read()).await?;
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
@@ -480,6 +488,23 @@ fn query_builder<'a>(
     window: Window,
 ) -> QueryBuilder<'a, Sqlite> {
     let mut b = QueryBuilder::new(format!("{what} FROM "));
+    // Single comparisons on one key are decided by one index range (`n >= 5 AND n < 9`);
+    // disjunctions each take their own look-up.
+    let mut singles: Vec<(&str, Vec<&ValueCondition>)> = Vec::new();
+    let mut groups: Vec<Vec<&ValueCondition>> = Vec::new();
+    for any in &q.values {
+        match any.as_slice() {
+            [] => {}
+            [one] => match singles.iter_mut().find(|(k, _)| *k == one.key) {
+                Some((_, list)) => list.push(one),
+                None => singles.push((&one.key, vec![one])),
+            },
+            many => groups.push(many.iter().collect()),
+        }
+    }
+    // A selective value condition drives the search from its index (the caller says when).
+    let drive =
+        if q.bbox.is_none() && q.drive_by_values && !singles.is_empty() { Some(singles.remove(0)) } else { None };
     match q.bbox {
         Some([x0, y0, x1, y1]) if window == Window::Inside => {
             b.push("features_rtree r CROSS JOIN features f ON f.seq = r.seq WHERE r.min_x >= ")
@@ -504,9 +529,26 @@ fn query_builder<'a>(
                 .push_bind(y0)
                 .push(" AND ");
         }
-        None => {
-            b.push("features f LEFT JOIN features_rtree r ON r.seq = f.seq WHERE ");
-        }
+        None => match &drive {
+            Some((key, all)) => {
+                b.push(
+                    "feature_values d CROSS JOIN features f ON f.seq = d.seq LEFT JOIN features_rtree r ON r.seq = f.seq \
+                     WHERE d.account_id = ",
+                )
+                .push_bind(account.as_str())
+                .push(" AND d.collection = ")
+                .push_bind(&q.collection)
+                .push(" AND d.key = ")
+                .push_bind(*key);
+                for c in all {
+                    push_value_test(&mut b, "d", c);
+                }
+                b.push(" AND ");
+            }
+            None => {
+                b.push("features f LEFT JOIN features_rtree r ON r.seq = f.seq WHERE ");
+            }
+        },
     }
     if let (Some([x0, y0, x1, y1]), true) = (q.bbox, q.bbox_edge_only) {
         b.push("NOT (r.min_x >= ")
@@ -533,20 +575,6 @@ fn query_builder<'a>(
     if let Some(to) = q.updated_to {
         b.push(" AND f.updated_at <= ").push_bind(to);
     }
-    // Single comparisons on one key are decided by one index range (`n >= 5 AND n < 9`);
-    // disjunctions each take their own look-up.
-    let mut singles: Vec<(&str, Vec<&ValueCondition>)> = Vec::new();
-    let mut groups: Vec<Vec<&ValueCondition>> = Vec::new();
-    for any in &q.values {
-        match any.as_slice() {
-            [] => {}
-            [one] => match singles.iter_mut().find(|(k, _)| *k == one.key) {
-                Some((_, list)) => list.push(one),
-                None => singles.push((&one.key, vec![one])),
-            },
-            many => groups.push(many.iter().collect()),
-        }
-    }
     for (_, all) in &singles {
         b.push(" AND f.seq IN (SELECT v.seq FROM feature_values v WHERE v.account_id = ")
             .push_bind(account.as_str())
@@ -555,7 +583,7 @@ fn query_builder<'a>(
             .push(" AND v.key = ")
             .push_bind(&all[0].key);
         for c in all {
-            push_value_test(&mut b, c);
+            push_value_test(&mut b, "v", c);
         }
         b.push(")");
     }
@@ -570,7 +598,7 @@ fn query_builder<'a>(
                 b.push(" OR ");
             }
             b.push("(v.key = ").push_bind(&c.key);
-            push_value_test(&mut b, c);
+            push_value_test(&mut b, "v", c);
             b.push(")");
         }
         b.push("))");
@@ -578,12 +606,12 @@ fn query_builder<'a>(
     b
 }
 
-/// ` AND v.<column> <op> ?` for one comparison.
-fn push_value_test<'a>(b: &mut QueryBuilder<'a, Sqlite>, c: &'a ValueCondition) {
+/// ` AND <table>.<column> <op> ?` for one comparison.
+fn push_value_test<'a>(b: &mut QueryBuilder<'a, Sqlite>, table: &str, c: &'a ValueCondition) {
     match &c.value {
-        Scalar::Text(t) => b.push(format!(" AND v.text {} ", c.op.sql())).push_bind(t),
-        Scalar::Num(n) => b.push(format!(" AND v.num {} ", c.op.sql())).push_bind(n),
-        Scalar::Bool(f) => b.push(format!(" AND v.flag {} ", c.op.sql())).push_bind(i64::from(*f)),
+        Scalar::Text(t) => b.push(format!(" AND {table}.text {} ", c.op.sql())).push_bind(t),
+        Scalar::Num(n) => b.push(format!(" AND {table}.num {} ", c.op.sql())).push_bind(n),
+        Scalar::Bool(f) => b.push(format!(" AND {table}.flag {} ", c.op.sql())).push_bind(i64::from(*f)),
     };
 }
 
