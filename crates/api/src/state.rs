@@ -7,6 +7,7 @@ use meridian_jobs::Waker;
 use meridian_store::Store;
 use metrics_exporter_prometheus::PrometheusHandle;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// Shared, cheaply cloned state of the HTTP API.
 #[derive(Clone)]
@@ -26,6 +27,9 @@ pub struct AppState {
     pub dns: Arc<meridian_dns::service::DnsService>,
     /// The DEM service (uploads, processing jobs, terrain tiles), shared with its job handler.
     pub dem: Arc<meridian_dem::DemService>,
+    /// Parent of every request's cancellation token ([`crate::extract::RequestCancel`]);
+    /// cancelled when the process stops waiting for in-flight requests.
+    pub requests: CancellationToken,
 }
 
 impl AppState {
@@ -57,6 +61,7 @@ impl AppState {
             delivery_waker: Waker::new(),
             dns,
             dem,
+            requests: CancellationToken::new(),
         })
     }
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::print_stdout)] // the CLI's own output goes to stdout
 
 mod config;
+mod http;
 mod serve;
 
 use anyhow::Context;
@@ -88,7 +89,13 @@ fn run() -> anyhow::Result<()> {
     let config = config::load(file.as_deref(), &env, &flags)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     match cli.command {
-        Command::Serve { .. } => runtime.block_on(serve::serve(config)),
+        Command::Serve { .. } => {
+            let served = runtime.block_on(serve::serve(config));
+            // Dropping the runtime would wait for every blocking task, however long: after the
+            // grace period nothing more is waited for, and leaving the process ends them.
+            runtime.shutdown_background();
+            served
+        }
         Command::Migrate => runtime.block_on(async {
             let store = serve::open_store(&config).await?;
             store.health.ping().await?;
