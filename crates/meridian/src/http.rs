@@ -140,6 +140,15 @@ fn refuse(stream: TcpStream, detail: &str) {
         meridian_core::problem::MEDIA_TYPE,
         body.len()
     );
+    // Read what already arrived, so that closing sends FIN rather than a reset that could
+    // discard the answer before the client reads it.
+    let mut sink = [0u8; 8192];
+    for _ in 0..8 {
+        match stream.try_read(&mut sink) {
+            Ok(n) if n > 0 => continue,
+            _ => break,
+        }
+    }
     let _ = stream.try_write(response.as_bytes());
 }
 
@@ -172,7 +181,8 @@ async fn serve_connection(
     tokio::pin!(conn);
     let mut draining = false;
     loop {
-        let idle_at = activity.idle_deadline(limits.idle_timeout);
+        // While a request runs the connection is not idle however quiet it is: look again later.
+        let idle_at = activity.idle_deadline(limits.idle_timeout).max(Instant::now() + Duration::from_millis(250));
         tokio::select! {
             result = conn.as_mut() => {
                 if let Err(e) = result {
@@ -326,5 +336,148 @@ impl Drop for IpPermit {
                 map.remove(&self.ip);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use axum::routing::get;
+    use std::io::{Read, Write};
+    use std::sync::atomic::AtomicBool;
+
+    fn limits() -> Limits {
+        Limits {
+            header_read_timeout: Duration::from_secs(5),
+            idle_timeout: Duration::from_secs(5),
+            max_connections: 100,
+            max_connections_per_ip: 100,
+        }
+    }
+
+    /// Sets its flag when dropped.
+    struct OnDrop(Arc<AtomicBool>);
+
+    impl Drop for OnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn wait_for(flag: &AtomicBool, within: Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if flag.load(Ordering::SeqCst) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    }
+
+    #[test]
+    fn a_request_whose_client_disconnects_is_dropped() {
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        let (entered, dropped) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let (e, d) = (entered.clone(), dropped.clone());
+        let app = Router::new().route(
+            "/slow",
+            get(move || {
+                let (e, d) = (e.clone(), d.clone());
+                async move {
+                    let _guard = OnDrop(d);
+                    e.store(true, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                    "late"
+                }
+            }),
+        );
+        let stop = CancellationToken::new();
+        let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        runtime.spawn(serve(listener, app, limits(), stop.clone()));
+        let mut client = std::net::TcpStream::connect(addr).unwrap();
+        client.write_all(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        assert!(wait_for(&entered, Duration::from_secs(10)));
+        drop(client);
+        assert!(wait_for(&dropped, Duration::from_secs(10)), "the handler outlived its client");
+        stop.cancel();
+    }
+
+    #[test]
+    fn blocking_work_does_not_hold_the_process_past_the_grace() {
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        let entered = Arc::new(AtomicBool::new(false));
+        let e = entered.clone();
+        // Blocking work that never looks at its cancellation token.
+        let app = Router::new().route(
+            "/stuck",
+            get(move || {
+                let e = e.clone();
+                async move {
+                    let _ = tokio::task::spawn_blocking(move || {
+                        e.store(true, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_secs(60));
+                    })
+                    .await;
+                    "late"
+                }
+            }),
+        );
+        let stop = CancellationToken::new();
+        let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = runtime.spawn(serve(listener, app, limits(), stop.clone()));
+        let mut client = std::net::TcpStream::connect(addr).unwrap();
+        client.write_all(b"GET /stuck HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        assert!(wait_for(&entered, Duration::from_secs(10)));
+        let started = std::time::Instant::now();
+        stop.cancel();
+        let grace = Duration::from_millis(300);
+        let drained = runtime.block_on(tokio::time::timeout(grace, server));
+        assert!(drained.is_err(), "the server waited for its in-flight request, as it should within the grace");
+        crate::serve::leave(runtime);
+        assert!(started.elapsed() < Duration::from_secs(20), "leaving the runtime waited for blocking work");
+        let mut rest = Vec::new();
+        let _ = client.read_to_end(&mut rest);
+    }
+
+    #[test]
+    fn quiet_connections_are_closed_after_the_idle_timeout() {
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        let app = Router::new().route("/", get(|| async { "hello" }));
+        let stop = CancellationToken::new();
+        let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let limits = Limits {
+            header_read_timeout: Duration::from_secs(60),
+            idle_timeout: Duration::from_millis(300),
+            ..limits()
+        };
+        runtime.spawn(serve(listener, app, limits, stop.clone()));
+        // One request answered, then the kept-alive connection stays quiet.
+        let mut client = std::net::TcpStream::connect(addr).unwrap();
+        client.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        client.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut all = Vec::new();
+        let started = std::time::Instant::now();
+        let closed = client.read_to_end(&mut all).is_ok();
+        assert!(closed, "the idle connection was not closed");
+        assert!(String::from_utf8_lossy(&all).ends_with("hello"));
+        assert!(started.elapsed() < Duration::from_secs(20));
+        stop.cancel();
+    }
+
+    #[test]
+    fn per_ip_counts_are_given_back() {
+        let per_ip = PerIp::default();
+        let ip: IpAddr = "192.0.2.1".parse().unwrap();
+        let a = per_ip.acquire(ip, 2).unwrap();
+        let _b = per_ip.acquire(ip, 2).unwrap();
+        assert!(per_ip.acquire(ip, 2).is_none());
+        assert!(per_ip.acquire("192.0.2.2".parse().unwrap(), 2).is_some());
+        drop(a);
+        assert!(per_ip.acquire(ip, 2).is_some());
     }
 }

@@ -91,9 +91,7 @@ fn run() -> anyhow::Result<()> {
     match cli.command {
         Command::Serve { .. } => {
             let served = runtime.block_on(serve::serve(config));
-            // Dropping the runtime would wait for every blocking task, however long: after the
-            // grace period nothing more is waited for, and leaving the process ends them.
-            runtime.shutdown_background();
+            serve::leave(runtime);
             served
         }
         Command::Migrate => runtime.block_on(async {

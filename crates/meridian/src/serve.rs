@@ -134,6 +134,12 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Leaves the runtime after `serve`: dropping it would wait for every blocking task however
+/// long it runs; after the grace period nothing more is waited for, and exiting ends them.
+pub(crate) fn leave(runtime: tokio::runtime::Runtime) {
+    runtime.shutdown_background();
+}
+
 async fn wait_for_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
