@@ -435,7 +435,7 @@ mod tests {
         let started = std::time::Instant::now();
         stop.cancel();
         let grace = Duration::from_millis(300);
-        let drained = runtime.block_on(tokio::time::timeout(grace, server));
+        let drained = runtime.block_on(async { tokio::time::timeout(grace, server).await });
         assert!(drained.is_err(), "the server waited for its in-flight request, as it should within the grace");
         crate::serve::leave(runtime);
         assert!(started.elapsed() < Duration::from_secs(20), "leaving the runtime waited for blocking work");

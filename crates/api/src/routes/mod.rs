@@ -82,8 +82,13 @@ impl Modify for Security {
                     .build(),
             ),
         );
-        components
-            .add_security_scheme("api_key", SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Api-Key"))));
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-Api-Key",
+                "An API key (`mrd_...`) only; access tokens go in `Authorization: Bearer`",
+            ))),
+        );
     }
 }
 
