@@ -39,6 +39,7 @@ fn init_logging(config: &Config) {
 /// Runs the platform until a shutdown signal.
 pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     init_logging(&config);
+    let signal = shutdown_signal();
     let config = Arc::new(config);
     let store = open_store(&config).await?;
     let shutdown = CancellationToken::new();
@@ -118,7 +119,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     }
     tracing::info!(data_dir = %config.server.data_dir.display(), "meridian started");
 
-    wait_for_signal().await;
+    signal.await;
     tracing::info!(grace = ?config.server.shutdown_grace, "shutting down: draining requests and jobs");
     shutdown.cancel();
     let drained =
@@ -140,23 +141,36 @@ pub(crate) fn leave(runtime: tokio::runtime::Runtime) {
     runtime.shutdown_background();
 }
 
-async fn wait_for_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Installs the SIGTERM and Ctrl-C handlers now and returns the wait for either. Installing them
+/// before the listeners are announced means a signal sent as soon as the server answers starts
+/// the drain instead of killing the process.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).ok();
+        let mut interrupt = signal(SignalKind::interrupt()).ok();
+        async move {
+            let term = async {
+                match term.as_mut() {
+                    Some(s) => drop(s.recv().await),
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            let interrupt = async {
+                match interrupt.as_mut() {
+                    Some(s) => drop(s.recv().await),
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = term => {}
+                _ = interrupt => {}
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
