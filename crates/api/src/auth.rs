@@ -165,13 +165,41 @@ impl TokenKeys {
     }
 }
 
+/// Where a request carried its credential.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CredentialSource {
+    /// `Authorization: Bearer X`: an API key or an access token.
+    Bearer,
+    /// `X-Api-Key: X`: an API key only.
+    ApiKeyHeader,
+}
+
 /// The credential a request carries: `Authorization: Bearer X` or `X-Api-Key: X`.
-pub fn credential(headers: &HeaderMap) -> Option<&str> {
+pub fn credential(headers: &HeaderMap) -> Option<(&str, CredentialSource)> {
     if let Some(v) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
         let (scheme, rest) = v.split_once(' ')?;
-        return scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim()).filter(|s| !s.is_empty());
+        return scheme
+            .eq_ignore_ascii_case("bearer")
+            .then(|| rest.trim())
+            .filter(|s| !s.is_empty())
+            .map(|c| (c, CredentialSource::Bearer));
     }
-    headers.get("x-api-key").and_then(|v| v.to_str().ok()).map(str::trim).filter(|s| !s.is_empty())
+    headers
+        .get("x-api-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|c| (c, CredentialSource::ApiKeyHeader))
+}
+
+/// `X-Api-Key` is for API keys: anything else there is refused before it is looked at.
+pub fn check_source(credential: &str, source: CredentialSource) -> Result<(), ApiError> {
+    if source == CredentialSource::ApiKeyHeader && !credential.starts_with(KEY_PREFIX) {
+        return Err(ApiError::unauthenticated(
+            "X-Api-Key takes only API keys (mrd_...); send an access token as Authorization: Bearer <token>",
+        ));
+    }
+    Ok(())
 }
 
 /// Resolves a credential to a caller, or says why not.
@@ -231,7 +259,10 @@ pub async fn require_auth(State(state): State<AppState>, mut req: Request, next:
     let access = access_of(req.method());
     let caller = match credential(req.headers()) {
         None => Err(ApiError::unauthenticated("send Authorization: Bearer <API key or access token>, or X-Api-Key")),
-        Some(c) => authenticate(&state, c, true).await,
+        Some((c, source)) => match check_source(c, source) {
+            Ok(()) => authenticate(&state, c, true).await,
+            Err(e) => Err(e),
+        },
     };
     let caller = match caller {
         Ok(c) => c,
@@ -243,7 +274,8 @@ pub async fn require_auth(State(state): State<AppState>, mut req: Request, next:
             "this key's scopes do not include {area}:{level}"
         )));
     }
-    let decision = state.limiter.check(area, caller.key_id.as_str());
+    // Per account: an account's keys share one bucket per area, so minting keys buys nothing.
+    let decision = state.limiter.check(area, caller.account_id.as_str());
     if let Err(refusal) = decision.as_ref() {
         return axum::response::IntoResponse::into_response(refusal.to_error());
     }

@@ -30,21 +30,47 @@ fn pointer(path: &serde_path_to_error::Path) -> String {
         out.push('/');
         match seg {
             Segment::Seq { index } => out.push_str(&index.to_string()),
-            Segment::Map { key } | Segment::Enum { variant: key } => {
-                out.push_str(&key.replace('~', "~0").replace('/', "~1"))
-            }
+            Segment::Map { key } | Segment::Enum { variant: key } => out.push_str(&escape(key)),
             Segment::Unknown => out.push('?'),
         }
     }
     out
 }
 
+/// A JSON pointer token: `~` and `/` escaped.
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// The JSON pointer of a field that `serde_ignored` reports as skipped.
+fn ignored_pointer(path: &serde_ignored::Path<'_>) -> String {
+    use serde_ignored::Path;
+    match path {
+        Path::Root => String::new(),
+        Path::Seq { parent, index } => format!("{}/{index}", ignored_pointer(parent)),
+        Path::Map { parent, key } => format!("{}/{}", ignored_pointer(parent), escape(key)),
+        Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => {
+            ignored_pointer(parent)
+        }
+    }
+}
+
 /// Parses JSON text into `T`, telling syntax errors (400) from data errors (422 with a pointer).
+///
+/// Unknown fields are refused the same way everywhere: `422` with code `unknown_field` and the
+/// pointer of the field, whether or not `T` says `deny_unknown_fields` (fields a type would
+/// silently skip are reported by `serde_ignored`).
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    match serde_path_to_error::deserialize(&mut de) {
+    let mut ignored = Vec::new();
+    let mut record = |path: serde_ignored::Path<'_>| ignored.push(ignored_pointer(&path));
+    let parsed = serde_path_to_error::deserialize(serde_ignored::Deserializer::new(&mut de, &mut record));
+    match parsed {
         Ok(v) => {
             de.end().map_err(|e| ApiError::malformed(format!("the body is not valid JSON: {e}")))?;
+            if !ignored.is_empty() {
+                return Err(ApiError::invalid(ignored.into_iter().map(unknown_field).collect()));
+            }
             Ok(v)
         }
         Err(e) => {
@@ -54,10 +80,11 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             } else {
                 let mut at = pointer(e.path());
                 let detail = inner.to_string();
-                // serde names a missing or unknown field in the message, with the path of its parent.
-                if detail.starts_with("missing field") || detail.starts_with("unknown field") {
+                // serde names a missing field in the message, with the path of its parent; an
+                // unknown field's path already ends with the field itself.
+                if detail.starts_with("missing field") {
                     if let Some(name) = detail.split('`').nth(1) {
-                        at = format!("{at}/{}", name.replace('~', "~0").replace('/', "~1"));
+                        at = format!("{at}/{}", escape(name));
                     }
                 }
                 let code = if detail.starts_with("missing field") {
@@ -71,6 +98,11 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             }
         }
     }
+}
+
+fn unknown_field(at: String) -> FieldError {
+    let name = at.rsplit('/').next().unwrap_or_default().replace("~1", "/").replace("~0", "~");
+    FieldError::new(at, "unknown_field", format!("unknown field `{name}`"))
 }
 
 fn strip_position(detail: &str) -> String {
@@ -189,6 +221,41 @@ mod tests {
         assert_eq!(e.map(|f| (f.code, f.pointer)), Some(("required".to_owned(), "/name".to_owned())));
     }
 
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Strict {
+        name: String,
+        items: Vec<StrictItem>,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct StrictItem {
+        ttl: u32,
+    }
+
+    fn unknown(body: &[u8], parse: fn(&[u8]) -> Result<(), ApiError>) -> Option<(u16, String, String)> {
+        parse(body).err().map(|e| {
+            let p = e.problem;
+            (p.status, p.errors[0].code.clone(), p.errors[0].pointer.clone())
+        })
+    }
+
+    #[test]
+    fn unknown_fields_are_422_with_one_pointer_whether_or_not_the_type_denies_them() {
+        let strict: fn(&[u8]) -> Result<(), ApiError> = |b| parse_json::<Strict>(b).map(drop);
+        let lenient: fn(&[u8]) -> Result<(), ApiError> = |b| parse_json::<Body>(b).map(drop);
+        for parse in [strict, lenient] {
+            let e = unknown(br#"{"name":"a","items":[],"extra":1}"#, parse);
+            assert_eq!(e, Some((422, "unknown_field".to_owned(), "/extra".to_owned())));
+            let e = unknown(br#"{"name":"a","items":[{"ttl":1},{"ttl":2,"a/b":true}]}"#, parse);
+            assert_eq!(e, Some((422, "unknown_field".to_owned(), "/items/1/a~1b".to_owned())));
+        }
+        assert!(parse_json::<Body>(br#"{"name":"a","items":[{"ttl":1}]}"#).is_ok());
+    }
+
     #[test]
     fn json_media_types() {
         assert!(is_json(Some("application/json; charset=utf-8")));
@@ -208,5 +275,38 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         let info = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
         Ok(ClientAddr(info.map(|c| c.0.ip())))
+    }
+}
+
+/// The request's cancellation token, cancelled when the request's deadline
+/// (`server.request_timeout`) passes, when the client disconnects, and at shutdown once
+/// `server.shutdown_grace` is over.
+///
+/// Async handlers are cancelled by having their future dropped and need nothing. Work that runs
+/// on its own (`spawn_blocking`, rayon, spawned tasks) does not stop with the future: take this
+/// extractor and check [`RequestCancel::is_cancelled`] between units of work (every row, tile or
+/// feature), returning early when it is set. The answer no longer matters then; the point is to
+/// free the thread.
+#[derive(Debug, Clone, Default)]
+pub struct RequestCancel(pub tokio_util::sync::CancellationToken);
+
+impl RequestCancel {
+    /// Whether the request's work should stop.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.is_cancelled()
+    }
+
+    /// The token itself, to hand to other threads or to `select!` on.
+    pub fn token(&self) -> &tokio_util::sync::CancellationToken {
+        &self.0
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for RequestCancel {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        // Outside the router's layers (a handler called directly) nothing cancels: a fresh token.
+        Ok(parts.extensions.get::<RequestCancel>().cloned().unwrap_or_default())
     }
 }

@@ -1,8 +1,11 @@
 //! Layers every request passes through: request ids and logging, metrics, problem documents for
-//! the router's own 404 and 405, and a 500 problem for a handler that panicked.
+//! the router's own 404 and 405, the request deadline and its cancellation token, and a 500
+//! problem for a handler that panicked.
 
 use crate::error::{ApiError, REQUEST_ID};
-use axum::extract::{MatchedPath, Request};
+use crate::extract::RequestCancel;
+use crate::state::AppState;
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -95,4 +98,40 @@ fn problem_for_bare_errors(response: Response, method: &str, path: &str) -> Resp
 /// The answer for a handler that panicked: a 500 problem that reveals nothing.
 pub fn panic_response(_panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::internal("a handler panicked").into_response()
+}
+
+/// Gives the request its deadline (`server.request_timeout`) and its cancellation token
+/// ([`RequestCancel`]). The token is cancelled when the deadline passes, when the client goes away
+/// (the server drops the request's future, and with it this guard), when the answer is ready, and
+/// when the process stops waiting for in-flight requests at shutdown.
+pub async fn deadline(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let token = state.requests.child_token();
+    req.extensions_mut().insert(RequestCancel(token.clone()));
+    let _cancel_on_drop = token.clone().drop_guard();
+    let limit = state.config.server.request_timeout;
+    tokio::select! {
+        biased;
+        _ = token.cancelled() => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "unavailable",
+            "Shutting down",
+            "the server is shutting down and stopped this request",
+        )
+        .into_response(),
+        _ = tokio::time::sleep(limit) => {
+            token.cancel();
+            tracing::warn!(timeout = ?limit, "request deadline passed; its work was cancelled");
+            deadline_exceeded(limit).into_response()
+        }
+        response = next.run(req) => response,
+    }
+}
+
+fn deadline_exceeded(limit: std::time::Duration) -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "deadline_exceeded",
+        "Deadline exceeded",
+        format!("the request took longer than {} s (server.request_timeout) and was cancelled", limit.as_secs_f64()),
+    )
 }

@@ -1,4 +1,5 @@
-//! Per-key token buckets, one per API area. Each node keeps its own buckets.
+//! Token buckets per account and API area (an account's keys and tokens share them; sign-up is
+//! counted per client address). Each node keeps its own buckets.
 
 use crate::error::ApiError;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -56,7 +57,7 @@ impl Refused {
             "rate_limited",
             "Too many requests",
             format!(
-                "this key may make {} requests a minute in this API area; retry in {} s",
+                "this account may make {} requests a minute in this API area, with all its keys together; retry in {} s",
                 self.limit, self.retry_after_secs
             ),
         )
@@ -73,7 +74,8 @@ impl RateLimiter {
         Self { config, buckets: DashMap::new(), checks: AtomicU64::new(0) }
     }
 
-    /// Spends one token of `who`'s bucket in `area`.
+    /// Spends one token of `who`'s bucket in `area`; `who` is an account id (or, for sign-up, a
+    /// client address).
     pub fn check(&self, area: &'static str, who: &str) -> Result<Allowed, Refused> {
         let rate = self.config.for_area(area);
         if !self.config.enabled {
@@ -137,13 +139,13 @@ mod tests {
     }
 
     #[test]
-    fn dns_allows_1000_a_minute_per_key() {
+    fn dns_allows_1000_a_minute_per_account() {
         let limiter = RateLimiter::new(RateLimitsConfig::default());
         for _ in 0..1000 {
-            assert!(limiter.check("dns", "key_a").is_ok());
+            assert!(limiter.check("dns", "acct_a").is_ok());
         }
-        assert!(limiter.check("dns", "key_a").is_err());
-        assert!(limiter.check("dns", "key_b").is_ok(), "buckets are per key");
-        assert!(limiter.check("cadastre", "key_a").is_ok(), "and per area");
+        assert!(limiter.check("dns", "acct_a").is_err());
+        assert!(limiter.check("dns", "acct_b").is_ok(), "buckets are per account");
+        assert!(limiter.check("cadastre", "acct_a").is_ok(), "and per area");
     }
 }

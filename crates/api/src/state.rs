@@ -7,6 +7,7 @@ use meridian_jobs::Waker;
 use meridian_store::Store;
 use metrics_exporter_prometheus::PrometheusHandle;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// Shared, cheaply cloned state of the HTTP API.
 #[derive(Clone)]
@@ -30,6 +31,9 @@ pub struct AppState {
     pub features: meridian_cadastre::FeatureService,
     /// Webhook subscriptions: rules, secret rotation, test events, replays.
     pub subscriptions: meridian_webhooks::SubscriptionService,
+    /// Parent of every request's cancellation token ([`crate::extract::RequestCancel`]);
+    /// cancelled when the process stops waiting for in-flight requests.
+    pub requests: CancellationToken,
 }
 
 impl AppState {
@@ -70,6 +74,7 @@ impl AppState {
             dem,
             features: meridian_cadastre::FeatureService::new(store.clone()),
             subscriptions,
+            requests: CancellationToken::new(),
         })
     }
 }

@@ -64,6 +64,22 @@ pub struct ServerConfig {
     /// How long in-flight requests and jobs may take to finish after SIGTERM.
     #[serde(with = "humantime_serde")]
     pub shutdown_grace: Duration,
+    /// Deadline of one request, from its head being read to its answer; past it the request's
+    /// work is cancelled and the client gets a 503 `deadline_exceeded`.
+    #[serde(with = "humantime_serde")]
+    pub request_timeout: Duration,
+    /// Time a client has to send a complete request head, counted from the connection opening or
+    /// the previous answer (so it also closes connections that stay quiet between requests).
+    #[serde(with = "humantime_serde")]
+    pub header_read_timeout: Duration,
+    /// A connection on which no byte moves either way, while no request of it is being handled
+    /// (a client that stops reading its answer), is closed after this long.
+    #[serde(with = "humantime_serde")]
+    pub idle_timeout: Duration,
+    /// Open HTTP connections in all; past it new connections get a 503 and are closed.
+    pub max_connections: usize,
+    /// Open HTTP connections from one client address.
+    pub max_connections_per_ip: usize,
     pub roles: RolesConfig,
 }
 
@@ -75,6 +91,11 @@ impl Default for ServerConfig {
             data_dir: PathBuf::from("./data"),
             public_url: None,
             shutdown_grace: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(120),
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 4096,
+            max_connections_per_ip: 256,
             roles: RolesConfig::default(),
         }
     }
@@ -538,6 +559,22 @@ impl Config {
     /// Checks rules that types cannot express; returns every problem found.
     pub fn validate(&self) -> Result<(), Vec<String>> {
         let mut problems = Vec::new();
+        let server = &self.server;
+        for (key, value) in [
+            ("server.request_timeout", server.request_timeout),
+            ("server.header_read_timeout", server.header_read_timeout),
+            ("server.idle_timeout", server.idle_timeout),
+        ] {
+            if value.is_zero() {
+                problems.push(format!("{key} must be positive"));
+            }
+        }
+        if server.max_connections == 0 || server.max_connections_per_ip == 0 {
+            problems.push("server.max_connections and server.max_connections_per_ip must be at least 1".to_owned());
+        }
+        if server.max_connections_per_ip > server.max_connections {
+            problems.push("server.max_connections_per_ip must not exceed server.max_connections".to_owned());
+        }
         if self.jobs.workers == 0 && self.server.roles.workers {
             problems.push("jobs.workers must be at least 1 when the workers role is on".to_owned());
         }

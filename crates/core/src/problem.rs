@@ -81,4 +81,6 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     ("rate_limited", 429, "The key used up its request budget for this API area; wait `Retry-After` seconds."),
     ("internal_error", 500, "Something failed on the server; the request id lets operators find it in the logs."),
     ("unavailable", 503, "The server is starting, draining or cannot reach its store."),
+    ("deadline_exceeded", 503, "The request ran past `server.request_timeout`; its work was cancelled. Narrow the request or retry later."),
+    ("server_busy", 503, "The server holds as many HTTP connections as it allows (`server.max_connections`, or `server.max_connections_per_ip` from this address); the connection was closed. Retry shortly."),
 ];

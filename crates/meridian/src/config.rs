@@ -49,7 +49,15 @@ fn describe(e: figment::Error) -> String {
             let source = e.metadata.as_ref().map(|m| m.name.to_string()).unwrap_or_default();
             match e.kind {
                 figment::error::Kind::UnknownField(field, _) => {
-                    let at = if key.is_empty() { field.clone() } else { format!("{key}.{field}") };
+                    // Figment's path already ends with the unknown field; older versions stop at
+                    // the parent.
+                    let at = if e.path.last() == Some(&field) {
+                        key
+                    } else if key.is_empty() {
+                        field.clone()
+                    } else {
+                        format!("{key}.{field}")
+                    };
                     format!("unknown configuration key `{at}` ({source})")
                 }
                 kind => format!("configuration key `{key}`: {kind} ({source})"),
@@ -143,12 +151,16 @@ mod tests {
         let file = dir.path().join("m.toml");
         std::fs::write(&file, "[server]\nhttpp = \"127.0.0.1:9000\"\n")?;
         let err = load(Some(&file), &[], &Overrides::default()).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.contains("server.httpp"), "{err}");
+        assert!(err.contains("unknown configuration key `server.httpp` ("), "{err}");
+        assert!(!err.contains("httpp.httpp"), "{err}");
         let err = load(None, &env(&[("MERIDIAN_WEBHOOKS__ALLOW_HTTPS", "true")]), &Overrides::default())
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
-        assert!(err.contains("webhooks.allow_https"), "{err}");
+        assert!(err.contains("unknown configuration key `webhooks.allow_https` ("), "{err}");
+        std::fs::write(&file, "htttp = 1\n")?;
+        let err = load(Some(&file), &[], &Overrides::default()).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("unknown configuration key `htttp` ("), "{err}");
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 #![allow(clippy::print_stdout)] // the CLI's own output goes to stdout
 
 mod config;
+mod http;
 mod serve;
 
 use anyhow::Context;
@@ -88,7 +89,11 @@ fn run() -> anyhow::Result<()> {
     let config = config::load(file.as_deref(), &env, &flags)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     match cli.command {
-        Command::Serve { .. } => runtime.block_on(serve::serve(config)),
+        Command::Serve { .. } => {
+            let served = runtime.block_on(serve::serve(config));
+            serve::leave(runtime);
+            served
+        }
         Command::Migrate => runtime.block_on(async {
             let store = serve::open_store(&config).await?;
             store.health.ping().await?;

@@ -9,7 +9,6 @@ use meridian_core::config::{Config, LogFormat};
 use meridian_jobs::{Dispatcher, Waker, WorkerPool};
 use meridian_store::repo::StoreOptions;
 use meridian_store::Store;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -28,7 +27,9 @@ pub(crate) async fn open_store(config: &Config) -> anyhow::Result<Store> {
 fn init_logging(config: &Config) {
     let filter = tracing_subscriber::EnvFilter::try_new(&config.log.level)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    // Colour only for a person at a terminal; files, pipes and log collectors get plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi);
     let _ = match config.log.format {
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
         LogFormat::Pretty => builder.try_init(),
@@ -38,6 +39,7 @@ fn init_logging(config: &Config) {
 /// Runs the platform until a shutdown signal.
 pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     init_logging(&config);
+    let signal = shutdown_signal();
     let config = Arc::new(config);
     let store = open_store(&config).await?;
     let shutdown = CancellationToken::new();
@@ -54,14 +56,9 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
             .with_context(|| format!("binding http {}", config.server.http))?;
         let addr = listener.local_addr()?;
         println!("listening on http {addr}");
-        let app = meridian_api::router(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
-        let stop = shutdown.clone();
-        tasks.spawn(async move {
-            let served = axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned()).await;
-            if let Err(e) = served {
-                tracing::error!(error = %e, "http server failed");
-            }
-        });
+        let app = meridian_api::router(state.clone());
+        let limits = crate::http::Limits::from_config(&config.server);
+        tasks.spawn(crate::http::serve(listener, app, limits, shutdown.clone()));
     }
     if config.server.roles.workers {
         let mut pool = WorkerPool::new(store.clone(), config.jobs.clone(), job_waker.clone());
@@ -122,34 +119,58 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     }
     tracing::info!(data_dir = %config.server.data_dir.display(), "meridian started");
 
-    wait_for_signal().await;
+    signal.await;
     tracing::info!(grace = ?config.server.shutdown_grace, "shutting down: draining requests and jobs");
     shutdown.cancel();
     let drained =
         tokio::time::timeout(config.server.shutdown_grace, async { while tasks.join_next().await.is_some() {} }).await;
     if drained.is_err() {
-        tracing::warn!("grace period over; unfinished jobs will be claimed again after their lease");
+        tracing::warn!(
+            "grace period over: cancelling the requests still running; unfinished jobs will be claimed again after their lease"
+        );
     }
+    // Whatever still runs (requests, blocking work) is told to stop; the caller then leaves the
+    // runtime without waiting for it.
+    state.requests.cancel();
     Ok(())
 }
 
-async fn wait_for_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Leaves the runtime after `serve`: dropping it would wait for every blocking task however
+/// long it runs; after the grace period nothing more is waited for, and exiting ends them.
+pub(crate) fn leave(runtime: tokio::runtime::Runtime) {
+    runtime.shutdown_background();
+}
+
+/// Installs the SIGTERM and Ctrl-C handlers now and returns the wait for either. Installing them
+/// before the listeners are announced means a signal sent as soon as the server answers starts
+/// the drain instead of killing the process.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).ok();
+        let mut interrupt = signal(SignalKind::interrupt()).ok();
+        async move {
+            let term = async {
+                match term.as_mut() {
+                    Some(s) => drop(s.recv().await),
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            let interrupt = async {
+                match interrupt.as_mut() {
+                    Some(s) => drop(s.recv().await),
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = term => {}
+                _ = interrupt => {}
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

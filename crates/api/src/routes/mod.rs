@@ -12,7 +12,7 @@ pub mod tokens;
 pub mod webhooks;
 
 use crate::auth::require_auth;
-use crate::middleware::{observe, panic_response, tag_route};
+use crate::middleware::{deadline, observe, panic_response, tag_route};
 use crate::state::AppState;
 use axum::extract::DefaultBodyLimit;
 use axum::http::HeaderValue;
@@ -82,8 +82,13 @@ impl Modify for Security {
                     .build(),
             ),
         );
-        components
-            .add_security_scheme("api_key", SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Api-Key"))));
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-Api-Key",
+                "An API key (`mrd_...`) only; access tokens go in `Authorization: Bearer`",
+            ))),
+        );
     }
 }
 
@@ -163,6 +168,7 @@ pub fn router(state: AppState) -> Router {
         .route_layer(axum::middleware::from_fn(tag_route))
         .layer(DefaultBodyLimit::max(state.config.limits.body_bytes))
         .layer(CatchPanicLayer::custom(panic_response))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), deadline))
         .layer(axum::middleware::from_fn(observe))
         .with_state(state)
 }

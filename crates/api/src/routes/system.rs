@@ -68,7 +68,8 @@ async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], state.metrics.render())
 }
 
-fn landing_body() -> serde_json::Value {
+/// The landing page: every link names a route that exists (a test follows each one).
+pub fn landing_body() -> serde_json::Value {
     json!({
         "title": "Meridian",
         "description": "DNS, geospatial, digital twin and webhook platform",
@@ -76,8 +77,13 @@ fn landing_body() -> serde_json::Value {
             {"rel": "service-desc", "type": "application/vnd.oai.openapi+json;version=3.1", "href": "/api/v1/openapi.json"},
             {"rel": "service-doc", "type": "text/html", "href": "/docs"},
             {"rel": "signup", "type": "application/json", "href": "/api/v1/accounts"},
-            {"rel": "dns", "href": "/v1/dns"},
-            {"rel": "jobs", "href": "/api/v1/jobs"},
+            {"rel": "account", "type": "application/json", "href": "/api/v1/account"},
+            {"rel": "dns", "type": "application/json", "href": "/v1/dns/zones"},
+            {"rel": "cadastre", "type": "application/geo+json", "href": "/api/v1/cadastre/parcels"},
+            {"rel": "dem", "type": "application/json", "href": "/api/v1/dem/datasets"},
+            {"rel": "ogc-features", "type": "application/json", "href": "/api/v1/ogc/v1/features"},
+            {"rel": "webhooks", "type": "application/json", "href": "/api/v1/webhooks/subscriptions"},
+            {"rel": "jobs", "type": "application/json", "href": "/api/v1/jobs"},
         ]
     })
 }

@@ -1,6 +1,6 @@
 //! Access tokens: an API key traded for a short-lived bearer token.
 
-use crate::auth::{authenticate, credential};
+use crate::auth::{authenticate, check_source, credential};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Json;
 use crate::state::AppState;
@@ -37,10 +37,11 @@ pub struct AccessToken {
     responses((status = 200, description = "A token carrying the key's scopes; revoking the key ends it", body = AccessToken))
 )]
 async fn create_token(State(state): State<AppState>, headers: HeaderMap) -> ApiResult<impl IntoResponse> {
-    let presented = credential(&headers)
+    let (presented, source) = credential(&headers)
         .ok_or_else(|| ApiError::unauthenticated("authenticate with the API key to trade for a token"))?;
+    check_source(presented, source)?;
     let caller = authenticate(&state, presented, false).await?;
-    let decision = state.limiter.check("account", caller.key_id.as_str()).map_err(|r| r.to_error())?;
+    let decision = state.limiter.check("account", caller.account_id.as_str()).map_err(|r| r.to_error())?;
     let key = state
         .store
         .accounts

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod http;
 mod jobs;
 mod openapi;
 
@@ -24,6 +25,10 @@ pub struct Harness {
 
 impl Harness {
     pub async fn new() -> Self {
+        Self::with_config(Config::default()).await
+    }
+
+    pub async fn with_config(config: Config) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let options = StoreOptions {
             database_url: format!("sqlite://{}/m.db", dir.path().display()),
@@ -32,7 +37,7 @@ impl Harness {
             busy_timeout: std::time::Duration::from_secs(5),
         };
         let store = Store::open(&options).await.unwrap();
-        let state = AppState::new(Arc::new(Config::default()), store, Waker::new(), Waker::new()).await.unwrap();
+        let state = AppState::new(Arc::new(config), store, Waker::new(), Waker::new()).await.unwrap();
         Self { state, _dir: dir }
     }
 

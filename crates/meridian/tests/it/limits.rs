@@ -17,7 +17,7 @@ async fn rate_limits_answer_429_with_retry_after_and_headers() {
     assert!((1..=20).contains(&retry), "Retry-After {retry}");
     assert_eq!(r.headers()["ratelimit-remaining"], "0");
     problem(r, 429, "rate_limited").await;
-    // Buckets are per key, and per area.
+    // Buckets are per account, and per area.
     assert_eq!(s.get("/api/v1/account", &other).await.status(), 200);
     assert_eq!(s.get("/api/v1/jobs", &key).await.status(), 200);
 }

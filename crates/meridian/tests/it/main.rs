@@ -10,6 +10,7 @@ mod dem;
 mod dns;
 mod dns_interop;
 mod errors;
+mod http;
 mod interop;
 mod limits;
 mod ogc_interop;

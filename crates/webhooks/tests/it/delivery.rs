@@ -135,7 +135,7 @@ async fn retry_after_is_honoured_on_429_and_503() {
     let p = Platform::start(test_config()).await;
     let account = p.account().await;
     let sub = p.subscribe(&account, &receiver.url, &["*"]).await;
-    p.emit(&account, "eo.scene.published", serde_json::json!({"scene": {"id": "scene_1"}})).await;
+    p.emit(&account, "dem.job.succeeded", serde_json::json!({"job": {"id": "job_1"}})).await;
     let got = receiver.wait_until(30, "three attempts", |r| r.len() >= 3).await;
     // The schedule says 50 ms; the receiver asked for 2 s, then 1 s.
     assert!(got[1].at - got[0].at >= Duration::from_secs(2), "{:?}", got[1].at - got[0].at);
