@@ -10,6 +10,7 @@ use axum::response::IntoResponse;
 use meridian_core::config::Signup;
 use meridian_core::error::Validator;
 use meridian_core::id::AccountId;
+use meridian_core::problem::code;
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::model::Account;
 use serde::{Deserialize, Serialize};
@@ -105,7 +106,7 @@ async fn create_account(
     if state.config.auth.signup == Signup::Closed {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
-            "signup_closed",
+            code::SIGNUP_CLOSED,
             "Sign-up is closed",
             "this server does not accept new accounts; ask its operator (meridian account create)",
         ));
