@@ -11,7 +11,6 @@ pub mod system;
 pub mod tokens;
 pub mod webhooks;
 
-use meridian_core::problem::MEDIA_TYPE;
 use crate::auth::require_auth;
 use crate::middleware::{observe, panic_response, tag_route};
 use crate::state::AppState;
@@ -19,6 +18,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::HeaderValue;
 use axum::Router;
 use meridian_core::page::Page;
+use meridian_core::problem::MEDIA_TYPE;
 use std::sync::OnceLock;
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::openapi::security::{
@@ -132,11 +132,14 @@ fn problems_as_problem_json(responses: &mut utoipa::openapi::Responses) {
         if !(status.starts_with('4') || status.starts_with('5') || status == "default") {
             continue;
         }
-        let is_problem = |c: &utoipa::openapi::Content| {
-            matches!(&c.schema, Some(RefOr::Ref(r)) if r.ref_location == problem_ref)
-        };
-        let media: Vec<String> =
-            response.content.iter().filter(|(m, c)| *m != MEDIA_TYPE && is_problem(c)).map(|(m, _)| m.clone()).collect();
+        let is_problem =
+            |c: &utoipa::openapi::Content| matches!(&c.schema, Some(RefOr::Ref(r)) if r.ref_location == problem_ref);
+        let media: Vec<String> = response
+            .content
+            .iter()
+            .filter(|(m, c)| *m != MEDIA_TYPE && is_problem(c))
+            .map(|(m, _)| m.clone())
+            .collect();
         for m in media {
             if let Some(c) = response.content.shift_remove(&m) {
                 response.content.entry(MEDIA_TYPE.to_owned()).or_insert(c);

@@ -46,6 +46,7 @@ pub struct ZoneQuery {
 #[serde(deny_unknown_fields)]
 pub struct CreateZone {
     /// The domain, e.g. `example.com` (internationalized names are accepted and kept as punycode).
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub name: Option<String>,
 }
 
