@@ -212,6 +212,7 @@ pub(crate) fn filter_query(pairs: &[(&str, Option<&str>)]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
