@@ -47,7 +47,8 @@ impl From<Account> for AccountView {
 /// Body of sign-up.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateAccount {
-    /// Display name, 1 to 100 characters.
+    /// Display name, 1 to 100 characters (not only spaces).
+    #[schema(pattern = r"\S", max_length = 100)]
     pub name: String,
     /// Contact address; one account per address.
     pub email: String,

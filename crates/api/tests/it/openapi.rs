@@ -101,3 +101,19 @@ fn paging_parameters_declare_their_bounds() {
     }
     assert_eq!(checked.len(), 5);
 }
+
+/// DNS record integers declare the ranges `meridian_dns::record` enforces, in single and batch
+/// changes alike.
+#[test]
+fn record_integers_declare_their_ranges() {
+    let doc: Value = serde_json::from_str(&meridian_api::docs::openapi_text()).unwrap();
+    for schema in ["RecordBody", "BatchUpdateBody"] {
+        let props = &doc["components"]["schemas"][schema]["properties"];
+        assert_eq!(props["ttl"]["minimum"].as_i64(), Some(60), "{schema}");
+        assert_eq!(props["ttl"]["maximum"].as_i64(), Some(86400), "{schema}");
+        for field in ["priority", "weight", "port"] {
+            assert_eq!(props[field]["maximum"].as_i64(), Some(65535), "{schema}.{field}");
+        }
+        assert_eq!(props["flags"]["enum"], serde_json::json!([0, 128]), "{schema}");
+    }
+}

@@ -155,7 +155,7 @@ pub struct RecordBody {
 
 /// An integer field that also takes a JSON number with no fraction (`3600.0`), as JSON Schema's
 /// `integer` does; a fraction or a value past `i64` is a validation error.
-fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
     use serde::de::Error;
     match Option::<serde_json::Number>::deserialize(d)? {
         None => Ok(None),
@@ -167,7 +167,7 @@ fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D
     }
 }
 
-fn caa_flags_schema() -> utoipa::openapi::schema::Object {
+pub(crate) fn caa_flags_schema() -> utoipa::openapi::schema::Object {
     utoipa::openapi::schema::ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::Type::Integer)
         .enum_values(Some([0, 128]))
