@@ -17,7 +17,7 @@ mod tools;
 mod uploads;
 mod webhooks;
 
-pub use tools::{have_python_module, have_tool};
+pub(crate) use tools::{have_python_module, have_tool};
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
