@@ -14,7 +14,11 @@ fn tools_required() -> bool {
 
 /// Skips (`false`) or, when tools are required, fails `test` because `what` is missing.
 pub(crate) fn missing(what: &str, test: &str) -> bool {
-    assert!(!tools_required(), "{test}: {what} is not installed and MERIDIAN_REQUIRE_TOOLS=1 (.ci/run installs it)");
+    skip_or_fail(tools_required(), what, test)
+}
+
+fn skip_or_fail(required: bool, what: &str, test: &str) -> bool {
+    assert!(!required, "{test}: {what} is not installed and MERIDIAN_REQUIRE_TOOLS=1 (.ci/run installs it)");
     eprintln!("skipping {test}: {what} is not installed (.ci/run installs it)");
     false
 }
@@ -34,4 +38,15 @@ pub(crate) fn have_python_module(python: &str, module: &str, test: &str) -> bool
     let found =
         Command::new(python).args(["-c", &format!("import {module}")]).output().is_ok_and(|o| o.status.success());
     found || missing(&format!("the Python module `{module}` (for {python})"), test)
+}
+
+#[test]
+#[should_panic(expected = "MERIDIAN_REQUIRE_TOOLS=1")]
+fn a_missing_tool_fails_the_test_when_tools_are_required() {
+    skip_or_fail(true, "`no-such-tool`", "example");
+}
+
+#[test]
+fn a_missing_tool_skips_the_test_otherwise() {
+    assert!(!skip_or_fail(false, "`no-such-tool`", "example"));
 }
