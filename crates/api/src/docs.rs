@@ -20,6 +20,78 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
+/// Inline Markdown as HTML: code spans (`` `x` ``, any run of backticks) become `<code>`; all other
+/// text is escaped. An unmatched run of backticks stays as text.
+fn inline(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(start) = rest.find('`') {
+        let run = rest[start..].bytes().take_while(|&b| b == b'`').count();
+        let after = &rest[start + run..];
+        let fence = &rest[start..start + run];
+        // The closing run has exactly as many backticks.
+        let close = after
+            .match_indices(fence)
+            .map(|(i, _)| i)
+            .find(|&i| !after[i + run..].starts_with('`') && (i == 0 || !after[..i].ends_with('`')));
+        out.push_str(&esc(&rest[..start]));
+        match close {
+            Some(end) => {
+                let code = &after[..end];
+                // CommonMark strips one space each side when both are there (to allow `` ` ``).
+                let code = match code.strip_prefix(' ').and_then(|c| c.strip_suffix(' ')) {
+                    Some(inner) if !inner.trim().is_empty() => inner,
+                    _ => code,
+                };
+                let _ = write!(out, "<code>{}</code>", esc(code));
+                rest = &after[end + run..];
+            }
+            None => {
+                out.push_str(&esc(fence));
+                rest = after;
+            }
+        }
+    }
+    out.push_str(&esc(rest));
+    out
+}
+
+/// Block Markdown as HTML: fenced code blocks become `<pre><code>`, other text paragraphs (split
+/// at blank lines) with [`inline`] code; everything escaped.
+fn markdown(s: &str) -> String {
+    let mut out = String::new();
+    let mut para: Vec<&str> = Vec::new();
+    let mut code: Option<Vec<&str>> = None;
+    let flush = |para: &mut Vec<&str>, out: &mut String| {
+        if !para.is_empty() {
+            let _ = write!(out, "<p>{}</p>", inline(&para.join("\n")));
+            para.clear();
+        }
+    };
+    for line in s.lines() {
+        let fence = line.trim_start().starts_with("```");
+        match code.as_mut() {
+            Some(lines) if fence => {
+                let _ = write!(out, "<pre><code>{}</code></pre>", esc(&lines.join("\n")));
+                code = None;
+            }
+            Some(lines) => lines.push(line),
+            None if fence => {
+                flush(&mut para, &mut out);
+                code = Some(Vec::new());
+            }
+            None if line.trim().is_empty() => flush(&mut para, &mut out),
+            None => para.push(line),
+        }
+    }
+    if let Some(lines) = code {
+        // An unclosed fence runs to the end, as in CommonMark.
+        let _ = write!(out, "<pre><code>{}</code></pre>", esc(&lines.join("\n")));
+    }
+    flush(&mut para, &mut out);
+    out
+}
+
 const STYLE: &str =
     "body{font:15px/1.5 system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;color:#1b1f24}\
 code,pre{font:13px ui-monospace,monospace;background:#f3f4f6;border-radius:4px}code{padding:0 .25rem}\
@@ -67,13 +139,13 @@ fn render(doc: &Value) -> String {
     let _ = write!(
         out,
         "<!doctype html><html lang=en><meta charset=utf-8><title>{t} API reference</title><style>{STYLE}</style>\
-         <h1>{t} API reference <small>{v}</small></h1><p>{d}</p>\
+         <h1>{t} API reference <small>{v}</small></h1>{d}\
          <nav><a href=\"/api/v1/openapi.json\">OpenAPI 3.1 document</a><a href=\"/docs/problems\">Problem codes</a></nav>\
          <p>Authenticate with <code>Authorization: Bearer &lt;API key or access token&gt;</code> or \
          <code>X-Api-Key: &lt;API key&gt;</code>. Create an account with <code>POST /api/v1/accounts</code>.</p>",
         t = esc(title),
         v = esc(version),
-        d = esc(doc.pointer("/info/description").and_then(Value::as_str).unwrap_or("")),
+        d = markdown(doc.pointer("/info/description").and_then(Value::as_str).unwrap_or("")),
     );
     let mut by_tag: std::collections::BTreeMap<String, Vec<(String, String, &Value)>> = Default::default();
     if let Some(Value::Object(paths)) = doc.get("paths") {
@@ -95,7 +167,7 @@ fn render(doc: &Value) -> String {
                 esc(path)
             );
             if let Some(d) = op.get("description").or_else(|| op.get("summary")).and_then(Value::as_str) {
-                let _ = write!(out, "<p>{}</p>", esc(d));
+                out.push_str(&markdown(d));
             }
             if op.get("security").is_some() {
                 out.push_str("<p><small>Needs an API key or access token.</small></p>");
@@ -110,7 +182,7 @@ fn render(doc: &Value) -> String {
                         if p.get("required").and_then(Value::as_bool) == Some(true) { " *" } else { "" },
                         esc(p.get("in").and_then(Value::as_str).unwrap_or("")),
                         p.get("schema").map(schema_name).unwrap_or_default(),
-                        esc(p.get("description").and_then(Value::as_str).unwrap_or("")),
+                        inline(p.get("description").and_then(Value::as_str).unwrap_or("")),
                     );
                 }
                 out.push_str("</table>");
@@ -125,7 +197,7 @@ fn render(doc: &Value) -> String {
                         out,
                         "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
                         esc(status),
-                        esc(r.get("description").and_then(Value::as_str).unwrap_or("")),
+                        inline(r.get("description").and_then(Value::as_str).unwrap_or("")),
                         content_schemas(r.get("content")),
                     );
                 }
@@ -139,7 +211,7 @@ fn render(doc: &Value) -> String {
         for (name, schema) in schemas {
             let _ = write!(out, "<h3 id=\"schema-{0}\">{0}</h3>", esc(name));
             if let Some(d) = schema.get("description").and_then(Value::as_str) {
-                let _ = write!(out, "<p>{}</p>", esc(d));
+                out.push_str(&markdown(d));
             }
             let required: Vec<&str> = schema
                 .get("required")
@@ -155,7 +227,7 @@ fn render(doc: &Value) -> String {
                         esc(field),
                         if required.contains(&field.as_str()) { " *" } else { "" },
                         schema_name(p),
-                        esc(p.get("description").and_then(Value::as_str).unwrap_or("")),
+                        inline(p.get("description").and_then(Value::as_str).unwrap_or("")),
                     );
                 }
                 out.push_str("</table>");
@@ -175,16 +247,55 @@ pub fn problems_html() -> String {
          <h1>Problem codes</h1><p>Every error is an RFC 7807 problem document (<code>application/problem+json</code>) \
          with <code>type</code>, <code>title</code>, <code>status</code>, <code>detail</code>, a stable <code>code</code>, \
          <code>errors</code> (one entry per invalid field, with a JSON pointer) and <code>request_id</code>. \
-         Areas add codes of their own (for example <code>email_taken</code> as a 409).</p>\
+         This is every <code>code</code> the platform uses; each problem's <code>type</code> links to its row.</p>\
          <table><tr><th>code</th><th>status</th><th>meaning</th></tr>"
     );
     for (code, status, meaning) in meridian_core::problem::CATALOGUE {
         let _ = write!(
             out,
-            "<tr id=\"{code}\"><td><code>{code}</code></td><td>{status}</td><td>{}</td></tr>",
-            esc(meaning)
+            "<tr id=\"{code}\"><td><a href=\"#{code}\"><code>{code}</code></a></td><td>{status}</td><td>{}</td></tr>",
+            inline(meaning)
         );
     }
     out.push_str("</table></html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inline_code_becomes_code_elements_escaped() {
+        assert_eq!(inline("use `If-Match` here"), "use <code>If-Match</code> here");
+        assert_eq!(inline("`<b>` & `a&b`"), "<code>&lt;b&gt;</code> &amp; <code>a&amp;b</code>");
+        assert_eq!(inline("`` a ` b ``"), "<code>a ` b</code>");
+        assert_eq!(inline("a stray ` stays"), "a stray ` stays");
+        assert_eq!(inline("<script>"), "&lt;script&gt;");
+        assert_eq!(inline(""), "");
+    }
+
+    #[test]
+    fn code_blocks_and_paragraphs() {
+        let html = markdown("First `x`.\n\n```json\n{\"a\": \"<b>\"}\n```\nLast");
+        assert_eq!(
+            html,
+            "<p>First <code>x</code>.</p><pre><code>{&quot;a&quot;: &quot;&lt;b&gt;&quot;}</code></pre><p>Last</p>"
+        );
+        assert_eq!(markdown("```\nopen <"), "<pre><code>open &lt;</code></pre>");
+    }
+
+    #[test]
+    fn the_pages_show_no_markdown_backticks() {
+        let problems = problems_html();
+        assert!(!problems.contains('`'), "backticks left in /docs/problems");
+        assert!(problems.contains("<code>Retry-After</code>"));
+        for (code, _, _) in meridian_core::problem::CATALOGUE {
+            assert!(problems.contains(&format!("<tr id=\"{code}\">")), "no anchor for {code}");
+        }
+        let reference = reference_html();
+        let text_outside_pre: String =
+            reference.split("<pre>").map(|p| p.split("</pre>").last().unwrap_or("")).collect();
+        assert!(!text_outside_pre.contains('`'), "backticks left in /docs");
+    }
 }

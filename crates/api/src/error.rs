@@ -3,7 +3,7 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use meridian_core::problem::{Problem, MEDIA_TYPE};
+use meridian_core::problem::{code, Problem, MEDIA_TYPE};
 use meridian_core::{DomainError, FieldError};
 use meridian_store::StoreError;
 
@@ -34,7 +34,7 @@ impl ApiError {
 
     /// 400: the request could not be parsed.
     pub fn malformed(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "malformed_request", "Malformed request", detail)
+        Self::new(StatusCode::BAD_REQUEST, code::MALFORMED_REQUEST, "Malformed request", detail)
     }
 
     /// 422 with field errors.
@@ -43,35 +43,35 @@ impl ApiError {
             [one] => one.detail.clone(),
             many => format!("{} fields are invalid", many.len()),
         };
-        let mut e = Self::new(StatusCode::UNPROCESSABLE_ENTITY, "validation_failed", "Validation failed", detail);
+        let mut e = Self::new(StatusCode::UNPROCESSABLE_ENTITY, code::VALIDATION_FAILED, "Validation failed", detail);
         e.problem.errors = errors;
         e
     }
 
     /// 401 with a `WWW-Authenticate` challenge.
     pub fn unauthenticated(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, "unauthenticated", "Authentication required", detail)
+        Self::new(StatusCode::UNAUTHORIZED, code::UNAUTHENTICATED, "Authentication required", detail)
             .with_header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"meridian\""))
     }
 
     /// 403.
     pub fn forbidden(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::FORBIDDEN, "forbidden", "Forbidden", detail)
+        Self::new(StatusCode::FORBIDDEN, code::FORBIDDEN, "Forbidden", detail)
     }
 
     /// 404 for a route that does not exist.
     pub fn no_route(path: &str) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", "Not found", format!("there is no resource at {path}"))
+        Self::new(StatusCode::NOT_FOUND, code::NOT_FOUND, "Not found", format!("there is no resource at {path}"))
     }
 
     /// 413.
     pub fn too_large(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", "Payload too large", detail)
+        Self::new(StatusCode::PAYLOAD_TOO_LARGE, code::PAYLOAD_TOO_LARGE, "Payload too large", detail)
     }
 
     /// 415.
     pub fn unsupported_media_type(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "Unsupported media type", detail)
+        Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, code::UNSUPPORTED_MEDIA_TYPE, "Unsupported media type", detail)
     }
 
     /// 500: logs the cause and says nothing about it.
@@ -79,7 +79,7 @@ impl ApiError {
         tracing::error!(error = %cause, "internal error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
+            code::INTERNAL_ERROR,
             "Internal error",
             "the server failed to complete the request; quote the request id when reporting it",
         )
@@ -94,11 +94,13 @@ impl ApiError {
 impl From<DomainError> for ApiError {
     fn from(e: DomainError) -> Self {
         match e {
-            DomainError::NotFound { .. } => Self::new(StatusCode::NOT_FOUND, "not_found", "Not found", e.to_string()),
+            DomainError::NotFound { .. } => {
+                Self::new(StatusCode::NOT_FOUND, code::NOT_FOUND, "Not found", e.to_string())
+            }
             DomainError::Invalid(errors) => Self::invalid(errors),
             DomainError::Conflict { code, detail } => Self::new(StatusCode::CONFLICT, code, "Conflict", detail),
             DomainError::PreconditionFailed(detail) => {
-                Self::new(StatusCode::PRECONDITION_FAILED, "precondition_failed", "Precondition failed", detail)
+                Self::new(StatusCode::PRECONDITION_FAILED, code::PRECONDITION_FAILED, "Precondition failed", detail)
             }
             DomainError::Disabled(detail) | DomainError::Forbidden(detail) => Self::forbidden(detail),
             DomainError::TooLarge(detail) => Self::too_large(detail),

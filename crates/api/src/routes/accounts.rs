@@ -10,6 +10,7 @@ use axum::response::IntoResponse;
 use meridian_core::config::Signup;
 use meridian_core::error::Validator;
 use meridian_core::id::AccountId;
+use meridian_core::problem::code;
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::model::Account;
 use serde::{Deserialize, Serialize};
@@ -46,7 +47,8 @@ impl From<Account> for AccountView {
 /// Body of sign-up.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateAccount {
-    /// Display name, 1 to 100 characters.
+    /// Display name, 1 to 100 characters (not only spaces).
+    #[schema(pattern = r"\S", max_length = 100)]
     pub name: String,
     /// Contact address; one account per address.
     pub email: String,
@@ -105,7 +107,7 @@ async fn create_account(
     if state.config.auth.signup == Signup::Closed {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
-            "signup_closed",
+            code::SIGNUP_CLOSED,
             "Sign-up is closed",
             "this server does not accept new accounts; ask its operator (meridian account create)",
         ));

@@ -65,9 +65,11 @@ pub struct ApiKeyList {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
-    /// Page size (default 100, at most the configured maximum).
+    /// Page size: 1 to `limits.max_page_size` (1000 unless the operator changed it); default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
     /// Items to skip.
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 

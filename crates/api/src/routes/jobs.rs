@@ -82,7 +82,11 @@ pub struct JobList {
 pub struct JobQuery {
     /// Only jobs of this kind.
     pub kind: Option<String>,
+    /// Page size: 1 to `limits.max_page_size` (1000 unless the operator changed it); default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
+    /// Items to skip (default 0).
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 

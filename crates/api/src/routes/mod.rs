@@ -18,6 +18,7 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::HeaderValue;
 use axum::Router;
 use meridian_core::page::Page;
+use meridian_core::problem::MEDIA_TYPE;
 use std::sync::OnceLock;
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::openapi::security::{
@@ -115,6 +116,7 @@ fn finish(mut doc: OpenApiDoc) -> OpenApiDoc {
         for (method, op) in ops {
             let Some(op) = op.as_mut() else { continue };
             op.responses.responses.entry("default".into()).or_insert_with(|| RefOr::T(problem.clone()));
+            problems_as_problem_json(&mut op.responses);
             if !PUBLIC.contains(&(method, path.as_str())) && op.security.is_none() {
                 op.security = Some(vec![
                     SecurityRequirement::new("bearer", Vec::<String>::new()),
@@ -124,6 +126,31 @@ fn finish(mut doc: OpenApiDoc) -> OpenApiDoc {
         }
     }
     doc
+}
+
+/// Error responses declared with the `Problem` body are served as `application/problem+json`
+/// (see `ApiError`), whatever media type the route's annotation defaulted to.
+fn problems_as_problem_json(responses: &mut utoipa::openapi::Responses) {
+    let problem_ref = utoipa::openapi::Ref::from_schema_name("Problem").ref_location;
+    for (status, response) in responses.responses.iter_mut() {
+        let RefOr::T(response) = response else { continue };
+        if !(status.starts_with('4') || status.starts_with('5') || status == "default") {
+            continue;
+        }
+        let is_problem =
+            |c: &utoipa::openapi::Content| matches!(&c.schema, Some(RefOr::Ref(r)) if r.ref_location == problem_ref);
+        let media: Vec<String> = response
+            .content
+            .iter()
+            .filter(|(m, c)| *m != MEDIA_TYPE && is_problem(c))
+            .map(|(m, _)| m.clone())
+            .collect();
+        for m in media {
+            if let Some(c) = response.content.shift_remove(&m) {
+                response.content.entry(MEDIA_TYPE.to_owned()).or_insert(c);
+            }
+        }
+    }
 }
 
 /// The OpenAPI document (3.1) of every route.

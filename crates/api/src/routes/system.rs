@@ -7,6 +7,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
+use meridian_core::problem::code;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa::ToSchema;
@@ -52,7 +53,7 @@ async fn readyz(State(state): State<AppState>) -> Response {
         Ok(()) => Json(Health { status: "ok".into() }).into_response(),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
-            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "Not ready", "the store does not answer")
+            ApiError::new(StatusCode::SERVICE_UNAVAILABLE, code::UNAVAILABLE, "Not ready", "the store does not answer")
                 .into_response()
         }
     }

@@ -54,3 +54,66 @@ fn every_operation_is_documented_and_secured_unless_public() {
         }
     }
 }
+
+/// Every error response that carries a problem document is declared as
+/// `application/problem+json`, the type `ApiError` serves.
+#[test]
+fn error_responses_are_problem_json() {
+    let doc: Value = serde_json::from_str(&meridian_api::docs::openapi_text()).unwrap();
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            for (status, response) in op["responses"].as_object().into_iter().flatten() {
+                if !(status.starts_with('4') || status.starts_with('5') || status == "default") {
+                    continue;
+                }
+                for (media, content) in response["content"].as_object().into_iter().flatten() {
+                    if content.pointer("/schema/$ref") == Some(&Value::from("#/components/schemas/Problem")) {
+                        assert_eq!(media, "application/problem+json", "{method} {path} {status}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} problem responses");
+}
+
+/// Paging parameters declare the bounds the server enforces (`Page::new`), so a schema-valid
+/// `limit` is never rejected.
+#[test]
+fn paging_parameters_declare_their_bounds() {
+    let doc: Value = serde_json::from_str(&meridian_api::docs::openapi_text()).unwrap();
+    let mut checked = Vec::new();
+    for path in [
+        "/v1/dns/zones",
+        "/v1/dns/zones/{zone_id}/records",
+        "/api/v1/jobs",
+        "/api/v1/dem/jobs",
+        "/api/v1/account/api-keys",
+    ] {
+        let params = doc["paths"][path]["get"]["parameters"].as_array().unwrap();
+        let find = |name: &str| params.iter().find(|p| p["name"] == name).unwrap()["schema"].clone();
+        let limit = find("limit");
+        assert_eq!((limit["minimum"].as_i64(), limit["maximum"].as_i64()), (Some(1), Some(1000)), "{path}");
+        assert_eq!(find("offset")["minimum"].as_i64(), Some(0), "{path}");
+        checked.push(path);
+    }
+    assert_eq!(checked.len(), 5);
+}
+
+/// DNS record integers declare the ranges `meridian_dns::record` enforces, in single and batch
+/// changes alike.
+#[test]
+fn record_integers_declare_their_ranges() {
+    let doc: Value = serde_json::from_str(&meridian_api::docs::openapi_text()).unwrap();
+    for schema in ["RecordBody", "BatchUpdateBody"] {
+        let props = &doc["components"]["schemas"][schema]["properties"];
+        assert_eq!(props["ttl"]["minimum"].as_i64(), Some(60), "{schema}");
+        assert_eq!(props["ttl"]["maximum"].as_i64(), Some(86400), "{schema}");
+        for field in ["priority", "weight", "port"] {
+            assert_eq!(props[field]["maximum"].as_i64(), Some(65535), "{schema}.{field}");
+        }
+        assert_eq!(props["flags"]["enum"], serde_json::json!([0, 128]), "{schema}");
+    }
+}

@@ -6,12 +6,11 @@ use meridian_core::crs::{Crs, Transformer};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+mod problem_codes;
+mod tools;
+
 fn cs2cs_available() -> bool {
-    let found = Command::new("sh").args(["-c", "command -v cs2cs"]).output().is_ok_and(|o| o.status.success());
-    if !found {
-        println!("skipping crs_matches_cs2cs: `cs2cs` (proj-bin) is not installed (.ci/run installs it)");
-    }
-    found
+    tools::have_tool("cs2cs", "crs_matches_cs2cs")
 }
 
 /// Points on a grid over (lon0..lon1, lat0..lat1).

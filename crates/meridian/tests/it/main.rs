@@ -14,8 +14,11 @@ mod http;
 mod interop;
 mod limits;
 mod ogc_interop;
+mod tools;
 mod uploads;
 mod webhooks;
+
+pub(crate) use tools::{have_python_module, have_tool};
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -136,14 +139,4 @@ pub async fn problem(r: reqwest::Response, status: u16, code: &str) -> Value {
     }
     assert!(body["errors"].is_array());
     body
-}
-
-/// Whether an external tool is on PATH; prints why a test skips when it is not.
-pub fn have_tool(name: &str, test: &str) -> bool {
-    let found =
-        Command::new("sh").args(["-c", &format!("command -v {name}")]).output().is_ok_and(|o| o.status.success());
-    if !found {
-        println!("skipping {test}: `{name}` is not installed (.ci/run installs it)");
-    }
-    found
 }

@@ -1,7 +1,7 @@
 //! OGC API Features driven by the clients GIS users already have: GDAL/OGR's OAPIF driver
 //! (`ogrinfo`, `ogr2ogr` to a GeoPackage) and OWSLib.
 
-use crate::{have_tool, Server};
+use crate::{have_python_module, have_tool, Server};
 use serde_json::json;
 use std::process::Command;
 
@@ -63,13 +63,7 @@ async fn gdal_lists_counts_and_copies_parcels_to_geopackage() {
 
 #[tokio::test]
 async fn owslib_pages_through_items_with_bbox_and_cql2() {
-    if !have_tool("python3", "owslib_pages_through_items_with_bbox_and_cql2") {
-        return;
-    }
-    if !Command::new("python3").args(["-c", "import owslib.ogcapi.features"]).output().unwrap().status.success() {
-        println!(
-            "skipping owslib_pages_through_items_with_bbox_and_cql2: OWSLib is not installed (.ci/run installs it)"
-        );
+    if !have_python_module("python3", "owslib.ogcapi.features", "owslib_pages_through_items_with_bbox_and_cql2") {
         return;
     }
     let s = Server::start();

@@ -7,7 +7,10 @@ mod contour;
 mod dem_gdal;
 mod reader;
 mod tiles;
+mod tools;
 mod warp;
+
+pub(crate) use tools::{have_python_module, have_tool};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,17 +18,6 @@ use std::process::Command;
 /// The shipped swissALTI3D tile.
 pub(crate) fn dem_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/swissalti3d-2573-1085.tif")
-}
-
-/// Whether a command-line tool is on the PATH; prints the skip line when it is not.
-pub(crate) fn have_tool(tool: &str, test: &str) -> bool {
-    let found = Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().map(|o| o.status.success());
-    if found.unwrap_or(false) {
-        true
-    } else {
-        eprintln!("skipping {test}: {tool} is not installed");
-        false
-    }
 }
 
 /// Runs a tool and fails the test with its stderr when it fails.

@@ -333,11 +333,11 @@ async fn a_subscription_failing_for_too_long_is_paused() {
 
 #[tokio::test]
 async fn the_standard_webhooks_library_verifies_a_delivery() {
-    let probe = std::process::Command::new("python3").args(["-c", "import standardwebhooks"]).output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        println!(
-            "skipping the_standard_webhooks_library_verifies_a_delivery: python3 standardwebhooks is not installed"
-        );
+    if !crate::tools::have_python_module(
+        "python3",
+        "standardwebhooks",
+        "the_standard_webhooks_library_verifies_a_delivery",
+    ) {
         return;
     }
     let receiver = Receiver::http().await;

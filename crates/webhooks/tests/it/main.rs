@@ -7,6 +7,7 @@ mod delivery;
 mod fanout;
 mod receiver;
 mod subscriptions;
+mod tools;
 
 use meridian_core::config::{EventsConfig, WebhooksConfig};
 use meridian_core::event::NewEvent;

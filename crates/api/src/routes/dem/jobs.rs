@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use futures::TryStreamExt;
 use meridian_core::id::JobId;
 use meridian_core::page::Page;
+use meridian_core::problem::code;
 use meridian_core::DomainError;
 use meridian_dem::job::KIND;
 use meridian_dem::JobOutput;
@@ -44,9 +45,11 @@ pub struct DemJobList {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PageQuery {
-    /// Page size (default 100, at most the configured maximum).
+    /// Page size: 1 to `limits.max_page_size` (1000 unless the operator changed it); default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
     /// Items to skip.
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -164,7 +167,7 @@ async fn get_dem_output(
     let job = load_job(&state, &caller, &job_id).await?;
     if job.status != JobStatus::Succeeded {
         return Err(DomainError::conflict(
-            "job_not_succeeded",
+            code::JOB_NOT_SUCCEEDED,
             format!("job {job_id} is {}; outputs can be downloaded once it succeeded", job.status.as_str()),
         )
         .into());
@@ -192,7 +195,7 @@ async fn get_dem_output(
             let unsatisfiable = HeaderValue::from_str(&format!("bytes */{size}")).map_err(ApiError::internal)?;
             return Ok(ApiError::new(
                 StatusCode::RANGE_NOT_SATISFIABLE,
-                "range_not_satisfiable",
+                code::RANGE_NOT_SATISFIABLE,
                 "Range not satisfiable",
                 format!("the output has {size} bytes"),
             )

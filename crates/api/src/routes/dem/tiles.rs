@@ -27,6 +27,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[into_params(parameter_in = Query)]
 pub struct TileParams {
     /// The job (`job_...`).
+    #[param(value_type = String, required = true)]
     pub job: Option<String>,
     /// An output layer: the operation that made it (`hillshade`, `slope`, `color-relief`, ...).
     pub layer: Option<String>,
@@ -47,9 +48,9 @@ fn bad(pointer: &str, detail: impl Into<String>) -> ApiError {
     path = "/api/v1/dem/tiles/{z}/{x}/{y}",
     tag = "dem",
     params(
-        ("z" = u8, Path, description = "Zoom level"),
+        ("z" = u8, Path, minimum = 0, maximum = 30, description = "Zoom level"),
         ("x" = u32, Path, description = "Column"),
-        ("y" = String, Path, description = "Row with the format: `{y}.png` (256 px) or `{y}@2x.png` (512 px)"),
+        ("y" = String, Path, pattern = r"^[0-9]{1,9}(@2x)?\.png$", description = "Row with the format: `{y}.png` (256 px) or `{y}@2x.png` (512 px)"),
         TileParams,
     ),
     responses(

@@ -27,10 +27,20 @@ pub struct BatchUpdateBody {
     pub rtype: Option<String>,
     pub name: Option<String>,
     pub content: Option<String>,
+    #[serde(default, deserialize_with = "super::whole_number")]
+    #[schema(minimum = 60, maximum = 86400)]
     pub ttl: Option<i64>,
+    #[serde(default, deserialize_with = "super::whole_number")]
+    #[schema(minimum = 0, maximum = 65535)]
     pub priority: Option<i64>,
+    #[serde(default, deserialize_with = "super::whole_number")]
+    #[schema(minimum = 0, maximum = 65535)]
     pub weight: Option<i64>,
+    #[serde(default, deserialize_with = "super::whole_number")]
+    #[schema(minimum = 0, maximum = 65535)]
     pub port: Option<i64>,
+    #[serde(default, deserialize_with = "super::whole_number")]
+    #[schema(schema_with = super::caa_flags_schema)]
     pub flags: Option<i64>,
     pub tag: Option<String>,
 }

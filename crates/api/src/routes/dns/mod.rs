@@ -130,17 +130,49 @@ pub struct RecordBody {
     /// IPv4/IPv6 address, target host name, text (split into 255-octet strings on the wire) or CAA value.
     pub content: Option<String>,
     /// Seconds, 60 to 86400; default 3600.
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schema(minimum = 60, maximum = 86400)]
     pub ttl: Option<i64>,
     /// MX preference, SRV priority.
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schema(minimum = 0, maximum = 65535)]
     pub priority: Option<i64>,
     /// SRV weight.
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schema(minimum = 0, maximum = 65535)]
     pub weight: Option<i64>,
     /// SRV port.
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schema(minimum = 0, maximum = 65535)]
     pub port: Option<i64>,
     /// CAA flags: 0, or 128 (critical).
+    #[serde(default, deserialize_with = "whole_number")]
+    #[schema(schema_with = caa_flags_schema)]
     pub flags: Option<i64>,
     /// CAA tag: issue, issuewild, iodef.
     pub tag: Option<String>,
+}
+
+/// An integer field that also takes a JSON number with no fraction (`3600.0`), as JSON Schema's
+/// `integer` does; a fraction or a value past `i64` is a validation error.
+pub(crate) fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    use serde::de::Error;
+    match Option::<serde_json::Number>::deserialize(d)? {
+        None => Ok(None),
+        Some(n) => n
+            .as_i64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i64))
+            .map(Some)
+            .ok_or_else(|| D::Error::custom(format!("invalid value: {n}, expected a whole number"))),
+    }
+}
+
+pub(crate) fn caa_flags_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Integer)
+        .enum_values(Some([0, 128]))
+        .description(Some("CAA flags: 0, or 128 (critical)."))
+        .build()
 }
 
 impl From<RecordBody> for RecordInput {
@@ -177,4 +209,21 @@ pub(crate) fn filter_query(pairs: &[(&str, Option<&str>)]) -> String {
         }
     }
     s.finish()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_fields_take_whole_json_numbers_only() {
+        let b: RecordBody = serde_json::from_str(r#"{"ttl": 3600.0, "priority": 10, "port": -1}"#).unwrap();
+        assert_eq!((b.ttl, b.priority, b.port), (Some(3600), Some(10), Some(-1)));
+        assert!(serde_json::from_str::<RecordBody>(r#"{"ttl": 3600.5}"#).is_err());
+        assert!(serde_json::from_str::<RecordBody>(r#"{"ttl": 1e300}"#).is_err());
+        assert!(serde_json::from_str::<RecordBody>(r#"{"ttl": "60"}"#).is_err());
+        assert_eq!(serde_json::from_str::<RecordBody>(r#"{"ttl": null}"#).unwrap().ttl, None);
+        assert_eq!(serde_json::from_str::<RecordBody>("{}").unwrap().ttl, None);
+    }
 }

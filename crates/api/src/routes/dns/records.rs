@@ -59,9 +59,11 @@ pub struct RecordQuery {
     pub name: Option<String>,
     /// Only records with exactly this content.
     pub content: Option<String>,
-    /// Page size (default 100).
+    /// Page size: 1 to `limits.max_page_size` (1000 unless the operator changed it); default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
     /// Records to skip.
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 

@@ -33,9 +33,11 @@ pub struct ZoneList {
 pub struct ZoneQuery {
     /// Only the zone with this name.
     pub name: Option<String>,
-    /// Page size (default 100).
+    /// Page size: 1 to `limits.max_page_size` (1000 unless the operator changed it); default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
     /// Zones to skip.
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -44,6 +46,7 @@ pub struct ZoneQuery {
 #[serde(deny_unknown_fields)]
 pub struct CreateZone {
     /// The domain, e.g. `example.com` (internationalized names are accepted and kept as punycode).
+    #[schema(value_type = String, required = true, min_length = 1)]
     pub name: Option<String>,
 }
 
