@@ -5,4 +5,5 @@
 mod common;
 mod queries;
 mod rules;
+mod tcp;
 mod transfer;
