@@ -626,6 +626,29 @@ mod tests {
     }
 
     #[test]
+    fn txt_content_keeps_character_strings() {
+        let strings = |c: &str| parse_txt(c).map_err(|(code, _)| code);
+        assert_eq!(strings("\"hello\" \"world\""), Ok(vec![b"hello".to_vec(), b"world".to_vec()]));
+        assert_eq!(strings(" \"a\\\"b\" \"\\065\" \"\" "), Ok(vec![b"a\"b".to_vec(), b"A".to_vec(), vec![]]));
+        assert_eq!(strings("plain \"text\""), Ok(vec![b"plain \"text\"".to_vec()]));
+        assert_eq!(strings("\"open"), Err("invalid_txt"));
+        assert_eq!(strings("\"a\"\"b\""), Err("invalid_txt"));
+        assert_eq!(strings("\"a\" b"), Err("invalid_txt"));
+        assert_eq!(strings("\"\\256\""), Err("invalid_txt"));
+        assert_eq!(strings(&format!("\"{}\"", "x".repeat(256))), Err("too_long"));
+        assert_eq!(strings(&"\"\" ".repeat(5000)), Err("too_long"));
+        // The API shows plain text when it is plain text cut every 255 octets, else quoted strings.
+        assert_eq!(txt_content(&[b"hello world".to_vec()]), "hello world");
+        assert_eq!(txt_content(&[b"hello".to_vec(), b"world".to_vec()]), "\"hello\" \"world\"");
+        assert_eq!(txt_content(&[b"\"quoted\"".to_vec()]), "\"\\\"quoted\\\"\"");
+        assert_eq!(txt_content(&[vec![0xff]]), "\"\\255\"");
+        for c in ["hello world", "\"a\" \"b\"", "\"\\\"quoted\\\"\"", &"y".repeat(600)] {
+            let s = parse_txt(c).unwrap();
+            assert_eq!(parse_txt(&txt_content(&s)).unwrap(), s, "{c}");
+        }
+    }
+
+    #[test]
     fn presentation_and_wire_of_each_type() {
         let mut srv = input("SRV", "_sip._tcp", "sip.example.com");
         srv.priority = Some(10);
