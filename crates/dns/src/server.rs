@@ -146,25 +146,26 @@ impl DnsServer {
 
     /// Serves until `shutdown`: two UDP workers and a TCP acceptor.
     pub async fn run(self: Arc<Self>, bound: Bound, shutdown: CancellationToken) {
+        let pktinfo = crate::udp::enable(&bound.udp);
         let udp = Arc::new(bound.udp);
         let mut tasks = tokio::task::JoinSet::new();
         for _ in 0..2 {
             let (server, udp, stop) = (self.clone(), udp.clone(), shutdown.clone());
-            tasks.spawn(async move { server.serve_udp(udp, stop).await });
+            tasks.spawn(async move { server.serve_udp(udp, pktinfo, stop).await });
         }
         let (server, stop) = (self.clone(), shutdown.clone());
         tasks.spawn(async move { server.serve_tcp(bound.tcp, stop).await });
         while tasks.join_next().await.is_some() {}
     }
 
-    async fn serve_udp(self: Arc<Self>, socket: Arc<UdpSocket>, shutdown: CancellationToken) {
+    async fn serve_udp(self: Arc<Self>, socket: Arc<UdpSocket>, pktinfo: bool, shutdown: CancellationToken) {
         let mut buf = vec![0u8; 65_535];
         loop {
             let received = tokio::select! {
                 _ = shutdown.cancelled() => return,
-                r = socket.recv_from(&mut buf) => r,
+                r = crate::udp::recv(&socket, &mut buf, pktinfo) => r,
             };
-            let (n, src) = match received {
+            let (n, src, dest) = match received {
                 Ok(r) => r,
                 Err(e) => {
                     tracing::debug!(error = %e, "udp receive failed");
@@ -176,13 +177,13 @@ impl DnsServer {
                 let (server, socket, msg) = (self.clone(), socket.clone(), buf[..n].to_vec());
                 tokio::spawn(async move {
                     for reply in server.handle(&msg, src, false).await {
-                        let _ = socket.send_to(&reply, src).await;
+                        let _ = crate::udp::send(&socket, &reply, src, dest).await;
                     }
                 });
                 continue;
             }
             for reply in self.handle(&buf[..n], src, false).await {
-                if let Err(e) = socket.send_to(&reply, src).await {
+                if let Err(e) = crate::udp::send(&socket, &reply, src, dest).await {
                     tracing::debug!(error = %e, %src, "udp send failed");
                 }
             }
@@ -293,6 +294,13 @@ impl DnsServer {
         };
         if request.metadata.message_type != MessageType::Query {
             return Vec::new();
+        }
+        // RFC 6891 section 6.1.3: only EDNS version 0 is implemented.
+        if request.edns.as_ref().is_some_and(|e| e.version() > 0) {
+            let mut reply = self.reply_to(&request);
+            reply.metadata.response_code = ResponseCode::BADVERS;
+            metrics::counter!("meridian_dns_queries_total", "rcode" => "BADVERS").increment(1);
+            return reply.to_vec().into_iter().collect();
         }
         let verified = tsig::verify_request(&self.keys, bytes, tsig::now());
         if let Verified::Failed { key_name, error } = &verified {
