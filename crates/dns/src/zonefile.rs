@@ -288,7 +288,9 @@ fn is_type(s: &str) -> bool {
         "NULL",
     ];
     KNOWN.iter().any(|t| t.eq_ignore_ascii_case(s))
-        || (s.len() > 4 && s[..4].eq_ignore_ascii_case("TYPE") && s[4..].bytes().all(|b| b.is_ascii_digit()))
+        || (s.len() > 4
+            && s.as_bytes()[..4].eq_ignore_ascii_case(b"TYPE")
+            && s.as_bytes()[4..].iter().all(u8::is_ascii_digit))
 }
 
 fn absolute(token: &str, origin: &str) -> String {

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+mod fuzz;
 mod import;
 mod queries;
 mod rules;
