@@ -302,7 +302,7 @@ fn plan_import(zone: &Zone, text: &str, existing: &[Record], config: &DnsConfig)
         }
         let is_cname = v.data.rtype() == RecordType::CNAME;
         let h = holds.get(&v.name).copied().unwrap_or_default();
-        if (is_cname && (h.cname || h.other)) || (!is_cname && h.cname) {
+        if h.cname || (is_cname && h.other) {
             skipped.push(skip("a CNAME may not share its name with other records".into()));
             continue;
         }
