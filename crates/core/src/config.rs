@@ -482,6 +482,23 @@ pub struct DnsConfig {
     /// Signatures are made anew when less than this is left of their lifetime.
     #[serde(with = "humantime_serde")]
     pub signature_refresh: Duration,
+    /// TCP connections served at once; a new one past this is closed at once.
+    pub tcp_connections: usize,
+    /// TCP connections served at once from one client address.
+    pub tcp_connections_per_client: usize,
+    /// A TCP connection that sends nothing for this long is closed.
+    #[serde(with = "humantime_serde")]
+    pub tcp_idle_timeout: Duration,
+    /// The idle timeout while more than half of `tcp_connections` are in use, so that idle
+    /// connections make room for new clients.
+    #[serde(with = "humantime_serde")]
+    pub tcp_busy_idle_timeout: Duration,
+    /// Most records one master-file import may hold.
+    pub import_max_records: usize,
+    /// Largest master file accepted by an import, in bytes.
+    pub import_max_bytes: usize,
+    /// Longest logical line (parentheses joined) of a master file, in bytes.
+    pub import_max_line_bytes: usize,
 }
 
 impl Default for DnsConfig {
@@ -496,6 +513,13 @@ impl Default for DnsConfig {
             max_udp_payload: 1232,
             signature_validity: Duration::from_secs(14 * 86_400),
             signature_refresh: Duration::from_secs(7 * 86_400),
+            tcp_connections: 1024,
+            tcp_connections_per_client: 16,
+            tcp_idle_timeout: Duration::from_secs(10),
+            tcp_busy_idle_timeout: Duration::from_millis(500),
+            import_max_records: 100_000,
+            import_max_bytes: 16 * 1024 * 1024,
+            import_max_line_bytes: 65_535,
         }
     }
 }
@@ -520,8 +544,8 @@ impl Default for SoaConfig {
         Self {
             rname: "hostmaster.meridian.invalid".into(),
             ttl: 3600,
-            refresh: 3600,
-            retry: 600,
+            refresh: 14_400,
+            retry: 3600,
             expire: 1_209_600,
             minimum: 300,
         }
@@ -610,6 +634,16 @@ impl Config {
         }
         if dns.max_udp_payload < 512 {
             problems.push("dns.max_udp_payload must be at least 512".to_owned());
+        }
+        if dns.tcp_connections == 0 || dns.tcp_connections_per_client == 0 {
+            problems.push("dns.tcp_connections and dns.tcp_connections_per_client must be positive".to_owned());
+        }
+        if dns.tcp_idle_timeout.is_zero() || dns.tcp_busy_idle_timeout.is_zero() {
+            problems.push("dns.tcp_idle_timeout and dns.tcp_busy_idle_timeout must be positive".to_owned());
+        }
+        if dns.import_max_records == 0 || dns.import_max_bytes == 0 || dns.import_max_line_bytes == 0 {
+            problems
+                .push("dns.import_max_records, import_max_bytes and import_max_line_bytes must be positive".to_owned());
         }
         if dns.poll_interval.is_zero() {
             problems.push("dns.poll_interval must be positive".to_owned());

@@ -12,5 +12,6 @@ pub mod record;
 pub mod server;
 pub mod service;
 pub mod tsig;
+mod udp;
 pub mod zone;
 pub mod zonefile;

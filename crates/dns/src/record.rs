@@ -101,8 +101,8 @@ pub enum RData {
         priority: u16,
         exchange: String,
     },
-    /// The text; on the wire it is split into strings of at most 255 octets.
-    TXT(String),
+    /// The character-strings (RFC 1035 section 3.3.14), each at most 255 octets, kept as given.
+    TXT(Vec<Vec<u8>>),
     SRV {
         priority: u16,
         weight: u16,
@@ -139,7 +139,7 @@ impl RData {
             RData::AAAA(a) => a.to_string(),
             RData::CNAME(n) | RData::NS(n) | RData::PTR(n) => n.clone(),
             RData::MX { exchange, .. } => exchange.clone(),
-            RData::TXT(t) => t.clone(),
+            RData::TXT(t) => txt_content(t),
             RData::SRV { target, .. } => target.clone(),
             RData::CAA { value, .. } => value.clone(),
         }
@@ -184,7 +184,7 @@ impl RData {
             RData::AAAA(a) => a.to_string(),
             RData::CNAME(n) | RData::NS(n) | RData::PTR(n) => format!("{n}."),
             RData::MX { priority, exchange } => format!("{priority} {exchange}."),
-            RData::TXT(t) => txt_chunks(t.as_bytes()).iter().map(|c| quote(c)).collect::<Vec<_>>().join(" "),
+            RData::TXT(t) => quote_all(t),
             RData::SRV { priority, weight, port, target } => format!("{priority} {weight} {port} {target}."),
             RData::CAA { flags, tag, value } => format!("{flags} {tag} {}", quote(value.as_bytes())),
         }
@@ -201,9 +201,9 @@ impl RData {
                 name::to_wire(exchange, out);
             }
             RData::TXT(t) => {
-                for chunk in txt_chunks(t.as_bytes()) {
-                    out.push(chunk.len() as u8);
-                    out.extend(chunk);
+                for s in t {
+                    out.push(s.len() as u8);
+                    out.extend(s);
                 }
             }
             RData::SRV { priority, weight, port, target } => {
@@ -228,6 +228,106 @@ pub fn txt_chunks(bytes: &[u8]) -> Vec<&[u8]> {
         return vec![bytes];
     }
     bytes.chunks(255).collect()
+}
+
+/// Most octets of text in a TXT record.
+pub const MAX_TXT_TEXT: usize = 4000;
+/// Most octets of a TXT record's data on the wire (each string costs one more for its length).
+pub const MAX_TXT_WIRE: usize = 4096;
+
+/// The strings in master-file form, quoted and separated by spaces.
+pub fn quote_all(strings: &[Vec<u8>]) -> String {
+    strings.iter().map(|s| quote(s)).collect::<Vec<_>>().join(" ")
+}
+
+/// A TXT record's API `content`: the plain text when the strings are just that text cut every
+/// 255 octets (the form a plain `content` is stored in), otherwise the quoted strings.
+pub fn txt_content(strings: &[Vec<u8>]) -> String {
+    let text: Vec<u8> = strings.concat();
+    let plain = txt_chunks(&text).iter().map(|c| c.to_vec()).collect::<Vec<_>>() == strings;
+    match String::from_utf8(text) {
+        Ok(t) if plain && !t.trim_start().starts_with('"') => t,
+        _ => quote_all(strings),
+    }
+}
+
+/// Reads a TXT `content`: quoted character-strings (`"v=spf1" "-all"`, with `\"`, `\\` and
+/// `\DDD` escapes) when it starts with `"`, else plain text cut into strings of 255 octets.
+pub fn parse_txt(content: &str) -> Result<Vec<Vec<u8>>, (&'static str, String)> {
+    let strings = if content.trim_start().starts_with('"') {
+        let b = content.trim().as_bytes();
+        let mut strings = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_whitespace() {
+                i += 1;
+                continue;
+            }
+            if b[i] != b'"' {
+                return Err((
+                    "invalid_txt",
+                    "TXT content in quoted form must be quoted strings separated by spaces".into(),
+                ));
+            }
+            i += 1;
+            let mut s = Vec::new();
+            loop {
+                match b.get(i) {
+                    None => return Err(("invalid_txt", "a quoted string in TXT content is not closed".into())),
+                    Some(b'"') => {
+                        i += 1;
+                        break;
+                    }
+                    Some(b'\\') => {
+                        let rest = &b[i + 1..];
+                        if rest.len() >= 3 && rest[..3].iter().all(u8::is_ascii_digit) {
+                            let v = u32::from(rest[0] - b'0') * 100
+                                + u32::from(rest[1] - b'0') * 10
+                                + u32::from(rest[2] - b'0');
+                            let Ok(v) = u8::try_from(v) else {
+                                return Err(("invalid_txt", "an escape \\DDD in TXT content is above 255".into()));
+                            };
+                            s.push(v);
+                            i += 4;
+                        } else if let Some(&c) = rest.first() {
+                            s.push(c);
+                            i += 2;
+                        } else {
+                            return Err(("invalid_txt", "TXT content ends with a lone backslash".into()));
+                        }
+                    }
+                    Some(&c) => {
+                        s.push(c);
+                        i += 1;
+                    }
+                }
+            }
+            if b.get(i).is_some_and(|c| !c.is_ascii_whitespace()) {
+                return Err(("invalid_txt", "quoted strings in TXT content must be separated by spaces".into()));
+            }
+            if s.len() > 255 {
+                return Err(("too_long", "each TXT character-string must be at most 255 octets".into()));
+            }
+            strings.push(s);
+            if strings.len() > MAX_TXT_WIRE {
+                break;
+            }
+        }
+        if strings.is_empty() {
+            return Err(("invalid_txt", "TXT content in quoted form needs at least one string".into()));
+        }
+        strings
+    } else {
+        txt_chunks(content.as_bytes()).into_iter().map(<[u8]>::to_vec).collect()
+    };
+    let text: usize = strings.iter().map(Vec::len).sum();
+    if text > MAX_TXT_TEXT || text + strings.len() > MAX_TXT_WIRE {
+        return Err((
+            "too_long",
+            format!("TXT content must be at most {MAX_TXT_TEXT} octets of text, {MAX_TXT_WIRE} on the wire"),
+        ));
+    }
+    Ok(strings)
 }
 
 /// A character-string in master-file form: quoted, with `"` and `\` escaped and non-printable
@@ -401,12 +501,13 @@ pub fn validate(input: &RecordInput, zone: &str, at: &str) -> Result<ValidRecord
             port: u16_field(input.port, &p("port"), "port", &mut errors),
             target: host(trimmed, &cp, &mut errors),
         },
-        RecordType::TXT => {
-            if content.len() > 4000 {
-                errors.push(FieldError::new(&cp, "too_long", "TXT content must be at most 4000 octets"));
+        RecordType::TXT => match parse_txt(content) {
+            Ok(strings) => RData::TXT(strings),
+            Err((code, detail)) => {
+                errors.push(FieldError::new(&cp, code, detail));
+                RData::TXT(Vec::new())
             }
-            RData::TXT(content.to_owned())
-        }
+        },
         RecordType::CAA => {
             let flags = match input.flags {
                 None => 0,
@@ -522,6 +623,29 @@ mod tests {
         assert_eq!(wire.len(), 600 + 3);
         assert_eq!((wire[0], wire[256], wire[512]), (255, 255, 90));
         assert_eq!(v.data.presentation().matches('"').count(), 6);
+    }
+
+    #[test]
+    fn txt_content_keeps_character_strings() {
+        let strings = |c: &str| parse_txt(c).map_err(|(code, _)| code);
+        assert_eq!(strings("\"hello\" \"world\""), Ok(vec![b"hello".to_vec(), b"world".to_vec()]));
+        assert_eq!(strings(" \"a\\\"b\" \"\\065\" \"\" "), Ok(vec![b"a\"b".to_vec(), b"A".to_vec(), vec![]]));
+        assert_eq!(strings("plain \"text\""), Ok(vec![b"plain \"text\"".to_vec()]));
+        assert_eq!(strings("\"open"), Err("invalid_txt"));
+        assert_eq!(strings("\"a\"\"b\""), Err("invalid_txt"));
+        assert_eq!(strings("\"a\" b"), Err("invalid_txt"));
+        assert_eq!(strings("\"\\256\""), Err("invalid_txt"));
+        assert_eq!(strings(&format!("\"{}\"", "x".repeat(256))), Err("too_long"));
+        assert_eq!(strings(&"\"\" ".repeat(5000)), Err("too_long"));
+        // The API shows plain text when it is plain text cut every 255 octets, else quoted strings.
+        assert_eq!(txt_content(&[b"hello world".to_vec()]), "hello world");
+        assert_eq!(txt_content(&[b"hello".to_vec(), b"world".to_vec()]), "\"hello\" \"world\"");
+        assert_eq!(txt_content(&[b"\"quoted\"".to_vec()]), "\"\\\"quoted\\\"\"");
+        assert_eq!(txt_content(&[vec![0xff]]), "\"\\255\"");
+        for c in ["hello world", "\"a\" \"b\"", "\"\\\"quoted\\\"\"", &"y".repeat(600)] {
+            let s = parse_txt(c).unwrap();
+            assert_eq!(parse_txt(&txt_content(&s)).unwrap(), s, "{c}");
+        }
     }
 
     #[test]

@@ -16,9 +16,11 @@ use meridian_core::config::DnsConfig;
 use meridian_core::event::Event;
 use meridian_core::DomainError;
 use meridian_store::{Store, StoreError};
+use std::collections::HashMap;
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream, UdpSocket};
 use tokio::sync::broadcast;
@@ -26,10 +28,51 @@ use tokio_util::sync::CancellationToken;
 
 /// Answers larger than this are split into several messages in a zone transfer.
 const TRANSFER_CHUNK: usize = 16_000;
-/// A TCP connection idle this long is closed.
-const TCP_IDLE: Duration = Duration::from_secs(10);
-/// TCP connections served at once.
-const TCP_CONNECTIONS: usize = 1024;
+
+/// The TCP connections being served, in all and per client address.
+#[derive(Default)]
+struct TcpTable {
+    total: usize,
+    per_client: HashMap<IpAddr, usize>,
+}
+
+/// A place in the [`TcpTable`], given back when the connection ends.
+struct TcpSlot {
+    table: Arc<Mutex<TcpTable>>,
+    ip: IpAddr,
+}
+
+impl TcpSlot {
+    /// Takes a place for a connection from `ip`, unless the table or the client's share is full.
+    fn take(table: &Arc<Mutex<TcpTable>>, ip: IpAddr, total: usize, per_client: usize) -> Option<Self> {
+        let mut t = table.lock().unwrap_or_else(|p| p.into_inner());
+        let mine = t.per_client.get(&ip).copied().unwrap_or(0);
+        if t.total >= total || mine >= per_client {
+            return None;
+        }
+        t.total += 1;
+        t.per_client.insert(ip, mine + 1);
+        Some(Self { table: table.clone(), ip })
+    }
+
+    /// Connections served now.
+    fn in_use(&self) -> usize {
+        self.table.lock().unwrap_or_else(|p| p.into_inner()).total
+    }
+}
+
+impl Drop for TcpSlot {
+    fn drop(&mut self) {
+        let mut t = self.table.lock().unwrap_or_else(|p| p.into_inner());
+        t.total = t.total.saturating_sub(1);
+        if let Some(n) = t.per_client.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                t.per_client.remove(&self.ip);
+            }
+        }
+    }
+}
 
 /// The sockets of a bound server.
 pub struct Bound {
@@ -103,25 +146,26 @@ impl DnsServer {
 
     /// Serves until `shutdown`: two UDP workers and a TCP acceptor.
     pub async fn run(self: Arc<Self>, bound: Bound, shutdown: CancellationToken) {
+        let pktinfo = crate::udp::enable(&bound.udp);
         let udp = Arc::new(bound.udp);
         let mut tasks = tokio::task::JoinSet::new();
         for _ in 0..2 {
             let (server, udp, stop) = (self.clone(), udp.clone(), shutdown.clone());
-            tasks.spawn(async move { server.serve_udp(udp, stop).await });
+            tasks.spawn(async move { server.serve_udp(udp, pktinfo, stop).await });
         }
         let (server, stop) = (self.clone(), shutdown.clone());
         tasks.spawn(async move { server.serve_tcp(bound.tcp, stop).await });
         while tasks.join_next().await.is_some() {}
     }
 
-    async fn serve_udp(self: Arc<Self>, socket: Arc<UdpSocket>, shutdown: CancellationToken) {
+    async fn serve_udp(self: Arc<Self>, socket: Arc<UdpSocket>, pktinfo: bool, shutdown: CancellationToken) {
         let mut buf = vec![0u8; 65_535];
         loop {
             let received = tokio::select! {
                 _ = shutdown.cancelled() => return,
-                r = socket.recv_from(&mut buf) => r,
+                r = crate::udp::recv(&socket, &mut buf, pktinfo) => r,
             };
-            let (n, src) = match received {
+            let (n, src, dest) = match received {
                 Ok(r) => r,
                 Err(e) => {
                     tracing::debug!(error = %e, "udp receive failed");
@@ -133,13 +177,13 @@ impl DnsServer {
                 let (server, socket, msg) = (self.clone(), socket.clone(), buf[..n].to_vec());
                 tokio::spawn(async move {
                     for reply in server.handle(&msg, src, false).await {
-                        let _ = socket.send_to(&reply, src).await;
+                        let _ = crate::udp::send(&socket, &reply, src, dest).await;
                     }
                 });
                 continue;
             }
             for reply in self.handle(&buf[..n], src, false).await {
-                if let Err(e) = socket.send_to(&reply, src).await {
+                if let Err(e) = crate::udp::send(&socket, &reply, src, dest).await {
                     tracing::debug!(error = %e, %src, "udp send failed");
                 }
             }
@@ -147,7 +191,8 @@ impl DnsServer {
     }
 
     async fn serve_tcp(self: Arc<Self>, listener: TcpListener, shutdown: CancellationToken) {
-        let slots = Arc::new(tokio::sync::Semaphore::new(TCP_CONNECTIONS));
+        let table = Arc::new(Mutex::new(TcpTable::default()));
+        let (total, per_client) = (self.config.tcp_connections, self.config.tcp_connections_per_client);
         loop {
             let accepted = tokio::select! {
                 _ = shutdown.cancelled() => return,
@@ -155,34 +200,69 @@ impl DnsServer {
             };
             match accepted {
                 Ok((stream, src)) => {
-                    // Past the limit a new connection is closed at once rather than queued.
-                    let Ok(slot) = slots.clone().try_acquire_owned() else {
+                    // Past a limit a new connection is closed at once rather than queued: one
+                    // client cannot take every place, and idle connections leave sooner when the
+                    // table fills (see `idle_limit`).
+                    let Some(slot) = TcpSlot::take(&table, src.ip(), total, per_client) else {
+                        metrics::counter!("meridian_dns_tcp_refused_total").increment(1);
                         tracing::debug!(%src, "too many DNS TCP connections; closing a new one");
                         continue;
                     };
                     let (server, stop) = (self.clone(), shutdown.clone());
-                    tokio::spawn(async move {
-                        server.serve_connection(stream, src, stop).await;
-                        drop(slot);
-                    });
+                    tokio::spawn(async move { server.serve_connection(stream, src, slot, stop).await });
                 }
                 Err(e) => tracing::debug!(error = %e, "tcp accept failed"),
             }
         }
     }
 
-    async fn serve_connection(self: Arc<Self>, mut stream: TcpStream, src: SocketAddr, shutdown: CancellationToken) {
+    /// How long a connection may stay silent now: shorter while the table is more than half full.
+    fn idle_limit(&self, slot: &TcpSlot) -> Duration {
+        if slot.in_use() * 2 > self.config.tcp_connections {
+            self.config.tcp_busy_idle_timeout.min(self.config.tcp_idle_timeout)
+        } else {
+            self.config.tcp_idle_timeout
+        }
+    }
+
+    /// Waits for `read` while the connection is not idle for longer than [`Self::idle_limit`],
+    /// which is looked at again as the table fills or empties. `None` when it gave up.
+    async fn within_idle<T>(
+        &self,
+        slot: &TcpSlot,
+        read: impl Future<Output = std::io::Result<T>>,
+        shutdown: &CancellationToken,
+    ) -> Option<T> {
+        let since = Instant::now();
+        tokio::pin!(read);
+        loop {
+            let left = self.idle_limit(slot).saturating_sub(since.elapsed());
+            if left.is_zero() {
+                return None;
+            }
+            let step = left.min(self.config.tcp_busy_idle_timeout.max(Duration::from_millis(10)));
+            tokio::select! {
+                _ = shutdown.cancelled() => return None,
+                r = &mut read => return r.ok(),
+                _ = tokio::time::sleep(step) => {}
+            }
+        }
+    }
+
+    async fn serve_connection(
+        self: Arc<Self>,
+        mut stream: TcpStream,
+        src: SocketAddr,
+        slot: TcpSlot,
+        shutdown: CancellationToken,
+    ) {
         loop {
             let mut len = [0u8; 2];
-            let read = tokio::select! {
-                _ = shutdown.cancelled() => return,
-                r = tokio::time::timeout(TCP_IDLE, stream.read_exact(&mut len)) => r,
-            };
-            if !matches!(read, Ok(Ok(_))) {
+            if self.within_idle(&slot, stream.read_exact(&mut len), &shutdown).await.is_none() {
                 return;
             }
             let mut msg = vec![0u8; u16::from_be_bytes(len) as usize];
-            if !matches!(tokio::time::timeout(TCP_IDLE, stream.read_exact(&mut msg)).await, Ok(Ok(_))) {
+            if self.within_idle(&slot, stream.read_exact(&mut msg), &shutdown).await.is_none() {
                 return;
             }
             for reply in self.handle(&msg, src, true).await {
@@ -214,6 +294,13 @@ impl DnsServer {
         };
         if request.metadata.message_type != MessageType::Query {
             return Vec::new();
+        }
+        // RFC 6891 section 6.1.3: only EDNS version 0 is implemented.
+        if request.edns.as_ref().is_some_and(|e| e.version() > 0) {
+            let mut reply = self.reply_to(&request);
+            reply.metadata.response_code = ResponseCode::BADVERS;
+            metrics::counter!("meridian_dns_queries_total", "rcode" => "BADVERS").increment(1);
+            return reply.to_vec().into_iter().collect();
         }
         let verified = tsig::verify_request(&self.keys, bytes, tsig::now());
         if let Verified::Failed { key_name, error } = &verified {
@@ -403,9 +490,14 @@ impl DnsServer {
             }
         }
         let existing = store.dns.zone_records(&zone.id).await.map_err(|_| Some(ResponseCode::ServFail))?;
-        let in_use = |n: &str| n == zone.name || existing.iter().any(|r| r.name == n);
+        // Looked up by name, so that an update costs time linear in the zone, not its square.
+        let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
+        for r in &existing {
+            by_name.entry(r.name.as_str()).or_default().push(r.rtype.as_str());
+        }
+        let in_use = |n: &str| n == zone.name || by_name.contains_key(n);
         let types_at = |n: &str| -> Vec<String> {
-            let mut t: Vec<String> = existing.iter().filter(|r| r.name == n).map(|r| r.rtype.clone()).collect();
+            let mut t: Vec<String> = by_name.get(n).into_iter().flatten().map(|t| (*t).to_owned()).collect();
             if n == zone.name {
                 t.extend(["SOA".to_owned(), "NS".to_owned()]);
             }
@@ -447,9 +539,12 @@ impl DnsServer {
                 _ => return Err(Some(ResponseCode::FormErr)),
             }
         }
+        let mut sets: HashMap<(&str, &str), Vec<String>> = HashMap::new();
+        for r in &existing {
+            sets.entry((r.name.as_str(), r.rtype.as_str())).or_default().push(r.rdata.clone());
+        }
         for ((owner, rtype), mut wanted) in value_sets {
-            let mut have: Vec<String> =
-                existing.iter().filter(|r| r.name == owner && r.rtype == rtype).map(|r| r.rdata.clone()).collect();
+            let mut have: Vec<String> = sets.get(&(owner.as_str(), rtype.as_str())).cloned().unwrap_or_default();
             wanted.sort();
             wanted.dedup();
             have.sort();
@@ -514,8 +609,9 @@ impl DnsServer {
                 _ => return Err(Some(ResponseCode::FormErr)),
             }
         }
+        let kept: std::collections::HashSet<&str> = live.iter().map(|l| l.id.as_str()).collect();
         let deletes: Vec<meridian_store::dns::Record> =
-            existing.into_iter().filter(|r| !live.iter().any(|l| l.id == r.id)).collect();
+            existing.iter().filter(|r| !kept.contains(r.id.as_str())).cloned().collect();
         match self.service.apply_update(&zone, &adds, &deletes).await {
             Ok(_) => {
                 tracing::info!(zone = %zone.name, added = adds.len(), deleted = deletes.len(), "dynamic update applied");
@@ -562,8 +658,8 @@ fn wire_to_valid(rr: &Record, zone: &str) -> Result<ValidRecord, String> {
             input.content = Some(srv.target.to_ascii());
         }
         WireData::TXT(txt) => {
-            let text: Vec<u8> = txt.txt_data.iter().flat_map(|s| s.iter().copied()).collect();
-            input.content = Some(String::from_utf8_lossy(&text).into_owned());
+            let strings: Vec<Vec<u8>> = txt.txt_data.iter().map(|s| s.to_vec()).collect();
+            input.content = Some(crate::record::quote_all(&strings));
         }
         _ => return Err(format!("{} records cannot be changed by dynamic update", rtype.as_str())),
     }

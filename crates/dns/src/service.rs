@@ -16,7 +16,7 @@ use meridian_core::{DomainError, Timestamp};
 use meridian_store::dns::{ChangeSet, DnsKey, Record, RecordFilter, Zone};
 use meridian_store::{Store, StoreError};
 use serde_json::{json, Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Result of the service.
@@ -225,6 +225,102 @@ fn check_patch(existing: &Record, patch: &RecordInput, at: &str) -> Vec<FieldErr
     errors
 }
 
+/// What an import will do, worked out before anything is written.
+struct ImportPlan {
+    changes: ChangeSet,
+    events: Vec<NewEvent>,
+    skipped: Vec<Skipped>,
+}
+
+/// What a name holds, for the CNAME rule: a CNAME, other records.
+#[derive(Clone, Copy, Default)]
+struct Holds {
+    cname: bool,
+    other: bool,
+}
+
+/// Reads a master file against the zone's records, in time and memory linear in both: the
+/// duplicate and CNAME checks look names up in hash tables rather than comparing each record
+/// with every other.
+fn plan_import(zone: &Zone, text: &str, existing: &[Record], config: &DnsConfig) -> Result<ImportPlan> {
+    let limits =
+        zonefile::Limits { max_records: config.import_max_records, max_line_bytes: config.import_max_line_bytes };
+    let (entries, issues) = zonefile::parse_limited(text, &zone.name, &limits);
+    if entries.len() > limits.max_records {
+        return Err(DomainError::TooLarge(format!(
+            "the master file holds more than {} records (dns.import_max_records)",
+            limits.max_records
+        ))
+        .into());
+    }
+    let mut skipped: Vec<Skipped> =
+        issues.into_iter().map(|i| Skipped { line: i.line, name: None, rtype: None, reason: i.reason }).collect();
+    let mut present: HashSet<(String, String, String)> =
+        existing.iter().map(|r| (r.name.clone(), r.rtype.clone(), r.rdata.clone())).collect();
+    let mut holds: HashMap<String, Holds> = HashMap::new();
+    for r in existing {
+        let h = holds.entry(r.name.clone()).or_default();
+        if r.rtype == "CNAME" {
+            h.cname = true;
+        } else {
+            h.other = true;
+        }
+    }
+    let now = Timestamp::now();
+    let mut changes = ChangeSet::default();
+    let mut events = Vec::new();
+    for entry in &entries {
+        let skip = |reason: String| Skipped {
+            line: entry.line,
+            name: Some(entry.owner.trim_end_matches('.').to_ascii_lowercase()),
+            rtype: Some(entry.rtype.clone()),
+            reason,
+        };
+        let input = match zonefile::to_input(entry, &zone.name) {
+            Ok(i) => i,
+            Err(reason) => {
+                skipped.push(skip(reason));
+                continue;
+            }
+        };
+        let v = match validate(&input, &zone.name, "") {
+            Ok(v) => v,
+            Err(errors) => {
+                let why = errors.iter().map(|e| e.detail.clone()).collect::<Vec<_>>().join("; ");
+                skipped.push(skip(why));
+                continue;
+            }
+        };
+        if let Err(e) = check_rules(&zone.name, &v, "") {
+            skipped.push(skip(e.to_string()));
+            continue;
+        }
+        let key = (v.name.clone(), v.data.rtype().as_str().to_owned(), v.data.presentation());
+        if present.contains(&key) {
+            skipped.push(skip("the zone already has this record".into()));
+            continue;
+        }
+        let is_cname = v.data.rtype() == RecordType::CNAME;
+        let h = holds.get(&v.name).copied().unwrap_or_default();
+        if h.cname || (is_cname && h.other) {
+            skipped.push(skip("a CNAME may not share its name with other records".into()));
+            continue;
+        }
+        let h = holds.entry(v.name.clone()).or_default();
+        if is_cname {
+            h.cname = true;
+        } else {
+            h.other = true;
+        }
+        present.insert(key);
+        let r = row(&zone.id, RecordId::generate(), &v, now, now);
+        events.push(record_event(zone, "dns.record.created", &r));
+        changes.creates.push(r);
+    }
+    skipped.sort_by_key(|s| s.line);
+    Ok(ImportPlan { changes, events, skipped })
+}
+
 /// The DNS write and read operations on zones and records.
 pub struct DnsService {
     store: Store,
@@ -416,7 +512,8 @@ impl DnsService {
             return Err(invalid("", "too_many", format!("a batch holds at most {MAX_BATCH} operations")));
         }
         let existing = self.store.dns.zone_records(&zone.id).await?;
-        let find = |id: &str| existing.iter().find(|r| r.id.as_str() == id);
+        let by_id: HashMap<&str, &Record> = existing.iter().map(|r| (r.id.as_str(), r)).collect();
+        let find = |id: &str| by_id.get(id).copied();
         let now = Timestamp::now();
         let mut errors = Vec::new();
         let mut changes = ChangeSet::default();
@@ -497,63 +594,23 @@ impl DnsService {
     }
 
     /// Imports a master file: every acceptable record is added in one transaction; the rest is
-    /// reported with the reason.
-    pub async fn import(&self, account: &AccountId, zone_id: &str, text: &str) -> Result<ImportOutcome> {
+    /// reported with the reason. Reading and checking the file is CPU work proportional to its
+    /// size: it runs on a blocking thread, not the executor's.
+    pub async fn import(&self, account: &AccountId, zone_id: &str, text: String) -> Result<ImportOutcome> {
         let zone = self.zone(account, zone_id).await?;
-        let (entries, issues) = zonefile::parse(text, &zone.name);
-        let mut skipped: Vec<Skipped> =
-            issues.into_iter().map(|i| Skipped { line: i.line, name: None, rtype: None, reason: i.reason }).collect();
-        let existing = self.store.dns.zone_records(&zone.id).await?;
-        let mut present: HashSet<(String, String, String)> =
-            existing.iter().map(|r| (r.name.clone(), r.rtype.clone(), r.rdata.clone())).collect();
-        let mut kinds: Vec<(String, bool)> = existing.iter().map(|r| (r.name.clone(), r.rtype == "CNAME")).collect();
-        let now = Timestamp::now();
-        let mut changes = ChangeSet::default();
-        let mut events = Vec::new();
-        for entry in &entries {
-            let owner = entry.owner.trim_end_matches('.').to_ascii_lowercase();
-            let skip = |reason: String| Skipped {
-                line: entry.line,
-                name: Some(owner.clone()),
-                rtype: Some(entry.rtype.clone()),
-                reason,
-            };
-            let input = match zonefile::to_input(entry, &zone.name) {
-                Ok(i) => i,
-                Err(reason) => {
-                    skipped.push(skip(reason));
-                    continue;
-                }
-            };
-            let v = match validate(&input, &zone.name, "") {
-                Ok(v) => v,
-                Err(errors) => {
-                    let why = errors.iter().map(|e| e.detail.clone()).collect::<Vec<_>>().join("; ");
-                    skipped.push(skip(why));
-                    continue;
-                }
-            };
-            if let Err(e) = check_rules(&zone.name, &v, "") {
-                skipped.push(skip(e.to_string()));
-                continue;
-            }
-            let key = (v.name.clone(), v.data.rtype().as_str().to_owned(), v.data.presentation());
-            if present.contains(&key) {
-                skipped.push(skip("the zone already has this record".into()));
-                continue;
-            }
-            let is_cname = v.data.rtype() == RecordType::CNAME;
-            if kinds.iter().any(|(n, c)| *n == v.name && (is_cname || *c)) {
-                skipped.push(skip("a CNAME may not share its name with other records".into()));
-                continue;
-            }
-            present.insert(key);
-            kinds.push((v.name.clone(), is_cname));
-            let r = row(&zone.id, RecordId::generate(), &v, now, now);
-            events.push(record_event(&zone, "dns.record.created", &r));
-            changes.creates.push(r);
+        if text.len() > self.config.import_max_bytes {
+            return Err(DomainError::TooLarge(format!(
+                "the master file is larger than {} bytes (dns.import_max_bytes)",
+                self.config.import_max_bytes
+            ))
+            .into());
         }
-        skipped.sort_by_key(|s| s.line);
+        let existing = self.store.dns.zone_records(&zone.id).await?;
+        let (for_plan, config) = (zone.clone(), self.config.clone());
+        let plan = tokio::task::spawn_blocking(move || plan_import(&for_plan, &text, &existing, &config))
+            .await
+            .map_err(|e| StoreError::Corrupt(format!("the import was interrupted: {e}")))??;
+        let ImportPlan { changes, events, skipped } = plan;
         if changes.is_empty() {
             return Ok(ImportOutcome { zone, added: Vec::new(), skipped });
         }

@@ -104,7 +104,7 @@ fn wire_data(data: &RData) -> WireData {
         RData::SRV { priority, weight, port, target } => {
             WireData::SRV(SRV::new(*priority, *weight, *port, wire_name(target)))
         }
-        RData::TXT(t) => WireData::TXT(TXT::from_bytes(crate::record::txt_chunks(t.as_bytes()))),
+        RData::TXT(t) => WireData::TXT(TXT::from_bytes(t.iter().map(Vec::as_slice).collect())),
         RData::CAA { .. } => {
             let mut wire = Vec::new();
             data.to_wire(&mut wire);

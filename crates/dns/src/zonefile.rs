@@ -42,14 +42,32 @@ pub struct Issue {
     pub reason: String,
 }
 
+/// What a master file may hold: reading stops being worth it past these.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Records read; one more is read so that the caller can tell the file was larger.
+    pub max_records: usize,
+    /// Longest logical line (physical lines joined by parentheses), in bytes.
+    pub max_line_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_records: 100_000, max_line_bytes: 65_535 }
+    }
+}
+
 struct Line {
     number: usize,
     blank_owner: bool,
     tokens: Vec<Token>,
+    /// Byte offset where the logical line starts.
+    start: usize,
 }
 
-/// Splits text into logical lines of tokens (parentheses join physical lines).
-fn lines(text: &str) -> (Vec<Line>, Vec<Issue>) {
+/// Splits text into logical lines of tokens (parentheses join physical lines). Parentheses do
+/// not nest (RFC 1035 section 5.1): a `(` inside parentheses is reported and ignored.
+fn lines(text: &str, limits: &Limits) -> (Vec<Line>, Vec<Issue>) {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut issues = Vec::new();
@@ -58,6 +76,19 @@ fn lines(text: &str) -> (Vec<Line>, Vec<Issue>) {
     let mut current: Option<Line> = None;
     let mut depth = 0usize;
     let mut at_line_start = true;
+    let finish = |l: Line, end: usize, out: &mut Vec<Line>, issues: &mut Vec<Issue>| {
+        if l.tokens.is_empty() {
+            return;
+        }
+        if end - l.start > limits.max_line_bytes {
+            issues.push(Issue {
+                line: l.number,
+                reason: format!("the line is longer than {} bytes", limits.max_line_bytes),
+            });
+        } else {
+            out.push(l);
+        }
+    };
     while i < bytes.len() {
         let b = bytes[i];
         match b {
@@ -66,9 +97,7 @@ fn lines(text: &str) -> (Vec<Line>, Vec<Issue>) {
                 i += 1;
                 if depth == 0 {
                     if let Some(l) = current.take() {
-                        if !l.tokens.is_empty() {
-                            out.push(l);
-                        }
+                        finish(l, i, &mut out, &mut issues);
                     }
                     at_line_start = true;
                 }
@@ -82,7 +111,7 @@ fn lines(text: &str) -> (Vec<Line>, Vec<Issue>) {
             }
             b' ' | b'\t' | b'\r' => {
                 if at_line_start && depth == 0 {
-                    current.get_or_insert(Line { number: line_no, blank_owner: true, tokens: Vec::new() });
+                    current.get_or_insert(Line { number: line_no, blank_owner: true, tokens: Vec::new(), start: i });
                 }
                 at_line_start = false;
                 i += 1;
@@ -91,13 +120,17 @@ fn lines(text: &str) -> (Vec<Line>, Vec<Issue>) {
             _ => {}
         }
         at_line_start = false;
-        let line = current.get_or_insert(Line { number: line_no, blank_owner: false, tokens: Vec::new() });
+        let line = current.get_or_insert(Line { number: line_no, blank_owner: false, tokens: Vec::new(), start: i });
         if line.tokens.is_empty() && !line.blank_owner {
             line.number = line_no;
         }
         match b {
             b'(' => {
-                depth += 1;
+                if depth > 0 {
+                    issues.push(Issue { line: line_no, reason: "parentheses do not nest".into() });
+                } else {
+                    depth = 1;
+                }
                 i += 1;
             }
             b')' => {
@@ -160,9 +193,7 @@ fn lines(text: &str) -> (Vec<Line>, Vec<Issue>) {
         issues.push(Issue { line: line_no, reason: "unbalanced `(`: the file ends inside parentheses".into() });
     }
     if let Some(l) = current.take() {
-        if !l.tokens.is_empty() {
-            out.push(l);
-        }
+        finish(l, bytes.len(), &mut out, &mut issues);
     }
     (out, issues)
 }
@@ -257,7 +288,9 @@ fn is_type(s: &str) -> bool {
         "NULL",
     ];
     KNOWN.iter().any(|t| t.eq_ignore_ascii_case(s))
-        || (s.len() > 4 && s[..4].eq_ignore_ascii_case("TYPE") && s[4..].bytes().all(|b| b.is_ascii_digit()))
+        || (s.len() > 4
+            && s.as_bytes()[..4].eq_ignore_ascii_case(b"TYPE")
+            && s.as_bytes()[4..].iter().all(u8::is_ascii_digit))
 }
 
 fn absolute(token: &str, origin: &str) -> String {
@@ -272,24 +305,39 @@ fn absolute(token: &str, origin: &str) -> String {
     }
 }
 
-/// Reads a master file whose default origin is `origin` (a zone name). Returns the record lines
-/// and the lines that could not be read.
+/// Reads a master file whose default origin is `origin` (a zone name), with the default
+/// [`Limits`]. Returns the record lines and the lines that could not be read.
 pub fn parse(text: &str, origin: &str) -> (Vec<Entry>, Vec<Issue>) {
-    let (lines, mut issues) = lines(text);
+    parse_limited(text, origin, &Limits::default())
+}
+
+/// [`parse`] within `limits`: longer lines are reported and skipped, and reading stops after
+/// `max_records + 1` records. `$INCLUDE` is refused: an import is one file, and the server
+/// reads no other.
+pub fn parse_limited(text: &str, origin: &str, limits: &Limits) -> (Vec<Entry>, Vec<Issue>) {
+    let (lines, mut issues) = lines(text, limits);
     let mut origin = format!("{}.", origin.trim_end_matches('.'));
     let mut default_ttl: Option<u32> = None;
     let mut last_owner: Option<String> = None;
     let mut entries = Vec::new();
     for line in lines {
-        let tokens: Vec<String> = line.tokens.iter().map(Token::as_str).collect();
-        let first = tokens[0].as_str();
+        if entries.len() > limits.max_records {
+            break;
+        }
+        let first = line.tokens[0].as_str();
+        let first = first.as_str();
+        let second = || line.tokens.get(1).map(Token::as_str);
         if !line.blank_owner && first.starts_with('$') {
             match first.to_ascii_uppercase().as_str() {
-                "$ORIGIN" => match tokens.get(1) {
-                    Some(o) => origin = absolute(o, &origin),
+                "$ORIGIN" => match second() {
+                    Some(o) => origin = absolute(&o, &origin),
                     None => issues.push(Issue { line: line.number, reason: "$ORIGIN needs a name".into() }),
                 },
-                "$TTL" => match tokens.get(1).and_then(|t| parse_ttl(t)) {
+                "$INCLUDE" => issues.push(Issue {
+                    line: line.number,
+                    reason: "$INCLUDE is refused: an import is a single file".into(),
+                }),
+                "$TTL" => match second().and_then(|t| parse_ttl(&t)) {
                     Some(t) => default_ttl = Some(t),
                     None => issues.push(Issue { line: line.number, reason: "$TTL needs a number of seconds".into() }),
                 },
@@ -413,7 +461,9 @@ pub fn to_input(entry: &Entry, zone: &str) -> Result<RecordInput, String> {
             if f.is_empty() {
                 return Err("TXT record data needs at least one string".into());
             }
-            input.content = Some(f.concat());
+            // Each field is one character-string (RFC 1035 section 3.3.14), kept apart.
+            let strings: Vec<Vec<u8>> = entry.rdata.iter().map(|t| t.text.clone()).collect();
+            input.content = Some(crate::record::quote_all(&strings));
         }
         RecordType::CAA => {
             want(3)?;
@@ -531,7 +581,10 @@ weird   HINFO "pc" "linux"
         assert_eq!(mail[0].data, RData::MX { priority: 10, exchange: "mx1.example.com".into() });
         assert_eq!(mail[0].ttl, 600);
         assert_eq!(mail[1].ttl, 3600, "blank owner, $TTL default");
-        assert_eq!(by_name("txt.example.com")[0].data, RData::TXT("hello; worldsecond \"part\"unquoted".into()));
+        assert_eq!(
+            by_name("txt.example.com")[0].data,
+            RData::TXT(vec![b"hello; world".to_vec(), b"second \"part\"".to_vec(), b"unquoted".to_vec()])
+        );
         assert_eq!(by_name("deep.sub.example.com").len(), 1);
         assert_eq!(
             by_name("_sip._tcp.example.com")[0].data,

@@ -56,6 +56,11 @@ pub(crate) async fn account(store: &Store, email: &str) -> AccountId {
 
 impl Harness {
     pub(crate) async fn new(config: DnsConfig) -> Self {
+        Self::bound_to(config, "127.0.0.1:0".parse().unwrap()).await
+    }
+
+    /// A server listening on `listen` (a wildcard address to test which address answers).
+    pub(crate) async fn bound_to(config: DnsConfig, listen: SocketAddr) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&StoreOptions {
             database_url: format!("sqlite://{}/m.db", dir.path().display()),
@@ -70,7 +75,7 @@ impl Harness {
         let service = Arc::new(DnsService::new(store.clone(), config.clone(), Arc::new(|| {})));
         let catalog = Arc::new(Catalog::new(config.clone()));
         let server = Arc::new(DnsServer::new(catalog.clone(), service.clone(), config.clone()).unwrap());
-        let bound = bind("127.0.0.1:0".parse().unwrap()).await.unwrap();
+        let bound = bind(listen).await.unwrap();
         let addr = bound.addr;
         let shutdown = CancellationToken::new();
         tokio::spawn(server.run(bound, shutdown.clone()));

@@ -3,6 +3,9 @@
 #![allow(clippy::unwrap_used)]
 
 mod common;
+mod fuzz;
+mod import;
 mod queries;
 mod rules;
+mod tcp;
 mod transfer;

@@ -150,3 +150,40 @@ async fn signed_zones_answer_with_signatures_and_denial_proofs() {
     let r = udp(h.addr, &query("www.example.com.", RecordType::A, Some((1232, true)))).await;
     assert_eq!(types(&r.answers), vec![RecordType::A]);
 }
+
+#[tokio::test]
+async fn edns_versions_above_zero_get_badvers() {
+    let h = Harness::new(DnsConfig::default()).await;
+    h.zone("example.com").await;
+    h.refresh().await;
+    let mut q = query("example.com.", RecordType::SOA, Some((1232, false)));
+    if let Some(e) = q.edns.as_mut() {
+        e.set_version(1);
+    }
+    let r = udp(h.addr, &q).await;
+    assert_eq!(u16::from(r.metadata.response_code), 16, "BADVERS (RFC 6891 section 6.1.3)");
+    assert!(r.answers.is_empty());
+    assert_eq!(r.edns.as_ref().map(|e| e.version()), Some(0), "the answer names the version we speak");
+    let r = udp(h.addr, &query("example.com.", RecordType::SOA, Some((1232, false)))).await;
+    assert_eq!(r.metadata.response_code, ResponseCode::NoError);
+}
+
+#[tokio::test]
+async fn udp_answers_come_from_the_address_the_query_went_to() {
+    let h = Harness::bound_to(DnsConfig::default(), "0.0.0.0:0".parse().unwrap()).await;
+    h.zone("example.com").await;
+    h.refresh().await;
+    for to in [[127, 0, 0, 1], [127, 0, 0, 2], [127, 0, 0, 3]] {
+        let server = std::net::SocketAddr::from((to, h.addr.port()));
+        let socket = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let q = query("example.com.", RecordType::SOA, None);
+        socket.send_to(&q.to_vec().unwrap(), server).await.unwrap();
+        let mut buf = vec![0u8; 4096];
+        let (n, from) =
+            tokio::time::timeout(std::time::Duration::from_secs(5), socket.recv_from(&mut buf)).await.unwrap().unwrap();
+        assert_eq!(from, server, "the answer comes from the address asked");
+        let r = hickory_proto::op::Message::from_vec(&buf[..n]).unwrap();
+        assert_eq!(r.metadata.id, q.metadata.id);
+        assert_eq!(r.metadata.response_code, ResponseCode::NoError);
+    }
+}

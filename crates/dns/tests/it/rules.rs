@@ -144,7 +144,7 @@ async fn import_adds_what_it_can_and_says_why_not_and_export_reads_back() {
     let id = zone.id.as_str();
     h.add(&zone, "A", "www", "192.0.2.1").await;
     let file = "$ORIGIN example.com.\n$TTL 600\n@ IN SOA a. b. 1 2 3 4 5\n@ NS ns.other.\nwww A 192.0.2.1\nmail A 192.0.2.25\n@ MX 10 mail\nweird HINFO a b\ncn CNAME www\ncn A 192.0.2.9\nshort 30 A 192.0.2.10\n";
-    let out = h.service.import(&h.account, id, file).await.unwrap();
+    let out = h.service.import(&h.account, id, file.to_owned()).await.unwrap();
     let added: Vec<(String, String)> = out.added.iter().map(|r| (r.name.clone(), r.rtype.clone())).collect();
     assert_eq!(
         added,
@@ -169,7 +169,7 @@ async fn import_adds_what_it_can_and_says_why_not_and_export_reads_back() {
     // The export imports into another zone unchanged, apart from what the server manages.
     let copy = h.zone("example.org").await;
     let again =
-        h.service.import(&h.account, copy.id.as_str(), &text.replace("example.com", "example.org")).await.unwrap();
+        h.service.import(&h.account, copy.id.as_str(), text.replace("example.com", "example.org")).await.unwrap();
     assert_eq!(again.added.len(), 4);
     assert_eq!(again.skipped.len(), 3, "SOA and two apex NS");
 }

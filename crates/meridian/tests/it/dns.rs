@@ -348,3 +348,61 @@ async fn if_match_makes_record_changes_conditional() {
     assert_eq!(record["content"], "192.0.2.2", "refused changes left the record alone");
     assert_eq!(delete(&second).await.unwrap().status(), 200);
 }
+
+#[tokio::test]
+async fn txt_strings_and_import_limits_over_http() {
+    let s = Server::start_with(&[("MERIDIAN_DNS__IMPORT_MAX_BYTES", "4096")]);
+    let dns = s.dns.unwrap();
+    let (_, key) = s.signup("dns-txt@example.com").await;
+    let zone = create_zone(&s, &key, "example.org").await;
+    let zid = zone["id"].as_str().unwrap();
+    let import = |body: String| {
+        s.client
+            .post(s.url(&format!("/v1/dns/zones/{zid}/import")))
+            .bearer_auth(&key)
+            .header("content-type", "text/dns")
+            .body(body)
+            .send()
+    };
+    let r = import("$ORIGIN example.org.\nt IN TXT ( \"hello\" \"world\" )\n".to_owned()).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let out: Value = r.json().await.unwrap();
+    assert_eq!(out["added"][0]["content"], "\"hello\" \"world\"", "{out}");
+    let r = api(
+        &s,
+        "POST",
+        &format!("/v1/dns/zones/{zid}/records"),
+        &key,
+        Some(json!({"type": "TXT", "name": "u", "content": "\"v=spf1\" \"-all\""})),
+    )
+    .await;
+    assert_eq!(r.status(), 201);
+    let r = api(
+        &s,
+        "POST",
+        &format!("/v1/dns/zones/{zid}/records"),
+        &key,
+        Some(json!({"type": "TXT", "name": "v", "content": "\"open"})),
+    )
+    .await;
+    let p = problem(r, 422, "validation_failed").await;
+    assert_eq!(
+        (p["errors"][0]["pointer"].as_str(), p["errors"][0]["code"].as_str()),
+        (Some("/content"), Some("invalid_txt"))
+    );
+    let m = until(dns, "t.example.org.", RecordType::TXT, |m| !m.answers.is_empty()).await;
+    match &m.answers[0].data {
+        RData::TXT(t) => assert_eq!(
+            t.txt_data.iter().map(|s| s.to_vec()).collect::<Vec<_>>(),
+            vec![b"hello".to_vec(), b"world".to_vec()]
+        ),
+        other => panic!("{other:?}"),
+    }
+    let text = s.get(&format!("/v1/dns/zones/{zid}/export"), &key).await.text().await.unwrap();
+    assert!(text.contains("t\t3600\tIN\tTXT\t\"hello\" \"world\""), "{text}");
+    assert!(text.contains("u\t3600\tIN\tTXT\t\"v=spf1\" \"-all\""), "{text}");
+    // A master file over dns.import_max_bytes is refused whole.
+    let big: String = (0..400).map(|i| format!("h{i} A 192.0.2.1\n")).collect();
+    let r = import(big).await.unwrap();
+    problem(r, 413, "payload_too_large").await;
+}

@@ -318,3 +318,89 @@ async fn nsd_replicates_a_zone_by_axfr_and_follows_changes_on_notify() {
     let soa = |port: u16| dig(port, &["+short", "example.com", "SOA"]).trim().to_owned();
     assert_eq!(soa(nsd_port), soa(dns.port()), "the secondary has our serial");
 }
+
+/// Zonemaster's messages (WARNING or worse) that the test's own set-up causes: loopback name
+/// server addresses, which are private, have no reverse names and sit on localhost.
+const LOOPBACK_ONLY: [&str; 3] =
+    ["NAMESERVER_IP_PRIVATE_NETWORK", "NAMESERVER_IP_WITHOUT_REVERSE", "Z01_MNAME_HAS_LOCALHOST_ADDR"];
+
+/// Runs zonemaster-cli in undelegated mode against the two name servers every zone names,
+/// ns1.example.com at 127.0.0.1 and ns2.example.com at 127.0.0.2 (one listener on 0.0.0.0:53);
+/// returns the WARNING-or-worse lines not caused by loopback.
+fn zonemaster(zone: &str, ds: Option<&Value>) -> (Vec<String>, String) {
+    let mut args: Vec<String> =
+        ["--no-ipv6", "--level", "WARNING", "--raw", "--show-testcase"].iter().map(|s| (*s).to_owned()).collect();
+    for (ns, ip) in [("ns1", "127.0.0.1"), ("ns2", "127.0.0.2")] {
+        args.extend(["--ns".to_owned(), format!("{ns}.example.com/{ip}")]);
+    }
+    if let Some(ds) = ds {
+        let ds =
+            format!("{},{},{},{}", ds["key_tag"], ds["algorithm"], ds["digest_type"], ds["digest"].as_str().unwrap());
+        args.extend(["--ds".to_owned(), ds]);
+    }
+    args.push(zone.to_owned());
+    let (_, out) = run("zonemaster-cli", &args);
+    let bad = out
+        .lines()
+        .filter(|l| ["WARNING", "ERROR", "CRITICAL"].iter().any(|lvl| l.split_whitespace().nth(1) == Some(lvl)))
+        .filter(|l| !LOOPBACK_ONLY.iter().any(|tag| l.contains(tag)))
+        .map(str::to_owned)
+        .collect();
+    (bad, out)
+}
+
+#[tokio::test]
+async fn zonemaster_finds_nothing_wrong_with_a_signed_and_an_unsigned_zone() {
+    let test = "zonemaster_finds_nothing_wrong_with_a_signed_and_an_unsigned_zone";
+    if !have_tool("zonemaster-cli", test) {
+        return;
+    }
+    // Zonemaster asks on port 53 only.
+    if std::net::UdpSocket::bind("0.0.0.0:53").is_err() || std::net::TcpListener::bind("0.0.0.0:53").is_err() {
+        println!("skipping {test}: port 53 cannot be listened on here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("meridian.toml");
+    std::fs::write(
+        &config,
+        "[dns]\nnameservers = [\"ns1.example.com\", \"ns2.example.com\"]\n[dns.soa]\nrname = \"hostmaster.example.com\"\n",
+    )
+    .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let s = Server::start_listening(data, "0.0.0.0:53", &[("MERIDIAN_CONFIG", config.to_str().unwrap())]);
+    let (_, key) = s.signup("zonemaster@example.com").await;
+    // The name servers are named inside the zone (the same names for every zone), so the zone is
+    // checked unsigned first, then signed.
+    let zid = zone_with_records(&s, &key, "example.com").await;
+    let glue = json!({"creates": [
+        {"type": "A", "name": "ns1", "content": "127.0.0.1"},
+        {"type": "A", "name": "ns2", "content": "127.0.0.2"},
+    ]});
+    let r = api(&s, "POST", &format!("/v1/dns/zones/{zid}/records/batch"), &key, Some(glue)).await;
+    assert_eq!(r.status(), 200);
+    for signed in [false, true] {
+        let ds = if signed {
+            let r = api(&s, "POST", &format!("/v1/dns/zones/{zid}/dnssec"), &key, None).await;
+            assert_eq!(r.status(), 201);
+            let on: Value = r.json().await.unwrap();
+            Some(on["ds"][0].clone())
+        } else {
+            None
+        };
+        let dns = std::net::SocketAddr::from(([127, 0, 0, 2], 53));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let m = ask(dns, "ns2.example.com.", RecordType::A, true).await;
+            let ready =
+                !m.answers.is_empty() && (!signed || m.answers.iter().any(|r| r.record_type() == RecordType::RRSIG));
+            if ready {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the zone was never served");
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        let (bad, out) = zonemaster("example.com", ds.as_ref());
+        assert!(bad.is_empty(), "zonemaster (signed: {signed}):\n{}\n\nfull output:\n{out}", bad.join("\n"));
+    }
+}

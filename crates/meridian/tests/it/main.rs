@@ -49,8 +49,13 @@ impl Server {
 
     /// Starts on an existing data directory.
     pub fn start_in(dir: tempfile::TempDir, env: &[(&str, &str)]) -> Self {
+        Self::start_listening(dir, "127.0.0.1:0", env)
+    }
+
+    /// Starts with the DNS listener on `dns` (`0.0.0.0:53` to be queried on several addresses).
+    pub fn start_listening(dir: tempfile::TempDir, dns: &str, env: &[(&str, &str)]) -> Self {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_meridian"));
-        cmd.arg("--data-dir").arg(dir.path()).args(["serve", "--http", "127.0.0.1:0", "--dns", "127.0.0.1:0"]);
+        cmd.arg("--data-dir").arg(dir.path()).args(["serve", "--http", "127.0.0.1:0", "--dns", dns]);
         cmd.env("MERIDIAN_LOG__LEVEL", "warn").stdout(Stdio::piped()).stderr(Stdio::inherit());
         for (k, v) in env {
             cmd.env(k, v);

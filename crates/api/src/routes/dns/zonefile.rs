@@ -3,12 +3,11 @@
 use super::RecordView;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{body_rejection, Json, Path};
+use crate::extract::{Json, Path};
 use crate::state::AppState;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::header;
 use axum::response::IntoResponse;
-use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -19,7 +18,9 @@ pub const TEXT_DNS: &str = "text/dns";
 
 /// Routes under `/v1/dns/zones/{zone_id}/export` and `/import`.
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(export_zone)).routes(routes!(import_zone))
+    // A master file has its own size limit (`dns.import_max_bytes`), read by [`MasterFile`].
+    let import = OpenApiRouter::new().routes(routes!(import_zone)).layer(DefaultBodyLimit::disable());
+    OpenApiRouter::new().routes(routes!(export_zone)).merge(import)
 }
 
 /// A line of the file that was not imported.
@@ -68,10 +69,10 @@ async fn export_zone(
 /// A master-file body (`text/dns` or `text/plain`).
 pub struct MasterFile(pub String);
 
-impl<S: Send + Sync> FromRequest<S> for MasterFile {
+impl FromRequest<AppState> for MasterFile {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
         let ct = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let essence = ct.as_deref().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
         if essence != TEXT_DNS && essence != "text/plain" {
@@ -80,7 +81,10 @@ impl<S: Send + Sync> FromRequest<S> for MasterFile {
                 ct.as_deref().unwrap_or("none")
             )));
         }
-        let bytes = Bytes::from_request(req, state).await.map_err(body_rejection)?;
+        let limit = state.config.dns.import_max_bytes;
+        let bytes = axum::body::to_bytes(req.into_body(), limit).await.map_err(|_| {
+            ApiError::too_large(format!("the master file is larger than {limit} bytes (dns.import_max_bytes)"))
+        })?;
         let text =
             String::from_utf8(bytes.to_vec()).map_err(|_| ApiError::malformed("the master file is not UTF-8 text"))?;
         Ok(MasterFile(text))
@@ -101,7 +105,7 @@ async fn import_zone(
     Path(zone_id): Path<String>,
     MasterFile(text): MasterFile,
 ) -> ApiResult<Json<ImportResult>> {
-    let outcome = state.dns.import(&caller.account_id, &zone_id, &text).await?;
+    let outcome = state.dns.import(&caller.account_id, &zone_id, text).await?;
     Ok(Json(ImportResult {
         added: outcome.added.into_iter().map(Into::into).collect(),
         skipped: outcome
