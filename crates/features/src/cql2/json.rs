@@ -1,6 +1,6 @@
 //! The cql2-json encoding.
 
-use super::{instant_of, CmpOp, Cql2Error, Expr, Operand, SpatialOp};
+use super::{instant_of, CmpOp, Cql2Error, Expr, Limits, Operand, SpatialOp};
 use crate::geometry::{self, Rules};
 use serde_json::Value;
 
@@ -40,8 +40,45 @@ fn operand(v: &Value) -> Result<Operand, Cql2Error> {
     })
 }
 
-/// Parses a cql2-json filter.
+/// Parses a cql2-json filter within the default [`Limits`].
 pub fn parse_json(v: &Value) -> Result<Expr, Cql2Error> {
+    parse_json_with(v, &Limits::default())
+}
+
+/// Parses a cql2-json filter given as text: its length, then the JSON, then the filter.
+pub fn parse_json_text_with(text: &str, limits: &Limits) -> Result<Expr, Cql2Error> {
+    limits.check_size(text.len())?;
+    let v: Value = serde_json::from_str(text).map_err(|e| err(format!("not JSON: {e}")))?;
+    parse_json_with(&v, limits)
+}
+
+/// Parses a cql2-json filter; a filter beyond `limits` is an error naming the limit.
+pub fn parse_json_with(v: &Value, limits: &Limits) -> Result<Expr, Cql2Error> {
+    // Count and measure the document with an explicit stack before any recursion. Each level of
+    // operations is two levels of JSON (the object and its `args`); geometry literals add a few.
+    let (mut nodes, mut stack) = (0usize, vec![(v, 0usize)]);
+    while let Some((value, depth)) = stack.pop() {
+        nodes += 1;
+        if nodes > limits.max_nodes {
+            return Err(limits.too_many());
+        }
+        if depth > 2 * limits.max_depth + 8 {
+            return Err(limits.too_deep());
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(members) => stack.extend(members.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    parse_at(v, limits, 0)
+}
+
+fn parse_at(v: &Value, limits: &Limits, depth: usize) -> Result<Expr, Cql2Error> {
+    if depth > limits.max_depth {
+        return Err(limits.too_deep());
+    }
+    let parse_json = |v: &Value| parse_at(v, limits, depth + 1);
     if let Value::Bool(b) = v {
         return Ok(Expr::Literal(*b));
     }
@@ -70,10 +107,23 @@ pub fn parse_json(v: &Value) -> Result<Expr, Cql2Error> {
         "<=" => cmp(CmpOp::Le)?,
         ">" => cmp(CmpOp::Gt)?,
         ">=" => cmp(CmpOp::Ge)?,
-        "like" => match a.as_slice() {
-            [x, Value::String(p)] => Expr::Like { value: operand(x)?, pattern: p.clone() },
-            _ => return Err(err("`like` takes a value and a string pattern")),
-        },
+        "like" => {
+            let casei = |v: &Value| v.get("casei").cloned();
+            let (x, x_casei) = match a.first() {
+                Some(x) => casei(x).map_or((x.clone(), false), |inner| (inner, true)),
+                None => return Err(err("`like` takes a value and a string pattern")),
+            };
+            let (p, p_casei) = match a.get(1) {
+                Some(p) => casei(p).map_or((p.clone(), false), |inner| (inner, true)),
+                None => return Err(err("`like` takes a value and a string pattern")),
+            };
+            match (&p, a.len()) {
+                (Value::String(p), 2) => {
+                    Expr::Like { value: operand(&x)?, pattern: p.clone(), case_insensitive: x_casei || p_casei }
+                }
+                _ => return Err(err("`like` takes a value and a string pattern")),
+            }
+        }
         "between" => match a.as_slice() {
             [x, lo, hi] => Expr::Between { value: operand(x)?, low: operand(lo)?, high: operand(hi)? },
             _ => return Err(err("`between` takes three arguments")),
