@@ -2,7 +2,7 @@
 //! Features items of any collection.
 
 use super::query::{self, base_url, collection_body};
-use super::write::{self, as_input, merge_patch, parse_feature};
+use super::write::{self, as_input, merge_patch, parse_feature, Draft};
 use super::{content_crs, content_crs_header, etag, if_match, parse_crs, render, GEOJSON, PARCELS};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -113,6 +113,13 @@ async fn list_parcels(
     Ok(geojson(StatusCode::OK, &body, p.crs))
 }
 
+/// [`parse_feature`] on the blocking pool: validating a large geometry is CPU work that must not
+/// hold an async worker.
+async fn parse_blocking(body: Value, crs: Crs, collection: &str) -> ApiResult<Draft> {
+    let collection = collection.to_owned();
+    tokio::task::spawn_blocking(move || parse_feature(&body, crs, &collection)).await.map_err(ApiError::internal)?
+}
+
 /// Creates a feature in a collection (shared with OGC API Features).
 pub(crate) async fn create_item(
     state: &AppState,
@@ -123,7 +130,7 @@ pub(crate) async fn create_item(
     path: &str,
 ) -> ApiResult<Response> {
     let crs = content_crs(headers)?;
-    let draft = parse_feature(body, crs, collection)?;
+    let draft = parse_blocking(body.clone(), crs, collection).await?;
     if collection == PARCELS {
         state.store.features.ensure_collection(&super::parcels_collection(&caller.account_id)).await?;
     }
@@ -165,21 +172,27 @@ async fn create_parcel(
 /// Registers every parcel of a FeatureCollection in one transaction: all or nothing.
 async fn register_many(state: &AppState, caller: &Caller, headers: &HeaderMap, body: &Value) -> ApiResult<Response> {
     let crs = content_crs(headers)?;
-    let items = body["features"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    let mut drafts = Vec::with_capacity(items.len());
-    let mut errors = Vec::new();
-    for (i, f) in items.iter().enumerate() {
-        match parse_feature(f, crs, PARCELS) {
-            Ok(d) => drafts.push(d),
-            Err(e) => errors.extend(e.problem.errors.into_iter().map(|mut fe| {
-                fe.pointer = format!("/features/{i}{}", fe.pointer);
-                fe
-            })),
+    let body = body.clone();
+    let (drafts, errors) = tokio::task::spawn_blocking(move || {
+        let items = body["features"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let mut drafts = Vec::with_capacity(items.len());
+        let mut errors = Vec::new();
+        for (i, f) in items.iter().enumerate() {
+            match parse_feature(f, crs, PARCELS) {
+                Ok(d) => drafts.push(d),
+                Err(e) => errors.extend(e.problem.errors.into_iter().map(|mut fe| {
+                    fe.pointer = format!("/features/{i}{}", fe.pointer);
+                    fe
+                })),
+            }
+            if errors.len() >= 100 {
+                break;
+            }
         }
-        if errors.len() >= 100 {
-            break;
-        }
-    }
+        (drafts, errors)
+    })
+    .await
+    .map_err(ApiError::internal)?;
     if !errors.is_empty() {
         return Err(ApiError::invalid(errors));
     }
@@ -242,7 +255,7 @@ pub(crate) async fn replace_item(
 ) -> ApiResult<Response> {
     let current = load(state, caller, collection, id).await?;
     let expected = if_match(headers, id)?;
-    let draft = parse_feature(body, content_crs(headers)?, collection)?;
+    let draft = parse_blocking(body.clone(), content_crs(headers)?, collection).await?;
     let f = write::replace(&state.store, &current, draft, expected).await?;
     state.event_waker.wake();
     let mut r = geojson(StatusCode::OK, &render(&f, Crs::Crs84, None), Crs::Crs84);
@@ -276,7 +289,7 @@ pub(crate) async fn update_item(
     }
     merge_patch(&mut doc, patch);
     doc["type"] = json!("Feature");
-    let draft = parse_feature(&doc, crs, collection)?;
+    let draft = parse_blocking(doc, crs, collection).await?;
     let f = write::replace(&state.store, &current, draft, expected).await?;
     state.event_waker.wake();
     let mut r = geojson(StatusCode::OK, &render(&f, Crs::Crs84, None), Crs::Crs84);

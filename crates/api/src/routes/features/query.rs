@@ -11,7 +11,7 @@ use meridian_core::crs::{Crs, Transformer};
 use meridian_core::id::AccountId;
 use meridian_core::{FieldError, Timestamp};
 use meridian_features::cql2::{self, Expr, Subject};
-use meridian_features::geometry::{self, Bbox, Rules};
+use meridian_features::geometry::{self, Bbox};
 use meridian_store::features::{Feature, FeatureQuery};
 use serde_json::{json, Map, Value};
 use std::cmp::Ordering;
@@ -123,10 +123,10 @@ pub fn parse(raw_query: &str, collection: &str, known: &[(String, &'static str)]
         match name.as_str() {
             "bbox" => {
                 let b = Bbox::parse(value).map_err(|e| bad("bbox", "invalid_bbox", e))?;
-                p.bbox = Some(
-                    to_crs84_box(b, bbox_crs)
-                        .ok_or_else(|| bad("bbox", "invalid_bbox", "the box cannot be transformed to CRS84"))?,
-                );
+                let b = to_crs84_box(b, bbox_crs)
+                    .ok_or_else(|| bad("bbox", "invalid_bbox", "the box cannot be transformed to CRS84"))?;
+                b.check_lon_lat().map_err(|e| bad("bbox", "invalid_bbox", e))?;
+                p.bbox = Some(b);
             }
             "bbox-crs" | "filter-crs" | "filter-lang" => {}
             "crs" => p.crs = parse_crs("crs", value)?,
@@ -169,9 +169,7 @@ pub fn parse(raw_query: &str, collection: &str, known: &[(String, &'static str)]
                 let lang = get("filter-lang").unwrap_or("cql2-text");
                 let expr = match lang {
                     "cql2-text" => cql2::parse_text(value),
-                    "cql2-json" => serde_json::from_str::<Value>(value)
-                        .map_err(|e| cql2::Cql2Error(format!("not JSON: {e}")))
-                        .and_then(|v| cql2::parse_json(&v)),
+                    "cql2-json" => cql2::parse_json_text_with(value, &cql2::Limits::default()),
                     other => {
                         return Err(bad(
                             "filter-lang",
@@ -331,12 +329,8 @@ pub async fn run(
         let mut matched: Vec<Feature> = candidates
             .into_iter()
             .filter(|f| {
-                let geo = || {
-                    f.geometry
-                        .as_ref()
-                        .and_then(|g| geometry::parse(g, "", Rules { areal_only: false, geographic: false }).ok())
-                        .map(|g| g.geo)
-                };
+                // Stored geometry was validated when written: decode it, do not validate again.
+                let geo = || f.geometry.as_ref().and_then(geometry::decode);
                 let mut parsed = None;
                 if let Some(b) = bbox {
                     let Some(fb) = f.bbox else { return false };
