@@ -328,11 +328,22 @@ pub struct FeaturesConfig {
     /// Collection uploads up to this size are imported while the client waits (201); bigger ones
     /// become a `features.import` job (202). Uploads are capped by `limits.upload_bytes`.
     pub sync_import_bytes: u64,
+    /// Longest CQL2 filter accepted (`filter=`, text or JSON), in bytes.
+    pub filter_max_bytes: usize,
+    /// Deepest nesting of a CQL2 filter (parentheses, NOTs, JSON operations).
+    pub filter_max_depth: usize,
+    /// Most terms in a CQL2 filter (tokens of cql2-text, values of cql2-json).
+    pub filter_max_terms: usize,
 }
 
 impl Default for FeaturesConfig {
     fn default() -> Self {
-        Self { sync_import_bytes: 16 * 1024 * 1024 }
+        Self {
+            sync_import_bytes: 16 * 1024 * 1024,
+            filter_max_bytes: 64 * 1024,
+            filter_max_depth: 64,
+            filter_max_terms: 10_000,
+        }
     }
 }
 
@@ -573,6 +584,11 @@ impl Config {
         }
         if dns.max_udp_payload < 512 {
             problems.push("dns.max_udp_payload must be at least 512".to_owned());
+        }
+        let f = &self.features;
+        if f.filter_max_bytes == 0 || f.filter_max_depth == 0 || f.filter_max_terms == 0 {
+            problems
+                .push("features.filter_max_bytes, filter_max_depth and filter_max_terms must be at least 1".to_owned());
         }
         if dns.poll_interval.is_zero() {
             problems.push("dns.poll_interval must be positive".to_owned());

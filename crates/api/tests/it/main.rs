@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod features;
 mod html;
 mod jobs;
 mod openapi;

@@ -48,7 +48,14 @@ pub fn parse_json(v: &Value) -> Result<Expr, Cql2Error> {
 /// Parses a cql2-json filter given as text: its length, then the JSON, then the filter.
 pub fn parse_json_text_with(text: &str, limits: &Limits) -> Result<Expr, Cql2Error> {
     limits.check_size(text.len())?;
-    let v: Value = serde_json::from_str(text).map_err(|e| err(format!("not JSON: {e}")))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        // serde_json stops at 128 levels, below what `max_depth` operations need: say why.
+        if e.to_string().starts_with("recursion limit exceeded") {
+            limits.too_deep()
+        } else {
+            err(format!("not JSON: {e}"))
+        }
+    })?;
     parse_json_with(&v, limits)
 }
 
@@ -59,7 +66,7 @@ pub fn parse_json_with(v: &Value, limits: &Limits) -> Result<Expr, Cql2Error> {
     let (mut nodes, mut stack) = (0usize, vec![(v, 0usize)]);
     while let Some((value, depth)) = stack.pop() {
         nodes += 1;
-        if nodes > limits.max_nodes {
+        if nodes > limits.max_terms {
             return Err(limits.too_many());
         }
         if depth > 2 * limits.max_depth + 8 {

@@ -26,12 +26,12 @@ pub struct Limits {
     /// Deepest nesting of parentheses, `NOT`s, and JSON operations.
     pub max_depth: usize,
     /// Most terms (tokens of cql2-text, values of cql2-json), geometry coordinates included.
-    pub max_nodes: usize,
+    pub max_terms: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_bytes: 64 * 1024, max_depth: 64, max_nodes: 10_000 }
+        Self { max_bytes: 64 * 1024, max_depth: 64, max_terms: 10_000 }
     }
 }
 
@@ -41,7 +41,7 @@ impl Limits {
     }
 
     pub(crate) fn too_many(&self) -> Cql2Error {
-        Cql2Error(format!("the filter has more than {} terms", self.max_nodes))
+        Cql2Error(format!("the filter has more than {} terms", self.max_terms))
     }
 
     pub(crate) fn check_size(&self, len: usize) -> Result<(), Cql2Error> {
@@ -530,12 +530,15 @@ mod tests {
             ok = json!({"op": "not", "args": [ok]});
         }
         assert!(parse_json(&ok).is_ok());
+        let text = format!("{}true{}", r#"{"op":"not","args":["#.repeat(100), "]}".repeat(100));
+        let e = parse_json_text_with(&text, &Limits::default()).err().unwrap_or_else(|| Cql2Error(String::new()));
+        assert!(e.0.contains("nested more than 64 levels"), "{e}");
         std::mem::forget(deep); // dropping a 2,000-deep serde_json value recurses; not this test's concern
     }
 
     #[test]
     fn size_and_term_count_are_capped() {
-        let limits = Limits { max_bytes: 100, max_depth: 8, max_nodes: 20 };
+        let limits = Limits { max_bytes: 100, max_depth: 8, max_terms: 20 };
         let long = format!("lot = '{}'", "x".repeat(200));
         assert!(parse_text_with(&long, &limits).is_err_and(|e| e.0.contains("longer than 100 bytes")));
         let many = (0..10).map(|i| format!("lot = '{i}'")).collect::<Vec<_>>().join(" OR ");

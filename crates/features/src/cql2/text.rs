@@ -433,7 +433,7 @@ pub fn parse_text_with(input: &str, limits: &Limits) -> Result<Expr, Cql2Error> 
     if toks.is_empty() {
         return Err(Cql2Error("the filter is empty".into()));
     }
-    if toks.len() > limits.max_nodes {
+    if toks.len() > limits.max_terms {
         return Err(limits.too_many());
     }
     let mut p = Parser { toks, pos: 0, depth: 0, limits: *limits };

@@ -75,7 +75,13 @@ pub(crate) async fn list_items(
         state.store.features.query_features(&caller.account_id, &q).await?.0
     };
     let known = query::queryables(collection, &sample);
-    let p = query::parse(raw.as_deref().unwrap_or(""), collection, &known)?;
+    let f = &state.config.features;
+    let limits = meridian_features::cql2::Limits {
+        max_bytes: f.filter_max_bytes,
+        max_depth: f.filter_max_depth,
+        max_terms: f.filter_max_terms,
+    };
+    let p = query::parse(raw.as_deref().unwrap_or(""), collection, &known, &limits)?;
     let (page, total) = query::run(state, &caller.account_id, collection, &p).await?;
     let base = base_url(state, headers);
     let body = collection_body(&base, path, &p, &page, total, path);

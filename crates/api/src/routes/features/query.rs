@@ -87,7 +87,12 @@ pub fn queryables(collection: &str, sample: &[Feature]) -> Vec<(String, &'static
 }
 
 /// Parses and checks the query string. Unknown parameters are refused (400).
-pub fn parse(raw_query: &str, collection: &str, known: &[(String, &'static str)]) -> Result<ListParams, ApiError> {
+pub fn parse(
+    raw_query: &str,
+    collection: &str,
+    known: &[(String, &'static str)],
+    limits: &cql2::Limits,
+) -> Result<ListParams, ApiError> {
     let raw: Vec<(String, String)> = form_urlencoded::parse(raw_query.as_bytes()).into_owned().collect();
     let mut p = ListParams {
         bbox: None,
@@ -168,8 +173,8 @@ pub fn parse(raw_query: &str, collection: &str, known: &[(String, &'static str)]
             "filter" => {
                 let lang = get("filter-lang").unwrap_or("cql2-text");
                 let expr = match lang {
-                    "cql2-text" => cql2::parse_text(value),
-                    "cql2-json" => cql2::parse_json_text_with(value, &cql2::Limits::default()),
+                    "cql2-text" => cql2::parse_text_with(value, limits),
+                    "cql2-json" => cql2::parse_json_text_with(value, limits),
                     other => {
                         return Err(bad(
                             "filter-lang",
