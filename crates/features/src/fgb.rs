@@ -6,7 +6,24 @@ use flatgeobuf::{FallibleStreamingIterator, FeatureIter, FgbReader, GeozeroGeome
 use geozero::error::{GeozeroError, Result as GzResult};
 use geozero::{ColumnValue, FeatureProperties, GeomProcessor, PropertyProcessor};
 use serde_json::{json, Map, Value};
-use std::io::Read;
+use std::io::{self, Cursor, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Bounds on a FlatGeobuf stream, checked before anything of that size is allocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FgbLimits {
+    /// Largest header (the FlatBuffers table after the magic bytes).
+    pub max_header_bytes: u32,
+    /// Largest single feature.
+    pub max_feature_bytes: u32,
+}
+
+impl Default for FgbLimits {
+    fn default() -> Self {
+        Self { max_header_bytes: 1 << 20, max_feature_bytes: 64 << 20 }
+    }
+}
 
 /// What a FlatGeobuf header says about its dataset.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -32,14 +49,120 @@ pub enum FgbError {
 /// The features of a FlatGeobuf stream, read in file order (no index needed, so a plain `Read`
 /// is enough), each as a GeoJSON Feature (no `id`; properties keep their column names).
 pub struct FgbFeatures<R: Read> {
-    iter: FeatureIter<R, NotSeekable>,
+    iter: FeatureIter<io::Chain<Cursor<Vec<u8>>, Framed<R>>, NotSeekable>,
     header: FgbHeader,
+    /// Set when a feature's size prefix was over the limit (the reader then sees an error,
+    /// which the FlatGeobuf iterator takes for the end of the data).
+    too_big: Arc<AtomicBool>,
+    limits: FgbLimits,
+}
+
+/// The size of the packed R-tree index that follows the header, or `None` if the header's
+/// numbers cannot describe one (the FlatGeobuf crate asserts on these).
+fn index_size(features: u64, node_size: u16) -> Result<u64, FgbError> {
+    if node_size == 0 || features == 0 {
+        return Ok(0);
+    }
+    if node_size < 2 {
+        return Err(FgbError::Format("the index node size must be at least 2".into()));
+    }
+    let (node_size, mut n, mut nodes) = (u64::from(node_size), features, features);
+    while n > 1 {
+        n = n.div_ceil(node_size);
+        nodes = nodes.checked_add(n).ok_or_else(|| FgbError::Format("the feature count is too large".into()))?;
+    }
+    nodes.checked_mul(40).ok_or_else(|| FgbError::Format("the feature count is too large".into()))
+}
+
+/// Passes a FlatGeobuf stream through, following its framing after the index: each feature's
+/// size prefix is checked against the limit before the reader allocates a buffer that size.
+struct Framed<R> {
+    inner: R,
+    state: Frame,
+    max_feature: u32,
+    too_big: Arc<AtomicBool>,
+}
+
+enum Frame {
+    /// Header and index bytes still to pass through unchecked.
+    Skip(u64),
+    /// Bytes of a size prefix seen so far.
+    Prefix([u8; 4], usize),
+    /// Bytes of the current feature still to come.
+    Body(u64),
+}
+
+impl<R: Read> Read for Framed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let mut i = 0;
+        while i < n {
+            match &mut self.state {
+                Frame::Skip(left) | Frame::Body(left) => {
+                    let k = (*left).min((n - i) as u64);
+                    *left -= k;
+                    i += k as usize;
+                    if *left == 0 {
+                        self.state = Frame::Prefix([0; 4], 0);
+                    }
+                }
+                Frame::Prefix(bytes, seen) => {
+                    bytes[*seen] = buf[i];
+                    *seen += 1;
+                    i += 1;
+                    if *seen == 4 {
+                        let size = u32::from_le_bytes(*bytes);
+                        if size > self.max_feature {
+                            self.too_big.store(true, Ordering::Relaxed);
+                            return Err(io::Error::new(io::ErrorKind::InvalidData, "feature too large"));
+                        }
+                        self.state = if size == 0 { Frame::Prefix([0; 4], 0) } else { Frame::Body(u64::from(size)) };
+                    }
+                }
+            }
+        }
+        Ok(n)
+    }
 }
 
 impl<R: Read> FgbFeatures<R> {
-    /// Reads the header; fails if the stream is not FlatGeobuf.
+    /// Reads the header within the default [`FgbLimits`]; fails if the stream is not FlatGeobuf.
     pub fn open(reader: R) -> Result<Self, FgbError> {
-        let fgb = FgbReader::open(reader).map_err(|e| FgbError::Format(e.to_string()))?;
+        Self::open_with(reader, &FgbLimits::default())
+    }
+
+    /// Reads the header; fails if the stream is not FlatGeobuf or its header is over the limit.
+    pub fn open_with(mut reader: R, limits: &FgbLimits) -> Result<Self, FgbError> {
+        let format = |e: &dyn std::fmt::Display| FgbError::Format(e.to_string());
+        // Read the header here first, to bound it and to check the numbers the FlatGeobuf crate
+        // would otherwise assert on; then replay it to that crate.
+        let mut start = vec![0u8; 12];
+        reader.read_exact(&mut start).map_err(|e| format(&e))?;
+        if &start[..3] != b"fgb" || &start[4..7] != b"fgb" {
+            return Err(FgbError::Format("missing FlatGeobuf magic bytes".into()));
+        }
+        let header_size = u32::from_le_bytes([start[8], start[9], start[10], start[11]]);
+        if header_size > limits.max_header_bytes {
+            return Err(FgbError::Format(format!(
+                "the header is {header_size} bytes, more than the {} allowed",
+                limits.max_header_bytes
+            )));
+        }
+        start.resize(12 + header_size as usize, 0);
+        reader.read_exact(&mut start[12..]).map_err(|e| format(&e))?;
+        let (features, node_size) = match flatgeobuf::size_prefixed_root_as_header(&start[8..]) {
+            Ok(h) => (h.features_count(), h.index_node_size()),
+            Err(e) => return Err(format(&e)),
+        };
+        let skip = index_size(features, node_size)?;
+        let too_big = Arc::new(AtomicBool::new(false));
+        let framed = Framed {
+            inner: reader,
+            state: if skip > 0 { Frame::Skip(skip) } else { Frame::Prefix([0; 4], 0) },
+            max_feature: limits.max_feature_bytes,
+            too_big: Arc::clone(&too_big),
+        };
+        let fgb = FgbReader::open(Cursor::new(start).chain(framed)).map_err(|e| format(&e))?;
         let header = {
             let h = fgb.header();
             let epsg = h.crs().and_then(|c| {
@@ -55,7 +178,7 @@ impl<R: Read> FgbFeatures<R> {
             }
         };
         let iter = fgb.select_all_seq().map_err(|e| FgbError::Format(e.to_string()))?;
-        Ok(Self { iter, header })
+        Ok(Self { iter, header, too_big, limits: *limits })
     }
 
     /// What the header says.
@@ -65,7 +188,14 @@ impl<R: Read> FgbFeatures<R> {
 
     /// The next feature, or `None` at the end.
     pub fn next_feature(&mut self) -> Result<Option<Value>, FgbError> {
-        let Some(feature) = self.iter.next().map_err(|e| FgbError::Format(e.to_string()))? else {
+        let next = self.iter.next().map_err(|e| FgbError::Format(e.to_string()));
+        if self.too_big.load(Ordering::Relaxed) {
+            return Err(FgbError::Format(format!(
+                "a feature is larger than the {} bytes allowed",
+                self.limits.max_feature_bytes
+            )));
+        }
+        let Some(feature) = next? else {
             return Ok(None);
         };
         let mut geometry = GeoJsonGeometry::default();
@@ -352,6 +482,32 @@ mod tests {
         assert_eq!(lot1["geometry"]["type"], "Polygon");
         assert_eq!(lot1["geometry"]["coordinates"][0][2], json!([2.0, 1.0]));
         assert_eq!(lot1["geometry"]["coordinates"][0].as_array().unwrap().len(), 5);
+    }
+
+    #[test]
+    fn oversized_headers_and_features_are_refused_before_allocation() {
+        let bytes = sample();
+        let header_size = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
+        // The sample has a spatial index: find the first feature after it.
+        let features_at = 12 + header_size + index_size(3, 16).unwrap() as usize;
+
+        let mut huge = bytes.clone();
+        huge[features_at..features_at + 4].copy_from_slice(&0xFFFF_FFF0_u32.to_le_bytes());
+        let e = all(&huge).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("a feature is larger than"), "{e}");
+
+        let small = FgbLimits { max_header_bytes: 16, ..FgbLimits::default() };
+        let e = FgbFeatures::open_with(&bytes[..], &small).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.contains("more than the 16 allowed"), "{e}");
+
+        let one_feature = FgbLimits { max_feature_bytes: 8, ..FgbLimits::default() };
+        let mut r = FgbFeatures::open_with(&bytes[..], &one_feature).unwrap();
+        assert!(r.next_feature().is_err());
+
+        // Header numbers the FlatGeobuf crate asserts on are errors here.
+        assert!(index_size(10, 1).is_err());
+        assert!(index_size(u64::MAX, 2).is_err());
+        assert_eq!(index_size(0, 16).unwrap(), 0);
     }
 
     #[test]
