@@ -2,7 +2,7 @@
 //! plain `Read` is enough) and hands each one over as a GeoJSON Feature object, ready for the same
 //! validation as uploaded GeoJSON.
 
-use flatgeobuf::{FallibleStreamingIterator, FeatureIter, FgbReader, GeozeroGeometry, NotSeekable};
+use flatgeobuf::{ColumnType, FallibleStreamingIterator, FeatureIter, FgbReader, GeozeroGeometry, NotSeekable};
 use geozero::error::{GeozeroError, Result as GzResult};
 use geozero::{ColumnValue, FeatureProperties, GeomProcessor, PropertyProcessor};
 use serde_json::{json, Map, Value};
@@ -55,6 +55,34 @@ pub struct FgbFeatures<R: Read> {
     /// which the FlatGeobuf iterator takes for the end of the data).
     too_big: Arc<AtomicBool>,
     limits: FgbLimits,
+    /// The header's column types, to check each feature's property bytes.
+    columns: Vec<ColumnType>,
+}
+
+/// Checks that a feature's property bytes hold whole values of the header's columns. The
+/// FlatGeobuf crate slices them without bounds checks (a damaged file would panic there).
+fn check_properties(bytes: &[u8], columns: &[ColumnType]) -> Result<(), FgbError> {
+    let bad = || FgbError::Format("a feature's properties do not match the header's columns".into());
+    let mut at = 0usize;
+    // The same loop condition as the reader (it tolerates one trailing byte).
+    while at + 1 < bytes.len() {
+        let column = usize::from(u16::from_le_bytes([bytes[at], bytes[at + 1]]));
+        at += 2;
+        let size = match columns.get(column).copied().ok_or_else(bad)? {
+            ColumnType::Byte | ColumnType::UByte | ColumnType::Bool => 1,
+            ColumnType::Short | ColumnType::UShort => 2,
+            ColumnType::Int | ColumnType::UInt | ColumnType::Float => 4,
+            ColumnType::Long | ColumnType::ULong | ColumnType::Double => 8,
+            ColumnType::String | ColumnType::Json | ColumnType::DateTime | ColumnType::Binary => {
+                let len = bytes.get(at..at + 4).ok_or_else(bad)?;
+                at += 4;
+                u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize
+            }
+            _ => 0,
+        };
+        at = at.checked_add(size).filter(|end| *end <= bytes.len()).ok_or_else(bad)?;
+    }
+    Ok(())
 }
 
 /// The size of the packed R-tree index that follows the header, or `None` if the header's
@@ -177,8 +205,9 @@ impl<R: Read> FgbFeatures<R> {
                 features: (h.features_count() > 0).then_some(h.features_count()),
             }
         };
+        let columns = fgb.header().columns().map(|c| c.iter().map(|c| c.type_()).collect()).unwrap_or_default();
         let iter = fgb.select_all_seq().map_err(|e| FgbError::Format(e.to_string()))?;
-        Ok(Self { iter, header, too_big, limits: *limits })
+        Ok(Self { iter, header, too_big, limits: *limits, columns })
     }
 
     /// What the header says.
@@ -200,6 +229,9 @@ impl<R: Read> FgbFeatures<R> {
         };
         let mut geometry = GeoJsonGeometry::default();
         feature.process_geom(&mut geometry).map_err(|e| FgbError::Format(e.to_string()))?;
+        if let Some(bytes) = feature.fbs_feature().properties() {
+            check_properties(bytes.bytes(), &self.columns)?;
+        }
         let mut properties = JsonProperties::default();
         feature.process_properties(&mut properties).map_err(|e| FgbError::Format(e.to_string()))?;
         Ok(Some(json!({

@@ -1,7 +1,7 @@
 //! The cql2-json encoding.
 
 use super::{instant_of, CmpOp, Cql2Error, Expr, Limits, Operand, SpatialOp};
-use crate::geometry::{self, Rules};
+use crate::geometry;
 use serde_json::Value;
 
 fn err(m: impl Into<String>) -> Cql2Error {
@@ -27,11 +27,9 @@ fn operand(v: &Value) -> Result<Operand, Cql2Error> {
                 let bbox = crate::Bbox::parse(&text).map_err(err)?;
                 Operand::Geometry(geo::Geometry::Polygon(bbox.to_polygon()))
             } else if o.contains_key("type") {
-                let rules = Rules { areal_only: false, geographic: false };
-                let g = geometry::parse(v, "", rules).map_err(|e| {
-                    err(format!("invalid geometry literal: {}", e.first().map(|f| f.detail.as_str()).unwrap_or("")))
-                })?;
-                Operand::Geometry(g.geo)
+                // A query shape, like a WKT literal in cql2-text: read as given, not held to the
+                // validity rules of stored geometry (its size is bounded by the term limit).
+                Operand::Geometry(geometry::decode(v).ok_or_else(|| err("invalid GeoJSON geometry literal"))?)
             } else {
                 return Err(err("unknown operand object"));
             }
@@ -115,7 +113,12 @@ fn parse_at(v: &Value, limits: &Limits, depth: usize) -> Result<Expr, Cql2Error>
         ">" => cmp(CmpOp::Gt)?,
         ">=" => cmp(CmpOp::Ge)?,
         "like" => {
-            let casei = |v: &Value| v.get("casei").cloned();
+            // `{"op": "casei", "args": [x]}` (CQL2 1.0), or the draft's `{"casei": x}`.
+            let casei = |v: &Value| match (v.get("op").and_then(Value::as_str), v.get("args").and_then(Value::as_array))
+            {
+                (Some(op), Some(args)) if op.eq_ignore_ascii_case("casei") && args.len() == 1 => Some(args[0].clone()),
+                _ => v.get("casei").cloned(),
+            };
             let (x, x_casei) = match a.first() {
                 Some(x) => casei(x).map_or((x.clone(), false), |inner| (inner, true)),
                 None => return Err(err("`like` takes a value and a string pattern")),

@@ -112,6 +112,18 @@ fn lex(input: &str) -> Result<Vec<Tok>, Cql2Error> {
     Ok(out)
 }
 
+const WKT_KINDS: [&str; 9] = [
+    "POINT",
+    "LINESTRING",
+    "POLYGON",
+    "MULTIPOINT",
+    "MULTILINESTRING",
+    "MULTIPOLYGON",
+    "GEOMETRYCOLLECTION",
+    "BBOX",
+    "ENVELOPE",
+];
+
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
@@ -333,12 +345,14 @@ impl Parser {
     fn geometry_operand(&mut self) -> Result<Operand, Cql2Error> {
         if let Some(Tok::Ident(name)) = self.peek() {
             let upper = name.to_ascii_uppercase();
-            if ["POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "BBOX", "ENVELOPE"]
-                .contains(&upper.as_str())
-                && self.peek_at(1) == Some(&Tok::LParen)
-            {
-                self.pos += 1;
-                return self.wkt(&upper).map(Operand::Geometry);
+            if WKT_KINDS.contains(&upper.as_str()) {
+                // `POLYGON Z (...)`: the dimension keyword is read and the extra ordinates dropped.
+                let dims = ["Z", "M", "ZM"].iter().any(|k| is_kw(self.peek_at(1), k));
+                let open_at = if dims { 2 } else { 1 };
+                if self.peek_at(open_at) == Some(&Tok::LParen) {
+                    self.pos += open_at;
+                    return self.wkt(&upper).map(Operand::Geometry);
+                }
             }
         }
         self.scalar()
@@ -351,12 +365,14 @@ impl Parser {
         }
     }
 
-    /// `x y` (optionally `z`).
+    /// `x y` (optionally `z` and `m`).
     fn coord(&mut self) -> Result<Coord<f64>, Cql2Error> {
         let x = self.number()?;
         let y = self.number()?;
-        if matches!(self.peek(), Some(Tok::Num(_))) {
-            self.pos += 1;
+        for _ in 0..2 {
+            if matches!(self.peek(), Some(Tok::Num(_))) {
+                self.pos += 1;
+            }
         }
         Ok(Coord { x, y })
     }
@@ -393,6 +409,18 @@ impl Parser {
         }
     }
 
+    /// A WKT geometry with its kind keyword, as inside a GEOMETRYCOLLECTION.
+    fn tagged_wkt(&mut self) -> Result<Geometry<f64>, Cql2Error> {
+        let kind = match self.next() {
+            Some(Tok::Ident(k)) if WKT_KINDS[..7].contains(&k.to_ascii_uppercase().as_str()) => k.to_ascii_uppercase(),
+            _ => return Err(Cql2Error("expected a WKT geometry".into())),
+        };
+        if ["Z", "M", "ZM"].iter().any(|k| is_kw(self.peek(), k)) {
+            self.pos += 1;
+        }
+        self.wkt(&kind)
+    }
+
     fn wkt(&mut self, kind: &str) -> Result<Geometry<f64>, Cql2Error> {
         Ok(match kind {
             "POINT" => {
@@ -406,6 +434,13 @@ impl Parser {
             "MULTIPOINT" => Geometry::MultiPoint(MultiPoint(self.list(Self::point_in_multipoint)?)),
             "MULTILINESTRING" => Geometry::MultiLineString(MultiLineString(self.list(Self::ring)?)),
             "MULTIPOLYGON" => Geometry::MultiPolygon(MultiPolygon(self.list(Self::polygon)?)),
+            "GEOMETRYCOLLECTION" => {
+                // Collections may nest: each level counts towards the depth limit.
+                self.enter()?;
+                let parts = self.list(Self::tagged_wkt)?;
+                self.depth -= 1;
+                Geometry::GeometryCollection(parts.into())
+            }
             _ => {
                 let n = self.list(Self::number)?;
                 let b = match n.as_slice() {
