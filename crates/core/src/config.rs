@@ -590,6 +590,10 @@ impl Config {
             problems
                 .push("features.filter_max_bytes, filter_max_depth and filter_max_terms must be at least 1".to_owned());
         }
+        if f.filter_max_depth > 256 {
+            // Parsing and evaluation recurse once per level: keep them far from the stack's end.
+            problems.push("features.filter_max_depth must be at most 256".to_owned());
+        }
         if dns.poll_interval.is_zero() {
             problems.push("dns.poll_interval must be positive".to_owned());
         }
@@ -664,6 +668,15 @@ mod tests {
         let json = serde_json::to_string(&c).unwrap_or_default();
         assert!(!json.contains("xxxx"));
         assert!(json.contains("[redacted]"));
+    }
+
+    #[test]
+    fn filter_limits_are_checked() {
+        let mut c = Config::default();
+        c.features.filter_max_depth = 0;
+        assert!(c.validate().is_err_and(|p| p.iter().any(|m| m.contains("filter_max_depth"))));
+        c.features.filter_max_depth = 1_000;
+        assert!(c.validate().is_err_and(|p| p.iter().any(|m| m.contains("at most 256"))));
     }
 
     #[test]
