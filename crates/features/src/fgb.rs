@@ -7,7 +7,7 @@ use geozero::error::{GeozeroError, Result as GzResult};
 use geozero::{ColumnValue, FeatureProperties, GeomProcessor, PropertyProcessor};
 use serde_json::{json, Map, Value};
 use std::io::{self, Cursor, Read};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
 /// Bounds on a FlatGeobuf stream, checked before anything of that size is allocated.
@@ -51,9 +51,8 @@ pub enum FgbError {
 pub struct FgbFeatures<R: Read> {
     iter: FeatureIter<io::Chain<Cursor<Vec<u8>>, Framed<R>>, NotSeekable>,
     header: FgbHeader,
-    /// Set when a feature's size prefix was over the limit (the reader then sees an error,
-    /// which the FlatGeobuf iterator takes for the end of the data).
-    too_big: Arc<AtomicBool>,
+    /// Why the framing reader stopped the stream, if it did.
+    problem: Arc<AtomicU8>,
     limits: FgbLimits,
     /// The header's column types, to check each feature's property bytes.
     columns: Vec<ColumnType>,
@@ -102,54 +101,73 @@ fn index_size(features: u64, node_size: u16) -> Result<u64, FgbError> {
     nodes.checked_mul(40).ok_or_else(|| FgbError::Format("the feature count is too large".into()))
 }
 
-/// Passes a FlatGeobuf stream through, following its framing after the index: each feature's
-/// size prefix is checked against the limit before the reader allocates a buffer that size.
+/// Why the framing reader stopped a stream (kept in an `AtomicU8`: the FlatGeobuf iterator takes
+/// any error reading a size prefix for the end of the data, so the reason is passed on aside).
+const TOO_BIG: u8 = 1;
+const TRUNCATED: u8 = 2;
+
+/// Passes a FlatGeobuf stream through, following its framing after the index: each feature is
+/// read here first, so that its size prefix is checked against the limit and a prefix that claims
+/// more bytes than the stream holds costs only the bytes that are there. (The FlatGeobuf reader
+/// allocates and zero-fills the claimed size before reading.)
 struct Framed<R> {
     inner: R,
-    state: Frame,
+    /// Header and index bytes still to pass through as they are.
+    skip: u64,
+    /// The current feature (prefix and body) and how much of it was handed on.
+    pending: Vec<u8>,
+    at: usize,
     max_feature: u32,
-    too_big: Arc<AtomicBool>,
+    problem: Arc<AtomicU8>,
 }
 
-enum Frame {
-    /// Header and index bytes still to pass through unchecked.
-    Skip(u64),
-    /// Bytes of a size prefix seen so far.
-    Prefix([u8; 4], usize),
-    /// Bytes of the current feature still to come.
-    Body(u64),
+impl<R: Read> Framed<R> {
+    fn stop(&self, why: u8) -> io::Error {
+        self.problem.store(why, Ordering::Relaxed);
+        io::Error::new(io::ErrorKind::InvalidData, "FlatGeobuf framing")
+    }
 }
 
 impl<R: Read> Read for Framed<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let mut i = 0;
-        while i < n {
-            match &mut self.state {
-                Frame::Skip(left) | Frame::Body(left) => {
-                    let k = (*left).min((n - i) as u64);
-                    *left -= k;
-                    i += k as usize;
-                    if *left == 0 {
-                        self.state = Frame::Prefix([0; 4], 0);
-                    }
-                }
-                Frame::Prefix(bytes, seen) => {
-                    bytes[*seen] = buf[i];
-                    *seen += 1;
-                    i += 1;
-                    if *seen == 4 {
-                        let size = u32::from_le_bytes(*bytes);
-                        if size > self.max_feature {
-                            self.too_big.store(true, Ordering::Relaxed);
-                            return Err(io::Error::new(io::ErrorKind::InvalidData, "feature too large"));
-                        }
-                        self.state = if size == 0 { Frame::Prefix([0; 4], 0) } else { Frame::Body(u64::from(size)) };
-                    }
-                }
+        if self.at < self.pending.len() {
+            let n = buf.len().min(self.pending.len() - self.at);
+            buf[..n].copy_from_slice(&self.pending[self.at..self.at + n]);
+            self.at += n;
+            return Ok(n);
+        }
+        if self.skip > 0 {
+            let n = buf.len().min(usize::try_from(self.skip).unwrap_or(usize::MAX));
+            let n = self.inner.read(&mut buf[..n])?;
+            self.skip -= n as u64;
+            return Ok(n);
+        }
+        let mut prefix = [0u8; 4];
+        let mut got = 0;
+        while got < 4 {
+            match self.inner.read(&mut prefix[got..])? {
+                0 => break,
+                n => got += n,
             }
         }
-        Ok(n)
+        if got == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        if got < 4 {
+            return Err(self.stop(TRUNCATED));
+        }
+        let size = u32::from_le_bytes(prefix);
+        if size > self.max_feature {
+            return Err(self.stop(TOO_BIG));
+        }
+        self.pending.clear();
+        self.at = 0;
+        self.pending.extend_from_slice(&prefix);
+        (&mut self.inner).take(u64::from(size)).read_to_end(&mut self.pending)?;
+        if self.pending.len() < 4 + size as usize {
+            return Err(self.stop(TRUNCATED));
+        }
+        self.read(buf)
     }
 }
 
@@ -183,12 +201,14 @@ impl<R: Read> FgbFeatures<R> {
             Err(e) => return Err(format(&e)),
         };
         let skip = index_size(features, node_size)?;
-        let too_big = Arc::new(AtomicBool::new(false));
+        let problem = Arc::new(AtomicU8::new(0));
         let framed = Framed {
             inner: reader,
-            state: if skip > 0 { Frame::Skip(skip) } else { Frame::Prefix([0; 4], 0) },
+            skip,
+            pending: Vec::new(),
+            at: 0,
             max_feature: limits.max_feature_bytes,
-            too_big: Arc::clone(&too_big),
+            problem: Arc::clone(&problem),
         };
         let fgb = FgbReader::open(Cursor::new(start).chain(framed)).map_err(|e| format(&e))?;
         let header = {
@@ -207,7 +227,7 @@ impl<R: Read> FgbFeatures<R> {
         };
         let columns = fgb.header().columns().map(|c| c.iter().map(|c| c.type_()).collect()).unwrap_or_default();
         let iter = fgb.select_all_seq().map_err(|e| FgbError::Format(e.to_string()))?;
-        Ok(Self { iter, header, too_big, limits: *limits, columns })
+        Ok(Self { iter, header, problem, limits: *limits, columns })
     }
 
     /// What the header says.
@@ -218,17 +238,27 @@ impl<R: Read> FgbFeatures<R> {
     /// The next feature, or `None` at the end.
     pub fn next_feature(&mut self) -> Result<Option<Value>, FgbError> {
         let next = self.iter.next().map_err(|e| FgbError::Format(e.to_string()));
-        if self.too_big.load(Ordering::Relaxed) {
-            return Err(FgbError::Format(format!(
-                "a feature is larger than the {} bytes allowed",
-                self.limits.max_feature_bytes
-            )));
+        match self.problem.load(Ordering::Relaxed) {
+            TOO_BIG => {
+                return Err(FgbError::Format(format!(
+                    "a feature is larger than the {} bytes allowed",
+                    self.limits.max_feature_bytes
+                )))
+            }
+            TRUNCATED => return Err(FgbError::Format("the file ends inside a feature".into())),
+            _ => {}
         }
         let Some(feature) = next? else {
             return Ok(None);
         };
         let mut geometry = GeoJsonGeometry::default();
-        feature.process_geom(&mut geometry).map_err(|e| FgbError::Format(e.to_string()))?;
+        // The FlatGeobuf crate's geometry reader indexes the coordinate and `ends` arrays without
+        // checking them against each other (FlatBuffers verification only checks each array on
+        // its own), so a damaged geometry panics inside it. That panic is contained here and
+        // becomes a format error; nothing of ours is left half-updated (`geometry` is dropped).
+        let processed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| feature.process_geom(&mut geometry)))
+            .map_err(|_| FgbError::Format("a feature's geometry is damaged".into()))?;
+        processed.map_err(|e| FgbError::Format(e.to_string()))?;
         if let Some(bytes) = feature.fbs_feature().properties() {
             check_properties(bytes.bytes(), &self.columns)?;
         }
@@ -540,6 +570,26 @@ mod tests {
         assert!(index_size(10, 1).is_err());
         assert!(index_size(u64::MAX, 2).is_err());
         assert_eq!(index_size(0, 16).unwrap(), 0);
+    }
+
+    #[test]
+    fn damaged_geometry_arrays_are_format_errors() {
+        // Found by the flatgeobuf fuzz target: a geometry whose arrays the reader indexes out of
+        // bounds. The panic must end as an error for this feature.
+        let bytes = include_bytes!("../../../fuzz/corpus/flatgeobuf/found_vector_index.fgb");
+        let mut r = FgbFeatures::open(&bytes[..]).unwrap();
+        let mut saw_error = false;
+        for _ in 0..100 {
+            match r.next_feature() {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(e) => {
+                    saw_error = e.to_string().contains("not a readable FlatGeobuf file");
+                    break;
+                }
+            }
+        }
+        assert!(saw_error);
     }
 
     #[test]
