@@ -93,10 +93,15 @@ fn index_size(features: u64, node_size: u16) -> Result<u64, FgbError> {
     if node_size < 2 {
         return Err(FgbError::Format("the index node size must be at least 2".into()));
     }
+    // The same count as `PackedRTree::index_size` (whose loop runs at least once: a single
+    // feature still has a root node), with overflow checked.
     let (node_size, mut n, mut nodes) = (u64::from(node_size), features, features);
-    while n > 1 {
+    loop {
         n = n.div_ceil(node_size);
         nodes = nodes.checked_add(n).ok_or_else(|| FgbError::Format("the feature count is too large".into()))?;
+        if n == 1 {
+            break;
+        }
     }
     nodes.checked_mul(40).ok_or_else(|| FgbError::Format("the feature count is too large".into()))
 }
@@ -570,6 +575,22 @@ mod tests {
         assert!(index_size(10, 1).is_err());
         assert!(index_size(u64::MAX, 2).is_err());
         assert_eq!(index_size(0, 16).unwrap(), 0);
+        for (features, node_size) in [(1, 16), (3, 16), (16, 16), (17, 16), (1_000, 2), (70_000, 65_535)] {
+            let expected = flatgeobuf::packed_r_tree::PackedRTree::index_size(features, node_size) as u64;
+            assert_eq!(index_size(features as u64, node_size).unwrap(), expected, "{features} {node_size}");
+        }
+    }
+
+    #[test]
+    fn files_made_by_gdal_read_whole() {
+        // One feature with a spatial index (a root node only), several with and without one;
+        // counts as `ogrinfo -so` gives them.
+        for (file, count) in [("points3857.fgb", 1), ("poly.fgb", 2), ("poly_noindex.fgb", 2), ("mixed.fgb", 3)] {
+            let path = format!("{}/../../fuzz/corpus/flatgeobuf/{file}", env!("CARGO_MANIFEST_DIR"));
+            let bytes = std::fs::read(path).unwrap();
+            let (_, features) = all(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
+            assert_eq!(features.len(), count, "{file}");
+        }
     }
 
     #[test]
