@@ -11,7 +11,7 @@ use geo::MapCoords;
 use meridian_core::crs::{Crs, Transformer};
 use meridian_core::id::AccountId;
 use meridian_features::cql2::{self, CmpOp, Expr, Operand, Subject};
-use meridian_features::geometry::{self, Bbox, Rules};
+use meridian_features::geometry::{self, Bbox};
 use meridian_store::features::{
     Feature, FeatureQuery, Scalar, ScanFrom, ScannedFeature, SortKey, ValueCondition, ValueOp,
 };
@@ -119,7 +119,7 @@ pub fn parcel_queryables() -> Vec<(String, &'static str)> {
 
 /// A stored geometry as a `geo` geometry, without validating it again (it was checked on write).
 fn stored_geometry(g: &Value) -> Option<geo::Geometry<f64>> {
-    geometry::parse(g, "", Rules { areal_only: false, geographic: false }).ok().map(|p| p.geo)
+    geometry::decode(g)
 }
 
 fn scalar_of_text(v: &str) -> Vec<Scalar> {
@@ -197,7 +197,7 @@ fn pushdown(e: &Expr) -> Option<Vec<ValueCondition>> {
 /// Index conditions that every feature passing a conjunct also passes, for conjuncts the index
 /// cannot decide exactly: a LIKE pattern's literal prefix becomes a text range.
 fn narrowing(e: &Expr) -> Vec<Vec<ValueCondition>> {
-    let Expr::Like { value: Operand::Property(p), pattern } = e else { return Vec::new() };
+    let Expr::Like { value: Operand::Property(p), pattern, case_insensitive: false } = e else { return Vec::new() };
     if !indexed(p) {
         return Vec::new();
     }

@@ -349,11 +349,22 @@ pub struct FeaturesConfig {
     /// Collection uploads up to this size are imported while the client waits (201); bigger ones
     /// become a `features.import` job (202). Uploads are capped by `limits.upload_bytes`.
     pub sync_import_bytes: u64,
+    /// Longest CQL2 filter accepted (`filter=`, text or JSON), in bytes.
+    pub filter_max_bytes: usize,
+    /// Deepest nesting of a CQL2 filter (parentheses, NOTs, JSON operations).
+    pub filter_max_depth: usize,
+    /// Most terms in a CQL2 filter (tokens of cql2-text, values of cql2-json).
+    pub filter_max_terms: usize,
 }
 
 impl Default for FeaturesConfig {
     fn default() -> Self {
-        Self { sync_import_bytes: 16 * 1024 * 1024 }
+        Self {
+            sync_import_bytes: 16 * 1024 * 1024,
+            filter_max_bytes: 64 * 1024,
+            filter_max_depth: 64,
+            filter_max_terms: 10_000,
+        }
     }
 }
 
@@ -645,6 +656,15 @@ impl Config {
             problems
                 .push("dns.import_max_records, import_max_bytes and import_max_line_bytes must be positive".to_owned());
         }
+        let f = &self.features;
+        if f.filter_max_bytes == 0 || f.filter_max_depth == 0 || f.filter_max_terms == 0 {
+            problems
+                .push("features.filter_max_bytes, filter_max_depth and filter_max_terms must be at least 1".to_owned());
+        }
+        if f.filter_max_depth > 256 {
+            // Parsing and evaluation recurse once per level: keep them far from the stack's end.
+            problems.push("features.filter_max_depth must be at most 256".to_owned());
+        }
         if dns.poll_interval.is_zero() {
             problems.push("dns.poll_interval must be positive".to_owned());
         }
@@ -719,6 +739,15 @@ mod tests {
         let json = serde_json::to_string(&c).unwrap_or_default();
         assert!(!json.contains("xxxx"));
         assert!(json.contains("[redacted]"));
+    }
+
+    #[test]
+    fn filter_limits_are_checked() {
+        let mut c = Config::default();
+        c.features.filter_max_depth = 0;
+        assert!(c.validate().is_err_and(|p| p.iter().any(|m| m.contains("filter_max_depth"))));
+        c.features.filter_max_depth = 1_000;
+        assert!(c.validate().is_err_and(|p| p.iter().any(|m| m.contains("at most 256"))));
     }
 
     #[test]

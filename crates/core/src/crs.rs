@@ -38,10 +38,13 @@ impl Crs {
             .or_else(|| lower.strip_prefix("urn:ogc:def:crs:epsg::"))
             .or_else(|| lower.strip_prefix("urn:ogc:def:crs:epsg:"))
             .and_then(|c| c.rsplit(':').next())
-            .and_then(|c| c.parse::<u16>().ok())
             .ok_or_else(|| format!("`{text}` is not a CRS identifier; use a URI like {CRS84_URI} or http://www.opengis.net/def/crs/EPSG/0/3857"))?;
+        // An EPSG identifier whose code is not one we know (or not a number) is an unknown CRS,
+        // not a malformed identifier.
+        let unknown = || format!("EPSG:{code} is an unknown or unsupported CRS");
+        let code = code.parse::<u16>().map_err(|_| unknown())?;
         if Proj::from_epsg_code(code).is_err() {
-            return Err(format!("EPSG:{code} has no definition here"));
+            return Err(unknown());
         }
         Ok(Crs::Epsg(code))
     }
@@ -141,6 +144,17 @@ mod tests {
         assert_eq!(Crs::parse("urn:ogc:def:crs:EPSG::4326"), Ok(Crs::Epsg(4326)));
         assert!(Crs::parse("EPSG:1").is_err());
         assert!(Crs::parse("nonsense").is_err());
+    }
+
+    #[test]
+    fn unknown_epsg_codes_are_unsupported_not_malformed() {
+        for (text, code) in
+            [("http://www.opengis.net/def/crs/EPSG/0/99999", "99999"), ("EPSG:1", "1"), ("EPSG:12ab", "12ab")]
+        {
+            let e = Crs::parse(text).err().unwrap_or_default();
+            assert_eq!(e, format!("EPSG:{code} is an unknown or unsupported CRS"), "{text}");
+        }
+        assert!(Crs::parse("nonsense").is_err_and(|e| e.contains("is not a CRS identifier")));
     }
 
     #[test]

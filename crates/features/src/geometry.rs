@@ -2,10 +2,28 @@
 //! geometries (closed rings, at least four positions, no self-intersection, holes inside their
 //! shell, coordinates in range), RFC 7946 winding (exterior counter-clockwise, holes clockwise),
 //! geodesic area on the WGS84 ellipsoid, and bounding boxes.
+//!
+//! Validation is O(n log n) in the number of positions for real shapes (a sweep compares only
+//! segments whose boxes meet) but still CPU work: callers on an async runtime
+//! run [`parse`] in `spawn_blocking`. Stored geometries were checked when written, so reads use
+//! [`decode`], which only rebuilds the shapes.
 
 use geo::{Coord, GeodesicArea, Geometry, LineString, MultiLineString, MultiPoint, MultiPolygon, Point, Polygon};
 use meridian_core::FieldError;
 use serde_json::{json, Value};
+
+/// Bounds on one geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most positions in one geometry (all rings and parts together).
+    pub max_positions: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_positions: 250_000 }
+    }
+}
 
 /// An axis-aligned bounding box in the geometry's CRS (lon/lat for stored features).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -18,21 +36,34 @@ pub struct Bbox {
 
 impl Bbox {
     /// Parses `minx,miny,maxx,maxy` (or the six-number 3D form, whose heights are ignored).
+    /// Messages do not name the parameter: callers prefix it.
     pub fn parse(text: &str) -> Result<Self, String> {
         let numbers: Result<Vec<f64>, _> = text.split(',').map(|p| p.trim().parse::<f64>()).collect();
-        let n = numbers.map_err(|_| "bbox must be four comma-separated numbers".to_owned())?;
+        let n = numbers.map_err(|_| "expected four comma-separated numbers (or six for 3D)".to_owned())?;
         let b = match n.as_slice() {
             [a, b, c, d] => Bbox { min_x: *a, min_y: *b, max_x: *c, max_y: *d },
             [a, b, _, d, e, _] => Bbox { min_x: *a, min_y: *b, max_x: *d, max_y: *e },
-            _ => return Err("bbox must be four comma-separated numbers (or six for 3D)".into()),
+            _ => return Err("expected four comma-separated numbers (or six for 3D)".into()),
         };
         if [b.min_x, b.min_y, b.max_x, b.max_y].iter().any(|v| !v.is_finite()) {
-            return Err("bbox numbers must be finite".into());
+            return Err("the numbers must be finite".into());
         }
         if b.min_y > b.max_y {
-            return Err("bbox: the minimum y is larger than the maximum".into());
+            return Err("the minimum y is larger than the maximum".into());
         }
         Ok(b)
+    }
+
+    /// Checks a box in longitude/latitude (CRS84): longitudes within ±180, latitudes within ±90.
+    /// (min_x > max_x is allowed: the box crosses the antimeridian.)
+    pub fn check_lon_lat(&self) -> Result<(), String> {
+        if !(-90.0..=90.0).contains(&self.min_y) || !(-90.0..=90.0).contains(&self.max_y) {
+            return Err("latitudes must be within ±90".into());
+        }
+        if !(-180.0..=180.0).contains(&self.min_x) || !(-180.0..=180.0).contains(&self.max_x) {
+            return Err("longitudes must be within ±180".into());
+        }
+        Ok(())
     }
 
     /// Whether two boxes share any point. A box crossing the antimeridian (min_x > max_x) is split.
@@ -98,6 +129,11 @@ pub struct Rules {
 struct Errors<'a> {
     list: Vec<FieldError>,
     base: &'a str,
+    /// False when decoding stored geometry: structure only, no validity rules.
+    validate: bool,
+    /// Positions still allowed; past zero every position is refused (reported once).
+    positions_left: usize,
+    max_positions: usize,
 }
 
 impl Errors<'_> {
@@ -106,9 +142,36 @@ impl Errors<'_> {
     }
 }
 
-/// Parses and checks a GeoJSON geometry object found at `pointer` of the request.
+/// Parses and checks a GeoJSON geometry object found at `pointer` of the request, within the
+/// default [`Limits`].
 pub fn parse(value: &Value, pointer: &str, rules: Rules) -> Result<ParsedGeometry, Vec<FieldError>> {
-    let mut errors = Errors { list: Vec::new(), base: pointer };
+    parse_with(value, pointer, rules, &Limits::default())
+}
+
+/// Decodes a geometry that was validated when it was stored: the same structure as [`parse`]
+/// reads, but none of the validity rules and no limits, so a read never pays for validation.
+/// `None` if the value is not a GeoJSON geometry at all.
+pub fn decode(value: &Value) -> Option<Geometry<f64>> {
+    let mut errors =
+        Errors { list: Vec::new(), base: "", validate: false, positions_left: usize::MAX, max_positions: usize::MAX };
+    let rules = Rules { areal_only: false, geographic: false };
+    parse_geometry(value, "", rules, &mut errors, 0).filter(|_| errors.list.is_empty())
+}
+
+/// [`parse`] with explicit limits.
+pub fn parse_with(
+    value: &Value,
+    pointer: &str,
+    rules: Rules,
+    limits: &Limits,
+) -> Result<ParsedGeometry, Vec<FieldError>> {
+    let mut errors = Errors {
+        list: Vec::new(),
+        base: pointer,
+        validate: true,
+        positions_left: limits.max_positions,
+        max_positions: limits.max_positions,
+    };
     let geo = parse_geometry(value, "", rules, &mut errors, 0);
     match geo {
         Some(geo) if errors.list.is_empty() => {
@@ -208,10 +271,18 @@ fn array<'v>(v: &'v Value, at: &str, e: &mut Errors<'_>) -> Option<&'v Vec<Value
 }
 
 fn position(v: &Value, at: &str, rules: Rules, e: &mut Errors<'_>) -> Option<Coord<f64>> {
+    if e.positions_left == 0 {
+        if e.validate && !e.list.iter().any(|f| f.code == "too_many_positions") {
+            let max = e.max_positions;
+            e.push(at, "too_many_positions", format!("a geometry may have at most {max} positions"));
+        }
+        return None;
+    }
+    e.positions_left -= 1;
     let nums: Option<Vec<f64>> = v.as_array().and_then(|a| a.iter().map(Value::as_f64).collect());
     match nums.as_deref() {
         Some([x, y]) | Some([x, y, _]) if x.is_finite() && y.is_finite() => {
-            if rules.geographic && !((-180.0..=180.0).contains(x) && (-90.0..=90.0).contains(y)) {
+            if e.validate && rules.geographic && !((-180.0..=180.0).contains(x) && (-90.0..=90.0).contains(y)) {
                 e.push(at, "out_of_range", "longitude must be within ±180 and latitude within ±90");
                 return None;
             }
@@ -243,6 +314,9 @@ fn ring(v: &Value, at: &str, rules: Rules, e: &mut Errors<'_>) -> Option<Vec<Coo
         .enumerate()
         .map(|(i, p)| position(p, &format!("{at}/{i}"), rules, e))
         .collect::<Option<Vec<_>>>()?;
+    if !e.validate {
+        return Some(coords);
+    }
     if coords.len() < 4 {
         e.push(at, "ring_too_short", "a linear ring needs at least four positions");
         return None;
@@ -272,20 +346,51 @@ fn polygon(v: &Value, at: &str, rules: Rules, e: &mut Errors<'_>) -> Option<Poly
         rings.iter().enumerate().map(|(i, r)| ring(r, &format!("{at}/{i}"), rules, e)).collect::<Option<Vec<_>>>()?;
     let mut parsed = parsed.into_iter();
     let mut shell = parsed.next()?;
+    if !e.validate {
+        return Some(Polygon::new(LineString(shell), parsed.map(LineString).collect()));
+    }
+
     // RFC 7946: exterior rings counter-clockwise, holes clockwise.
     if signed_area(&shell) < 0.0 {
         shell.reverse();
     }
+    let parsed: Vec<Vec<Coord<f64>>> = parsed.collect();
+    if parsed.is_empty() {
+        return Some(Polygon::new(LineString(shell), Vec::new()));
+    }
+    // Where each hole position lies against the shell, in one sweep over y.
+    let positions: Vec<Coord<f64>> = parsed.iter().flatten().copied().collect();
+    let sides = points_in_ring(&shell, &positions);
+    // Which rings cross which, in one sweep over x of the shell and every hole together.
+    let mut rings: Vec<&[Coord<f64>]> = vec![&shell];
+    rings.extend(parsed.iter().map(Vec::as_slice));
+    let mut crosses_shell = vec![false; parsed.len()];
+    let mut holes_cross = false;
+    SegmentIndex::new(&rings).for_each_pair(|s, t| {
+        if s.ring != t.ring && segments_cross(s.a, s.b, t.a, t.b) {
+            match (s.ring, t.ring) {
+                (0, h) | (h, 0) => crosses_shell[h - 1] = true,
+                _ => holes_cross = true,
+            }
+        }
+    });
     let mut holes = Vec::new();
-    for (i, mut hole) in parsed.enumerate() {
+    let mut sides = sides.into_iter();
+    for (i, mut hole) in parsed.into_iter().enumerate() {
         let hole_at = format!("{at}/{}", i + 1);
-        if !hole.iter().any(|c| point_in_ring(*c, &shell) == Some(true))
-            || hole.iter().any(|c| point_in_ring(*c, &shell) == Some(false))
-        {
+        let (mut some_inside, mut some_outside) = (false, false);
+        for side in sides.by_ref().take(hole.len()) {
+            match side {
+                Some(true) => some_inside = true,
+                Some(false) => some_outside = true,
+                None => {}
+            }
+        }
+        if !some_inside || some_outside {
             e.push(&hole_at, "hole_outside_shell", "a hole must lie inside the exterior ring");
             return None;
         }
-        if rings_cross(&shell, &hole) {
+        if crosses_shell[i] {
             e.push(&hole_at, "self_intersection", "a hole crosses the exterior ring");
             return None;
         }
@@ -294,13 +399,9 @@ fn polygon(v: &Value, at: &str, rules: Rules, e: &mut Errors<'_>) -> Option<Poly
         }
         holes.push(LineString(hole));
     }
-    for (i, a) in holes.iter().enumerate() {
-        for b in holes.iter().skip(i + 1) {
-            if rings_cross(&a.0, &b.0) {
-                e.push(at, "self_intersection", "two holes cross each other");
-                return None;
-            }
-        }
+    if holes_cross {
+        e.push(at, "self_intersection", "two holes cross each other");
+        return None;
     }
     Some(Polygon::new(LineString(shell), holes))
 }
@@ -336,51 +437,122 @@ fn segments_cross(a: Coord<f64>, b: Coord<f64>, c: Coord<f64>, d: Coord<f64>) ->
     ((d1 > 0.0 && d2 < 0.0) || (d1 < 0.0 && d2 > 0.0)) && ((d3 > 0.0 && d4 < 0.0) || (d3 < 0.0 && d4 > 0.0))
 }
 
-/// The index of a vertex where the closed ring touches or crosses itself, if any.
+/// One segment of a ring: ring `ring`, from position `i` to `i + 1`, with its box.
+struct Segment {
+    ring: usize,
+    i: usize,
+    a: Coord<f64>,
+    b: Coord<f64>,
+    min_x: f64,
+    max_x: f64,
+    min_y: f64,
+    max_y: f64,
+}
+
+/// The segments of some rings sorted by their smallest x, so that a sweep compares a segment only
+/// with those whose boxes meet its own: O(n log n + k) for k pairs of meeting boxes, which for
+/// real shapes is a small multiple of n, instead of comparing all n² pairs.
+struct SegmentIndex {
+    segments: Vec<Segment>,
+}
+
+impl SegmentIndex {
+    fn new(rings: &[&[Coord<f64>]]) -> Self {
+        let mut segments: Vec<Segment> = rings
+            .iter()
+            .enumerate()
+            .flat_map(|(ring, r)| {
+                r.windows(2).enumerate().map(move |(i, w)| Segment {
+                    ring,
+                    i,
+                    a: w[0],
+                    b: w[1],
+                    min_x: w[0].x.min(w[1].x),
+                    max_x: w[0].x.max(w[1].x),
+                    min_y: w[0].y.min(w[1].y),
+                    max_y: w[0].y.max(w[1].y),
+                })
+            })
+            .collect();
+        segments.sort_unstable_by(|s, t| s.min_x.total_cmp(&t.min_x));
+        Self { segments }
+    }
+
+    /// Calls `f` for every pair of segments whose boxes meet (boundaries included), once each.
+    fn for_each_pair(&self, mut f: impl FnMut(&Segment, &Segment)) {
+        for (k, s) in self.segments.iter().enumerate() {
+            for t in &self.segments[k + 1..] {
+                if t.min_x > s.max_x {
+                    break;
+                }
+                if t.min_y <= s.max_y && s.min_y <= t.max_y {
+                    f(s, t);
+                }
+            }
+        }
+    }
+}
+
+/// The index of a vertex where the closed ring touches or crosses itself, if any: the same
+/// answer as comparing every pair of segments in order, (i, j) with i < j, and stopping at the
+/// first problem (a repeated position at i counts before any pair (i, j)).
 fn self_intersection(ring: &[Coord<f64>]) -> Option<usize> {
     let n = ring.len() - 1; // segments
-    for i in 0..n {
-        if ring[i] == ring[i + 1] {
-            return Some(i + 1);
+                            // (i, j, the vertex to report), smallest (i, j) first.
+    let mut first: Option<(usize, usize, usize)> = (0..n).find(|&i| ring[i] == ring[i + 1]).map(|i| (i, 0, i + 1));
+    SegmentIndex::new(&[ring]).for_each_pair(|s, t| {
+        let (i, j) = if s.i < t.i { (s.i, t.i) } else { (t.i, s.i) };
+        if first.is_some_and(|(fi, fj, _)| (fi, fj) <= (i, j)) {
+            return;
         }
-        for j in (i + 1)..n {
-            let adjacent = j == i + 1 || (i == 0 && j == n - 1);
-            if adjacent {
-                // Neighbours share a vertex; they are invalid only if they fold back onto each other.
-                let (shared, p, q) =
-                    if j == i + 1 { (ring[j], ring[i], ring[j + 1]) } else { (ring[i], ring[i + 1], ring[j]) };
-                if orient(shared, p, q) == 0.0
-                    && (p.x - shared.x) * (q.x - shared.x) + (p.y - shared.y) * (q.y - shared.y) > 0.0
-                {
-                    return Some(j);
-                }
-                continue;
-            }
-            if segments_touch(ring[i], ring[i + 1], ring[j], ring[j + 1]) {
-                return Some(j);
-            }
+        let hit = if j == i + 1 || (i == 0 && j == n - 1) {
+            // Neighbours share a vertex; they are invalid only if they fold back onto each other.
+            let (shared, p, q) =
+                if j == i + 1 { (ring[j], ring[i], ring[j + 1]) } else { (ring[i], ring[i + 1], ring[j]) };
+            orient(shared, p, q) == 0.0
+                && (p.x - shared.x) * (q.x - shared.x) + (p.y - shared.y) * (q.y - shared.y) > 0.0
+        } else {
+            segments_touch(ring[i], ring[i + 1], ring[j], ring[j + 1])
+        };
+        if hit {
+            first = Some((i, j, j));
         }
-    }
-    None
+    });
+    first.map(|(_, _, at)| at)
 }
 
-fn rings_cross(a: &[Coord<f64>], b: &[Coord<f64>]) -> bool {
-    a.windows(2).any(|s| b.windows(2).any(|t| segments_cross(s[0], s[1], t[0], t[1])))
-}
-
-/// Some(true) inside, Some(false) outside, None on the boundary.
-fn point_in_ring(p: Coord<f64>, ring: &[Coord<f64>]) -> Option<bool> {
-    let mut inside = false;
-    for w in ring.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        if orient(a, b, p) == 0.0 && on_segment(a, b, p) {
-            return None;
+/// For each point: Some(true) inside the ring, Some(false) outside, None on its boundary. The
+/// points are taken in order of y while the segments spanning the current y are kept, so each
+/// point is tested only against the segments its horizontal ray can meet.
+fn points_in_ring(ring: &[Coord<f64>], points: &[Coord<f64>]) -> Vec<Option<bool>> {
+    let index = SegmentIndex::new(&[ring]);
+    let mut by_min_y: Vec<&Segment> = index.segments.iter().collect();
+    by_min_y.sort_unstable_by(|s, t| s.min_y.total_cmp(&t.min_y));
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_unstable_by(|&i, &j| points[i].y.total_cmp(&points[j].y));
+    let mut out = vec![None; points.len()];
+    let (mut active, mut next): (Vec<&Segment>, usize) = (Vec::new(), 0);
+    for k in order {
+        let p = points[k];
+        while next < by_min_y.len() && by_min_y[next].min_y <= p.y {
+            active.push(by_min_y[next]);
+            next += 1;
         }
-        if (a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x {
-            inside = !inside;
+        active.retain(|s| s.max_y >= p.y);
+        let mut inside = Some(false);
+        for s in &active {
+            let (a, b) = (s.a, s.b);
+            if orient(a, b, p) == 0.0 && on_segment(a, b, p) {
+                inside = None;
+                break;
+            }
+            if (a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x {
+                inside = inside.map(|i| !i);
+            }
         }
+        out[k] = inside;
     }
-    Some(inside)
+    out
 }
 
 fn coords_json(ls: &LineString<f64>) -> Value {
@@ -511,9 +683,143 @@ mod tests {
         assert!(parse(&point, "/geometry", any).is_ok());
     }
 
+    /// A star-ish ring of `n` positions around (0.5, 0.5), counter-clockwise and simple.
+    fn big_ring(n: usize) -> Vec<Value> {
+        let mut ring: Vec<Value> = (0..n)
+            .map(|k| {
+                let t = k as f64 / n as f64 * std::f64::consts::TAU;
+                let r = if k % 2 == 0 { 0.4 } else { 0.39 };
+                json!([0.5 + r * t.cos(), 0.5 + r * t.sin()])
+            })
+            .collect();
+        ring.push(ring[0].clone());
+        ring
+    }
+
+    #[test]
+    fn fifty_thousand_positions_validate_quickly() {
+        let ring = big_ring(50_000);
+        let g = parse(&poly(json!([ring.clone()])), "/geometry", GEO).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(g.json["coordinates"][0].as_array().map(Vec::len), Some(50_001));
+
+        // A hole of 50,000 positions inside it is fine too.
+        let hole: Vec<Value> = big_ring(50_000)
+            .iter()
+            .map(|c| {
+                json!([
+                    0.5 + (c[0].as_f64().unwrap_or(0.0) - 0.5) / 2.0,
+                    0.5 + (c[1].as_f64().unwrap_or(0.0) - 0.5) / 2.0
+                ])
+            })
+            .collect();
+        assert!(parse(&poly(json!([ring.clone(), hole])), "/geometry", GEO).is_ok());
+
+        // Swap two positions deep in the ring: the edges between them now cross.
+        let mut crossed = ring;
+        crossed.swap(31_001, 31_003);
+        assert_eq!(
+            first_code(parse(&poly(json!([crossed])), "/geometry", GEO)),
+            ("self_intersection".into(), "/geometry/coordinates/0/31002".into())
+        );
+    }
+
+    /// The all-pairs check the R-tree replaced, kept as the reference.
+    fn self_intersection_all_pairs(ring: &[Coord<f64>]) -> Option<usize> {
+        let n = ring.len() - 1;
+        for i in 0..n {
+            if ring[i] == ring[i + 1] {
+                return Some(i + 1);
+            }
+            for j in (i + 1)..n {
+                if j == i + 1 || (i == 0 && j == n - 1) {
+                    let (shared, p, q) =
+                        if j == i + 1 { (ring[j], ring[i], ring[j + 1]) } else { (ring[i], ring[i + 1], ring[j]) };
+                    if orient(shared, p, q) == 0.0
+                        && (p.x - shared.x) * (q.x - shared.x) + (p.y - shared.y) * (q.y - shared.y) > 0.0
+                    {
+                        return Some(j);
+                    }
+                    continue;
+                }
+                if segments_touch(ring[i], ring[i + 1], ring[j], ring[j + 1]) {
+                    return Some(j);
+                }
+            }
+        }
+        None
+    }
+
+    fn point_in_ring_all_segments(p: Coord<f64>, ring: &[Coord<f64>]) -> Option<bool> {
+        let mut inside = false;
+        for w in ring.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            if orient(a, b, p) == 0.0 && on_segment(a, b, p) {
+                return None;
+            }
+            if (a.y > p.y) != (b.y > p.y) && p.x < (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x {
+                inside = !inside;
+            }
+        }
+        Some(inside)
+    }
+
+    #[test]
+    fn indexed_self_intersection_agrees_with_all_pairs() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % 5) as f64
+        };
+        let mut invalid = 0;
+        for _ in 0..3_000 {
+            let n = 3 + (next() as usize) * 2;
+            let mut ring: Vec<Coord<f64>> = (0..n).map(|_| Coord { x: next(), y: next() }).collect();
+            ring.push(ring[0]);
+            let expected = self_intersection_all_pairs(&ring);
+            invalid += usize::from(expected.is_some());
+            assert_eq!(self_intersection(&ring), expected, "{ring:?}");
+            let points: Vec<Coord<f64>> = (0..8).map(|_| Coord { x: next() - 0.5, y: next() }).collect();
+            let swept = points_in_ring(&ring, &points);
+            for (p, side) in points.iter().zip(swept) {
+                assert_eq!(side, point_in_ring_all_segments(*p, &ring), "{p:?} in {ring:?}");
+            }
+        }
+        assert!(invalid > 100, "the random rings should include invalid ones");
+    }
+
+    #[test]
+    fn decode_reads_stored_geometry_without_validating() {
+        // A bow-tie (which `parse` refuses) decodes as written: reads trust what writes checked.
+        let bowtie = poly(json!([[[0, 0], [2, 2], [2, 0], [0, 2], [0, 0]]]));
+        assert!(parse(&bowtie, "", GEO).is_err());
+        assert!(matches!(decode(&bowtie), Some(Geometry::Polygon(_))));
+        assert!(decode(&json!({"type": "Point", "coordinates": [1, 2]})).is_some());
+        assert!(decode(&json!({"type": "Polygon", "coordinates": "no"})).is_none());
+    }
+
+    #[test]
+    fn position_count_is_limited() {
+        let limits = Limits { max_positions: 100 };
+        let e = parse_with(&poly(json!([big_ring(200)])), "/geometry", GEO, &limits).err().unwrap_or_default();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].code, "too_many_positions");
+        assert_eq!(e[0].pointer, "/geometry/coordinates/0/100");
+        assert!(parse_with(&poly(json!([big_ring(98)])), "/geometry", GEO, &limits).is_ok());
+    }
+
     #[test]
     fn bbox_parsing_and_antimeridian() {
         assert!(Bbox::parse("1,2,3").is_err());
+        // Messages leave naming the parameter to the caller.
+        for bad in ["1,2,3", "a,b,c,d", "0,0,inf,1", "0,5,1,2"] {
+            assert!(Bbox::parse(bad).is_err_and(|e| !e.contains("bbox")), "{bad}");
+        }
+        let Ok(tall) = Bbox::parse("0,0,1,95") else { panic!("four finite numbers parse") };
+        assert!(tall.check_lon_lat().is_err_and(|e| e.contains("±90")));
+        assert!(Bbox::parse("-181,0,1,1").is_ok_and(|b| b.check_lon_lat().is_err()));
+        assert!(Bbox::parse("170,-10,-170,10").is_ok_and(|b| b.check_lon_lat().is_ok()));
         let b = Bbox::parse("170,-10,-170,10").unwrap_or(Bbox { min_x: 0.0, min_y: 0.0, max_x: 0.0, max_y: 0.0 });
         assert!(b.intersects(&Bbox { min_x: 175.0, min_y: 0.0, max_x: 176.0, max_y: 1.0 }));
         assert!(!b.intersects(&Bbox { min_x: 0.0, min_y: 0.0, max_x: 1.0, max_y: 1.0 }));

@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod features;
+mod html;
 mod http;
 mod jobs;
 mod openapi;

@@ -1,7 +1,7 @@
 //! The cql2-json encoding.
 
-use super::{instant_of, CmpOp, Cql2Error, Expr, Operand, SpatialOp};
-use crate::geometry::{self, Rules};
+use super::{instant_of, CmpOp, Cql2Error, Expr, Limits, Operand, SpatialOp};
+use crate::geometry;
 use serde_json::Value;
 
 fn err(m: impl Into<String>) -> Cql2Error {
@@ -27,11 +27,9 @@ fn operand(v: &Value) -> Result<Operand, Cql2Error> {
                 let bbox = crate::Bbox::parse(&text).map_err(err)?;
                 Operand::Geometry(geo::Geometry::Polygon(bbox.to_polygon()))
             } else if o.contains_key("type") {
-                let rules = Rules { areal_only: false, geographic: false };
-                let g = geometry::parse(v, "", rules).map_err(|e| {
-                    err(format!("invalid geometry literal: {}", e.first().map(|f| f.detail.as_str()).unwrap_or("")))
-                })?;
-                Operand::Geometry(g.geo)
+                // A query shape, like a WKT literal in cql2-text: read as given, not held to the
+                // validity rules of stored geometry (its size is bounded by the term limit).
+                Operand::Geometry(geometry::decode(v).ok_or_else(|| err("invalid GeoJSON geometry literal"))?)
             } else {
                 return Err(err("unknown operand object"));
             }
@@ -40,8 +38,52 @@ fn operand(v: &Value) -> Result<Operand, Cql2Error> {
     })
 }
 
-/// Parses a cql2-json filter.
+/// Parses a cql2-json filter within the default [`Limits`].
 pub fn parse_json(v: &Value) -> Result<Expr, Cql2Error> {
+    parse_json_with(v, &Limits::default())
+}
+
+/// Parses a cql2-json filter given as text: its length, then the JSON, then the filter.
+pub fn parse_json_text_with(text: &str, limits: &Limits) -> Result<Expr, Cql2Error> {
+    limits.check_size(text.len())?;
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        // serde_json stops at 128 levels, below what `max_depth` operations need: say why.
+        if e.to_string().starts_with("recursion limit exceeded") {
+            limits.too_deep()
+        } else {
+            err(format!("not JSON: {e}"))
+        }
+    })?;
+    parse_json_with(&v, limits)
+}
+
+/// Parses a cql2-json filter; a filter beyond `limits` is an error naming the limit.
+pub fn parse_json_with(v: &Value, limits: &Limits) -> Result<Expr, Cql2Error> {
+    // Count and measure the document with an explicit stack before any recursion. Each level of
+    // operations is two levels of JSON (the object and its `args`); geometry literals add a few.
+    let (mut nodes, mut stack) = (0usize, vec![(v, 0usize)]);
+    while let Some((value, depth)) = stack.pop() {
+        nodes += 1;
+        if nodes > limits.max_terms {
+            return Err(limits.too_many());
+        }
+        if depth > 2 * limits.max_depth + 8 {
+            return Err(limits.too_deep());
+        }
+        match value {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(members) => stack.extend(members.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
+    }
+    parse_at(v, limits, 0)
+}
+
+fn parse_at(v: &Value, limits: &Limits, depth: usize) -> Result<Expr, Cql2Error> {
+    if depth > limits.max_depth {
+        return Err(limits.too_deep());
+    }
+    let parse_json = |v: &Value| parse_at(v, limits, depth + 1);
     if let Value::Bool(b) = v {
         return Ok(Expr::Literal(*b));
     }
@@ -70,10 +112,28 @@ pub fn parse_json(v: &Value) -> Result<Expr, Cql2Error> {
         "<=" => cmp(CmpOp::Le)?,
         ">" => cmp(CmpOp::Gt)?,
         ">=" => cmp(CmpOp::Ge)?,
-        "like" => match a.as_slice() {
-            [x, Value::String(p)] => Expr::Like { value: operand(x)?, pattern: p.clone() },
-            _ => return Err(err("`like` takes a value and a string pattern")),
-        },
+        "like" => {
+            // `{"op": "casei", "args": [x]}` (CQL2 1.0), or the draft's `{"casei": x}`.
+            let casei = |v: &Value| match (v.get("op").and_then(Value::as_str), v.get("args").and_then(Value::as_array))
+            {
+                (Some(op), Some(args)) if op.eq_ignore_ascii_case("casei") && args.len() == 1 => Some(args[0].clone()),
+                _ => v.get("casei").cloned(),
+            };
+            let (x, x_casei) = match a.first() {
+                Some(x) => casei(x).map_or((x.clone(), false), |inner| (inner, true)),
+                None => return Err(err("`like` takes a value and a string pattern")),
+            };
+            let (p, p_casei) = match a.get(1) {
+                Some(p) => casei(p).map_or((p.clone(), false), |inner| (inner, true)),
+                None => return Err(err("`like` takes a value and a string pattern")),
+            };
+            match (&p, a.len()) {
+                (Value::String(p), 2) => {
+                    Expr::Like { value: operand(&x)?, pattern: p.clone(), case_insensitive: x_casei || p_casei }
+                }
+                _ => return Err(err("`like` takes a value and a string pattern")),
+            }
+        }
         "between" => match a.as_slice() {
             [x, lo, hi] => Expr::Between { value: operand(x)?, low: operand(lo)?, high: operand(hi)? },
             _ => return Err(err("`between` takes three arguments")),

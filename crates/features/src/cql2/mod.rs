@@ -9,13 +9,52 @@ mod text;
 use geo::{Geometry, Relate};
 use serde_json::{Map, Value};
 
-pub use json::parse_json;
-pub use text::parse_text;
+pub use json::{parse_json, parse_json_text_with, parse_json_with};
+pub use text::{parse_text, parse_text_with};
 
 /// A filter that could not be parsed or refers to something unknown.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{0}")]
 pub struct Cql2Error(pub String);
+
+/// Bounds on what a filter may be, so that a hostile filter is refused before it costs stack or
+/// time: the parsers are recursive, and so is the evaluator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest filter text (cql2-text characters, or cql2-json bytes as sent).
+    pub max_bytes: usize,
+    /// Deepest nesting of parentheses, `NOT`s, and JSON operations.
+    pub max_depth: usize,
+    /// Most terms (tokens of cql2-text, values of cql2-json), geometry coordinates included.
+    pub max_terms: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_bytes: 64 * 1024, max_depth: 64, max_terms: 10_000 }
+    }
+}
+
+impl Limits {
+    pub(crate) fn too_deep(&self) -> Cql2Error {
+        Cql2Error(format!("the filter is nested more than {} levels deep", self.max_depth))
+    }
+
+    pub(crate) fn too_many(&self) -> Cql2Error {
+        Cql2Error(format!("the filter has more than {} terms", self.max_terms))
+    }
+
+    pub(crate) fn check_size(&self, len: usize) -> Result<(), Cql2Error> {
+        if len > self.max_bytes {
+            return Err(Cql2Error(format!("the filter is longer than {} bytes", self.max_bytes)));
+        }
+        Ok(())
+    }
+}
+
+/// The evaluator's own bound on nesting: filters from the parsers are far shallower, and a tree
+/// built in code that is deeper is unknown (never selected) rather than a stack overflow.
+const MAX_EVAL_DEPTH: usize = 256;
 
 /// Comparison operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,9 +116,22 @@ pub enum Expr {
     Not(Box<Expr>),
     Literal(bool),
     Compare(CmpOp, Operand, Operand),
-    Like { value: Operand, pattern: String },
-    Between { value: Operand, low: Operand, high: Operand },
-    In { value: Operand, list: Vec<Operand> },
+    /// `%` matches any run of characters, `_` one character, and `\\` escapes either (or itself).
+    /// `case_insensitive` comes from `CASEI(...)` around the value or the pattern.
+    Like {
+        value: Operand,
+        pattern: String,
+        case_insensitive: bool,
+    },
+    Between {
+        value: Operand,
+        low: Operand,
+        high: Operand,
+    },
+    In {
+        value: Operand,
+        list: Vec<Operand>,
+    },
     IsNull(Operand),
     Spatial(SpatialOp, Operand, Operand),
 }
@@ -193,19 +245,68 @@ fn order(a: &Val, b: &Val) -> Option<std::cmp::Ordering> {
     }
 }
 
-fn like(text: &str, pattern: &str) -> bool {
-    fn go(t: &[char], p: &[char]) -> bool {
-        match p.split_first() {
-            None => t.is_empty(),
-            Some(('%', rest)) => (0..=t.len()).any(|i| go(&t[i..], rest)),
-            Some(('_', rest)) => !t.is_empty() && go(&t[1..], rest),
-            Some(('\\', rest)) if !rest.is_empty() => t.first() == rest.first() && go(&t[1..], &rest[1..]),
-            Some((c, rest)) => t.first() == Some(c) && go(&t[1..], rest),
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pat {
+    Any,
+    One,
+    Char(char),
+}
+
+fn fold(c: char, case_insensitive: bool) -> char {
+    // Simple one-to-one case folding: a character whose lowercase is several characters keeps
+    // its first, which is enough to compare letters case-blind without changing lengths.
+    if case_insensitive {
+        c.to_lowercase().next().unwrap_or(c)
+    } else {
+        c
+    }
+}
+
+/// SQL LIKE in O(text × pattern) time at worst, with no recursion: the classic two-pointer
+/// wildcard match, which only ever returns to the most recent `%` (an earlier `%` can never
+/// match more than the later one already allows).
+pub fn like(text: &str, pattern: &str, case_insensitive: bool) -> bool {
+    let mut pat = Vec::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        pat.push(match c {
+            '%' => Pat::Any,
+            '_' => Pat::One,
+            '\\' => Pat::Char(fold(chars.next().unwrap_or('\\'), case_insensitive)),
+            c => Pat::Char(fold(c, case_insensitive)),
+        });
+    }
+    // Consecutive `%`s are one.
+    pat.dedup_by(|a, b| *a == Pat::Any && *b == Pat::Any);
+    let t: Vec<char> = text.chars().map(|c| fold(c, case_insensitive)).collect();
+    let (mut ti, mut pi) = (0, 0);
+    let mut resume: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        match pat.get(pi) {
+            Some(Pat::Any) => {
+                pi += 1;
+                resume = Some((pi, ti));
+            }
+            Some(Pat::One) => {
+                ti += 1;
+                pi += 1;
+            }
+            Some(Pat::Char(c)) if *c == t[ti] => {
+                ti += 1;
+                pi += 1;
+            }
+            _ => match resume {
+                // Let the last `%` swallow one more character and retry from there.
+                Some((p, from)) => {
+                    pi = p;
+                    ti = from + 1;
+                    resume = Some((p, from + 1));
+                }
+                None => return false,
+            },
         }
     }
-    let t: Vec<char> = text.chars().collect();
-    let p: Vec<char> = pattern.chars().collect();
-    go(&t, &p)
+    pat[pi..].iter().all(|p| *p == Pat::Any)
 }
 
 fn spatial(op: SpatialOp, a: &Geometry<f64>, b: &Geometry<f64>) -> bool {
@@ -224,6 +325,14 @@ fn spatial(op: SpatialOp, a: &Geometry<f64>, b: &Geometry<f64>) -> bool {
 
 /// Three-valued evaluation: `None` is unknown.
 pub fn eval(e: &Expr, s: &Subject<'_>) -> Option<bool> {
+    eval_at(e, s, 0)
+}
+
+fn eval_at(e: &Expr, s: &Subject<'_>, depth: usize) -> Option<bool> {
+    if depth > MAX_EVAL_DEPTH {
+        return None;
+    }
+    let eval = |e: &Expr, s: &Subject<'_>| eval_at(e, s, depth + 1);
     match e {
         Expr::Literal(b) => Some(*b),
         Expr::And(v) => {
@@ -261,8 +370,8 @@ pub fn eval(e: &Expr, s: &Subject<'_>) -> Option<bool> {
                 CmpOp::Ge => o.is_ge(),
             })
         }
-        Expr::Like { value, pattern } => match resolve(value, s) {
-            Val::Str(t) => Some(like(&t, pattern)),
+        Expr::Like { value, pattern, case_insensitive } => match resolve(value, s) {
+            Val::Str(t) => Some(like(&t, pattern, *case_insensitive)),
             _ => None,
         },
         Expr::Between { value, low, high } => {
@@ -353,6 +462,106 @@ mod tests {
     fn syntax_errors_are_reported() {
         for bad in ["lot =", "lot = 'x", "(lot = 'x'", "lot ~ 3", "S_INTERSECTS(geometry, POINT(1))", "lot = 'a' AND"] {
             assert!(parse_text(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn like_matches_wildcards_escapes_and_case() {
+        assert!(like("DP1234", "DP%", false));
+        assert!(like("DP1234", "%12%", false));
+        assert!(like("DP1234", "D_1%4", false));
+        assert!(!like("DP1234", "D_1%5", false));
+        assert!(like("", "%", false));
+        assert!(!like("", "_", false));
+        assert!(like("50%", "50\\%", false));
+        assert!(!like("500", "50\\%", false));
+        assert!(like("a_b", "a\\_b", false));
+        assert!(!like("axb", "a\\_b", false));
+        assert!(like("back\\slash", "back\\\\slash", false));
+        assert!(like("abcabcabd", "%abc%abd", false));
+        assert!(!like("abcabcabd", "%abc%abc", false));
+        assert!(like("Freehold", "free%", true));
+        assert!(!like("Freehold", "free%", false));
+        assert_eq!(check("CASEI(tenure) LIKE CASEI('FREE%')"), Some(true));
+        assert_eq!(check("tenure LIKE 'FREE%'"), Some(false));
+        assert!(parse_text("CASEI(tenure) = 'x'").is_err());
+    }
+
+    #[test]
+    fn like_with_many_wildcards_over_a_long_value_is_linear() {
+        // The backtracking matcher tried every split of the text among 14 wildcards.
+        let value = "a".repeat(5_000);
+        let pattern = format!("{}b", "%a".repeat(13) + "%");
+        assert_eq!(pattern.matches('%').count(), 14);
+        assert!(!like(&value, &pattern, false));
+        assert!(like(&(value.clone() + "b"), &pattern, false));
+        let props: Map<String, Value> = [("name".to_owned(), Value::String(value))].into_iter().collect();
+        let s = Subject { id: "x", properties: &props, geometry: None, geometry_name: "geometry" };
+        let e = parse_text(&format!("name LIKE '{pattern}'")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(eval(&e, &s), Some(false));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let parens = format!("{}lot = '1'{}", "(".repeat(2_000), ")".repeat(2_000));
+        let e = parse_text(&parens).err().unwrap_or_else(|| Cql2Error(String::new()));
+        assert!(e.0.contains("nested more than 64 levels"), "{e}");
+        let nots = format!("{}lot = '1'", "NOT ".repeat(1_000));
+        let e = parse_text(&nots).err().unwrap_or_else(|| Cql2Error(String::new()));
+        assert!(e.0.contains("nested more than 64 levels"), "{e}");
+        // The issue's 10,000 NOTs are also more terms than allowed: refused before parsing.
+        assert!(parse_text(&"NOT ".repeat(10_000)).is_err());
+        // Within the limit both still parse and evaluate.
+        assert_eq!(check(&format!("{}lot = '12'{}", "(".repeat(60), ")".repeat(60))), Some(true));
+        assert_eq!(check(&format!("{}lot = '12'", "NOT ".repeat(60))), Some(true));
+
+        let mut deep = json!({"op": "=", "args": [{"property": "lot"}, "1"]});
+        for _ in 0..2_000 {
+            // Not `json!`: it would serialise the deep value recursively.
+            let mut op = Map::new();
+            op.insert("op".into(), Value::String("not".into()));
+            op.insert("args".into(), Value::Array(vec![deep]));
+            deep = Value::Object(op);
+        }
+        let e = parse_json(&deep).err().unwrap_or_else(|| Cql2Error(String::new()));
+        assert!(e.0.contains("nested more than"), "{e}");
+        let mut ok = json!({"op": "=", "args": [{"property": "lot"}, "12"]});
+        for _ in 0..60 {
+            ok = json!({"op": "not", "args": [ok]});
+        }
+        assert!(parse_json(&ok).is_ok());
+        let text = format!("{}true{}", r#"{"op":"not","args":["#.repeat(100), "]}".repeat(100));
+        let e = parse_json_text_with(&text, &Limits::default()).err().unwrap_or_else(|| Cql2Error(String::new()));
+        assert!(e.0.contains("nested more than 64 levels"), "{e}");
+        std::mem::forget(deep); // dropping a 2,000-deep serde_json value recurses; not this test's concern
+    }
+
+    #[test]
+    fn size_and_term_count_are_capped() {
+        let limits = Limits { max_bytes: 100, max_depth: 8, max_terms: 20 };
+        let long = format!("lot = '{}'", "x".repeat(200));
+        assert!(parse_text_with(&long, &limits).is_err_and(|e| e.0.contains("longer than 100 bytes")));
+        let many = (0..10).map(|i| format!("lot = '{i}'")).collect::<Vec<_>>().join(" OR ");
+        let e = parse_text_with(&many, &Limits { max_bytes: 10_000, ..limits }).err();
+        assert!(e.is_some_and(|e| e.0.contains("more than 20 terms")));
+        let list: Vec<Value> = (0..50).map(|i| json!(i)).collect();
+        let e = parse_json_with(&json!({"op": "in", "args": [{"property": "lot"}, list]}), &limits).err();
+        assert!(e.is_some_and(|e| e.0.contains("more than 20 terms")));
+        assert!(parse_json_text_with(&"[".repeat(200), &limits).is_err_and(|e| e.0.contains("longer than")));
+    }
+
+    #[test]
+    fn the_evaluator_bounds_its_own_depth() {
+        let mut e = Expr::Literal(true);
+        for _ in 0..10_000 {
+            e = Expr::Not(Box::new(e));
+        }
+        let props = Map::new();
+        let s = Subject { id: "x", properties: &props, geometry: None, geometry_name: "geometry" };
+        assert_eq!(eval(&e, &s), None);
+        // Unwind by hand: the default drop of a 10,000-deep box chain is recursive too.
+        while let Expr::Not(inner) = e {
+            e = *inner;
         }
     }
 

@@ -1,6 +1,6 @@
 //! The cql2-text encoding, with WKT geometry literals and BBOX(...).
 
-use super::{instant_of, CmpOp, Cql2Error, Expr, Operand, SpatialOp};
+use super::{instant_of, CmpOp, Cql2Error, Expr, Limits, Operand, SpatialOp};
 use geo::{Coord, Geometry, LineString, MultiLineString, MultiPoint, MultiPolygon, Point, Polygon};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -112,9 +112,24 @@ fn lex(input: &str) -> Result<Vec<Tok>, Cql2Error> {
     Ok(out)
 }
 
+const WKT_KINDS: [&str; 9] = [
+    "POINT",
+    "LINESTRING",
+    "POLYGON",
+    "MULTIPOINT",
+    "MULTILINESTRING",
+    "MULTIPOLYGON",
+    "GEOMETRYCOLLECTION",
+    "BBOX",
+    "ENVELOPE",
+];
+
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    /// Open parentheses and `NOT`s around the current position.
+    depth: usize,
+    limits: Limits,
 }
 
 fn is_kw(t: Option<&Tok>, kw: &str) -> bool {
@@ -154,6 +169,14 @@ impl Parser {
         }
     }
 
+    fn enter(&mut self) -> Result<(), Cql2Error> {
+        self.depth += 1;
+        if self.depth > self.limits.max_depth {
+            return Err(self.limits.too_deep());
+        }
+        Ok(())
+    }
+
     fn or(&mut self) -> Result<Expr, Cql2Error> {
         let mut terms = vec![self.and()?];
         while self.eat_kw("OR") {
@@ -171,17 +194,27 @@ impl Parser {
     }
 
     fn not(&mut self) -> Result<Expr, Cql2Error> {
-        if self.eat_kw("NOT") {
-            return Ok(Expr::Not(Box::new(self.not()?)));
+        // A loop, not recursion: a run of NOTs costs no stack, only depth.
+        let mut nots = 0;
+        while self.eat_kw("NOT") {
+            self.enter()?;
+            nots += 1;
         }
-        self.primary()
+        let mut e = self.primary()?;
+        for _ in 0..nots {
+            e = Expr::Not(Box::new(e));
+        }
+        self.depth -= nots;
+        Ok(e)
     }
 
     fn primary(&mut self) -> Result<Expr, Cql2Error> {
         if self.peek() == Some(&Tok::LParen) {
             self.pos += 1;
+            self.enter()?;
             let e = self.or()?;
             self.expect(Tok::RParen, "`)`")?;
+            self.depth -= 1;
             return Ok(e);
         }
         if let Some(Tok::Ident(name)) = self.peek() {
@@ -207,15 +240,35 @@ impl Parser {
         self.predicate()
     }
 
+    /// `CASEI(` opening a case-insensitive operand (its `)` is left to the caller).
+    fn eat_casei(&mut self) -> bool {
+        if is_kw(self.peek(), "CASEI") && self.peek_at(1) == Some(&Tok::LParen) {
+            self.pos += 2;
+            return true;
+        }
+        false
+    }
+
     fn predicate(&mut self) -> Result<Expr, Cql2Error> {
+        let left_casei = self.eat_casei();
         let left = self.scalar()?;
+        if left_casei {
+            self.expect(Tok::RParen, "`)` closing CASEI")?;
+        }
         let negated = self.eat_kw("NOT");
         if self.eat_kw("LIKE") {
+            let pattern_casei = self.eat_casei();
             let Some(Tok::Str(pattern)) = self.next() else {
                 return Err(Cql2Error("LIKE needs a string pattern".into()));
             };
-            let e = Expr::Like { value: left, pattern };
+            if pattern_casei {
+                self.expect(Tok::RParen, "`)` closing CASEI")?;
+            }
+            let e = Expr::Like { value: left, pattern, case_insensitive: left_casei || pattern_casei };
             return Ok(if negated { Expr::Not(Box::new(e)) } else { e });
+        }
+        if left_casei {
+            return Err(Cql2Error("CASEI is supported with LIKE only".into()));
         }
         if self.eat_kw("BETWEEN") {
             let low = self.scalar()?;
@@ -292,12 +345,14 @@ impl Parser {
     fn geometry_operand(&mut self) -> Result<Operand, Cql2Error> {
         if let Some(Tok::Ident(name)) = self.peek() {
             let upper = name.to_ascii_uppercase();
-            if ["POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON", "BBOX", "ENVELOPE"]
-                .contains(&upper.as_str())
-                && self.peek_at(1) == Some(&Tok::LParen)
-            {
-                self.pos += 1;
-                return self.wkt(&upper).map(Operand::Geometry);
+            if WKT_KINDS.contains(&upper.as_str()) {
+                // `POLYGON Z (...)`: the dimension keyword is read and the extra ordinates dropped.
+                let dims = ["Z", "M", "ZM"].iter().any(|k| is_kw(self.peek_at(1), k));
+                let open_at = if dims { 2 } else { 1 };
+                if self.peek_at(open_at) == Some(&Tok::LParen) {
+                    self.pos += open_at;
+                    return self.wkt(&upper).map(Operand::Geometry);
+                }
             }
         }
         self.scalar()
@@ -310,12 +365,14 @@ impl Parser {
         }
     }
 
-    /// `x y` (optionally `z`).
+    /// `x y` (optionally `z` and `m`).
     fn coord(&mut self) -> Result<Coord<f64>, Cql2Error> {
         let x = self.number()?;
         let y = self.number()?;
-        if matches!(self.peek(), Some(Tok::Num(_))) {
-            self.pos += 1;
+        for _ in 0..2 {
+            if matches!(self.peek(), Some(Tok::Num(_))) {
+                self.pos += 1;
+            }
         }
         Ok(Coord { x, y })
     }
@@ -352,6 +409,18 @@ impl Parser {
         }
     }
 
+    /// A WKT geometry with its kind keyword, as inside a GEOMETRYCOLLECTION.
+    fn tagged_wkt(&mut self) -> Result<Geometry<f64>, Cql2Error> {
+        let kind = match self.next() {
+            Some(Tok::Ident(k)) if WKT_KINDS[..7].contains(&k.to_ascii_uppercase().as_str()) => k.to_ascii_uppercase(),
+            _ => return Err(Cql2Error("expected a WKT geometry".into())),
+        };
+        if ["Z", "M", "ZM"].iter().any(|k| is_kw(self.peek(), k)) {
+            self.pos += 1;
+        }
+        self.wkt(&kind)
+    }
+
     fn wkt(&mut self, kind: &str) -> Result<Geometry<f64>, Cql2Error> {
         Ok(match kind {
             "POINT" => {
@@ -365,6 +434,13 @@ impl Parser {
             "MULTIPOINT" => Geometry::MultiPoint(MultiPoint(self.list(Self::point_in_multipoint)?)),
             "MULTILINESTRING" => Geometry::MultiLineString(MultiLineString(self.list(Self::ring)?)),
             "MULTIPOLYGON" => Geometry::MultiPolygon(MultiPolygon(self.list(Self::polygon)?)),
+            "GEOMETRYCOLLECTION" => {
+                // Collections may nest: each level counts towards the depth limit.
+                self.enter()?;
+                let parts = self.list(Self::tagged_wkt)?;
+                self.depth -= 1;
+                Geometry::GeometryCollection(parts.into())
+            }
             _ => {
                 let n = self.list(Self::number)?;
                 let b = match n.as_slice() {
@@ -380,13 +456,22 @@ impl Parser {
     }
 }
 
-/// Parses a cql2-text filter.
+/// Parses a cql2-text filter within the default [`Limits`].
 pub fn parse_text(input: &str) -> Result<Expr, Cql2Error> {
+    parse_text_with(input, &Limits::default())
+}
+
+/// Parses a cql2-text filter; a filter beyond `limits` is an error naming the limit.
+pub fn parse_text_with(input: &str, limits: &Limits) -> Result<Expr, Cql2Error> {
+    limits.check_size(input.len())?;
     let toks = lex(input)?;
     if toks.is_empty() {
         return Err(Cql2Error("the filter is empty".into()));
     }
-    let mut p = Parser { toks, pos: 0 };
+    if toks.len() > limits.max_terms {
+        return Err(limits.too_many());
+    }
+    let mut p = Parser { toks, pos: 0, depth: 0, limits: *limits };
     let e = p.or()?;
     if p.pos < p.toks.len() {
         return Err(Cql2Error(format!("unexpected text after the filter (token {})", p.pos + 1)));

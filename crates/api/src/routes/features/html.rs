@@ -4,8 +4,21 @@
 use serde_json::Value;
 use std::fmt::Write;
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+/// Escapes text for HTML element content and quoted attribute values. Every user-supplied
+/// string on a page (titles, descriptions, ids, property names and values) goes through here.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 const STYLE: &str = "body{font:15px/1.5 system-ui,sans-serif;max-width:70rem;margin:1.5rem auto;padding:0 1rem}\
@@ -13,9 +26,14 @@ table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:.2rem .5re
 svg{border:1px solid #d0d7de;background:#f6f8fa;width:100%;height:auto}path{fill:#0969da33;stroke:#0969da;stroke-width:1}\
 path:hover{fill:#cf222e55}circle{fill:#0969da}polyline{fill:none;stroke:#0969da}";
 
-/// A page with a title and body.
+/// A page with a title (text, escaped here) and a body (HTML built from escaped parts).
 pub fn page(title: &str, body: &str) -> String {
-    format!("<!doctype html><html lang=en><meta charset=utf-8><title>{t}</title><style>{STYLE}</style><h1>{t}</h1>{body}</html>\n", t = esc(title))
+    format!("<!doctype html><html lang=en><meta charset=utf-8><title>{t}</title><style>{STYLE}</style><h1>{t}</h1>{body}</html>\n", t = escape(title))
+}
+
+/// A paragraph of text (escaped here).
+pub fn paragraph(text: &str) -> String {
+    format!("<p>{}</p>", escape(text))
 }
 
 /// A list of links.
@@ -25,7 +43,8 @@ pub fn links(links: &[Value]) -> String {
         let href = l["href"].as_str().unwrap_or("");
         let title = l["title"].as_str().or_else(|| l["rel"].as_str()).unwrap_or(href);
         let kind = l["type"].as_str().unwrap_or("");
-        let _ = write!(out, "<li><a href=\"{}\">{}</a> <small>{}</small></li>", esc(href), esc(title), esc(kind));
+        let _ =
+            write!(out, "<li><a href=\"{}\">{}</a> <small>{}</small></li>", escape(href), escape(title), escape(kind));
     }
     out.push_str("</ul>");
     out
@@ -69,7 +88,7 @@ pub fn map(features: &[Value], item_base: &str) -> String {
     for f in features {
         let id = f["id"].as_str().unwrap_or("");
         let kind = f["geometry"]["type"].as_str().unwrap_or("");
-        let _ = write!(svg, "<a href=\"{}/{}?f=html\"><title>{}</title>", esc(item_base), esc(id), esc(id));
+        let _ = write!(svg, "<a href=\"{}/{}?f=html\"><title>{}</title>", escape(item_base), escape(id), escape(id));
         let coords = &f["geometry"]["coordinates"];
         let rings: Vec<&Value> = match kind {
             "Polygon" => coords.as_array().map(|r| r.iter().collect()).unwrap_or_default(),
@@ -121,12 +140,12 @@ pub fn table(features: &[Value], item_base: &str) -> String {
     }
     let mut out = String::from("<table><tr><th>id</th>");
     for k in &keys {
-        let _ = write!(out, "<th>{}</th>", esc(k));
+        let _ = write!(out, "<th>{}</th>", escape(k));
     }
     out.push_str("</tr>");
     for f in features {
         let id = f["id"].as_str().unwrap_or("");
-        let _ = write!(out, "<tr><td><a href=\"{}/{}?f=html\">{}</a></td>", esc(item_base), esc(id), esc(id));
+        let _ = write!(out, "<tr><td><a href=\"{}/{}?f=html\">{}</a></td>", escape(item_base), escape(id), escape(id));
         for k in &keys {
             let v = &f["properties"][k];
             let text = match v {
@@ -134,7 +153,7 @@ pub fn table(features: &[Value], item_base: &str) -> String {
                 Value::Null => String::new(),
                 other => other.to_string(),
             };
-            let _ = write!(out, "<td>{}</td>", esc(&text));
+            let _ = write!(out, "<td>{}</td>", escape(&text));
         }
         out.push_str("</tr>");
     }

@@ -133,7 +133,7 @@ async fn ogc_landing(
 async fn conformance(RawQuery(raw): RawQuery, headers: HeaderMap) -> ApiResult<Response> {
     only_f(&raw)?;
     if wants_html(&raw, &headers) {
-        let items: String = CONFORMANCE.iter().map(|c| format!("<li>{c}</li>")).collect();
+        let items: String = CONFORMANCE.iter().map(|c| format!("<li>{}</li>", html::escape(c))).collect();
         return Ok(Html(html::page("Conformance", &format!("<ul>{items}</ul>"))).into_response());
     }
     Ok(json_response(json!({"conformsTo": CONFORMANCE})))
@@ -292,9 +292,8 @@ async fn get_collection(
     let body = describe(&base, &c, Some(&extent));
     if wants_html(&raw, &headers) {
         let links = body["links"].as_array().cloned().unwrap_or_default();
-        return Ok(
-            Html(html::page(&c.title, &format!("<p>{}</p>{}", c.description, html::links(&links)))).into_response()
-        );
+        return Ok(Html(html::page(&c.title, &format!("{}{}", html::paragraph(&c.description), html::links(&links))))
+            .into_response());
     }
     Ok(json_response(body))
 }

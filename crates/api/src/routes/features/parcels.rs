@@ -63,7 +63,13 @@ pub(crate) async fn list_items(
     path: &str,
 ) -> ApiResult<(query::ListParams, Value)> {
     let known = state.features.queryables(&caller.account_id, collection).await?;
-    let p = query::parse(raw.as_deref().unwrap_or(""), collection, &known)?;
+    let f = &state.config.features;
+    let limits = meridian_features::cql2::Limits {
+        max_bytes: f.filter_max_bytes,
+        max_depth: f.filter_max_depth,
+        max_terms: f.filter_max_terms,
+    };
+    let p = query::parse(raw.as_deref().unwrap_or(""), collection, &known, &limits)?;
     let page = state.features.list(&caller.account_id, &p.query).await?;
     let base = base_url(state, headers);
     let body = collection_body(&base, path, &p, &page, path);

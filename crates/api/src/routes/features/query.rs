@@ -44,7 +44,12 @@ fn instant(text: &str) -> Option<i64> {
 }
 
 /// Parses and checks the query string. Unknown parameters are refused (400).
-pub fn parse(raw_query: &str, collection: &str, known: &[(String, &'static str)]) -> Result<ListParams, ApiError> {
+pub fn parse(
+    raw_query: &str,
+    collection: &str,
+    known: &[(String, &'static str)],
+    limits: &cql2::Limits,
+) -> Result<ListParams, ApiError> {
     let raw: Vec<(String, String)> = form_urlencoded::parse(raw_query.as_bytes()).into_owned().collect();
     let mut p = ListParams {
         query: ListQuery { collection: collection.to_owned(), limit: DEFAULT_LIMIT, ..ListQuery::default() },
@@ -73,10 +78,10 @@ pub fn parse(raw_query: &str, collection: &str, known: &[(String, &'static str)]
         match name.as_str() {
             "bbox" => {
                 let b = Bbox::parse(value).map_err(|e| bad("bbox", "invalid_bbox", e))?;
-                q.bbox = Some(
-                    bbox_to_crs84(b, bbox_crs)
-                        .ok_or_else(|| bad("bbox", "invalid_bbox", "the box cannot be transformed to CRS84"))?,
-                );
+                let b = bbox_to_crs84(b, bbox_crs)
+                    .ok_or_else(|| bad("bbox", "invalid_bbox", "the box cannot be transformed to CRS84"))?;
+                b.check_lon_lat().map_err(|e| bad("bbox", "invalid_bbox", e))?;
+                q.bbox = Some(b);
             }
             "bbox-crs" | "filter-crs" | "filter-lang" => {}
             "crs" => crs = parse_crs("crs", value)?,
@@ -127,10 +132,8 @@ pub fn parse(raw_query: &str, collection: &str, known: &[(String, &'static str)]
             "filter" => {
                 let lang = get("filter-lang").unwrap_or("cql2-text");
                 let expr = match lang {
-                    "cql2-text" => cql2::parse_text(value),
-                    "cql2-json" => serde_json::from_str::<Value>(value)
-                        .map_err(|e| cql2::Cql2Error(format!("not JSON: {e}")))
-                        .and_then(|v| cql2::parse_json(&v)),
+                    "cql2-text" => cql2::parse_text_with(value, limits),
+                    "cql2-json" => cql2::parse_json_text_with(value, limits),
                     other => {
                         return Err(bad(
                             "filter-lang",

@@ -1,0 +1,5 @@
+//! Integration tests of the feature engine.
+
+#![allow(clippy::unwrap_used)]
+
+mod fuzz;
