@@ -40,34 +40,34 @@ impl Compression {
 }
 
 /// Decompresses one chunk into `expected` bytes (shorter input is zero-padded, as libtiff does
-/// for truncated strips).
+/// for truncated strips). No decoder writes past `expected`: data that decodes to more is invalid,
+/// so a small chunk cannot inflate into gigabytes.
 pub(crate) fn decompress(c: Compression, input: &[u8], expected: usize, chunk: usize) -> Result<Vec<u8>> {
     let err = |reason: String| Error::Decode { chunk, reason };
+    let too_much = |what: &str| err(format!("{what} data decodes to more than the chunk's {expected} bytes"));
     let mut out = match c {
-        Compression::None => input.to_vec(),
+        Compression::None => input[..input.len().min(expected)].to_vec(),
         Compression::Deflate => {
             let mut out = Vec::with_capacity(expected);
-            let mut d = flate2::read::ZlibDecoder::new(input);
-            d.read_to_end(&mut out).map_err(|e| err(format!("deflate: {e}")))?;
-            out
-        }
-        Compression::Lzw => {
-            let mut out = Vec::with_capacity(expected);
-            let mut d = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
-            let r = d.into_vec(&mut out).decode(input);
-            if let Err(e) = r.status {
-                // A stream that ends without an end code still yields its data.
-                if out.len() < expected {
-                    return Err(err(format!("lzw: {e}")));
-                }
+            let d = flate2::read::ZlibDecoder::new(input);
+            d.take(expected as u64 + 1).read_to_end(&mut out).map_err(|e| err(format!("deflate: {e}")))?;
+            if out.len() > expected {
+                return Err(too_much("deflate"));
             }
             out
         }
-        Compression::PackBits => unpack_bits(input, expected),
+        Compression::Lzw => unlzw(input, expected).map_err(|e| match e {
+            LzwError::TooMuch => too_much("LZW"),
+            LzwError::Stream(e) => err(format!("lzw: {e}")),
+        })?,
+        Compression::PackBits => unpack_bits(input, expected).ok_or_else(|| too_much("PackBits"))?,
         Compression::Zstd => {
             let mut out = Vec::with_capacity(expected);
-            let mut d = ruzstd::decoding::StreamingDecoder::new(input).map_err(|e| err(format!("zstd: {e}")))?;
-            d.read_to_end(&mut out).map_err(|e| err(format!("zstd: {e}")))?;
+            let d = ruzstd::decoding::StreamingDecoder::new(input).map_err(|e| err(format!("zstd: {e}")))?;
+            d.take(expected as u64 + 1).read_to_end(&mut out).map_err(|e| err(format!("zstd: {e}")))?;
+            if out.len() > expected {
+                return Err(too_much("ZSTD"));
+            }
             out
         }
     };
@@ -75,26 +75,77 @@ pub(crate) fn decompress(c: Compression, input: &[u8], expected: usize, chunk: u
     Ok(out)
 }
 
-fn unpack_bits(input: &[u8], expected: usize) -> Vec<u8> {
+enum LzwError {
+    TooMuch,
+    Stream(weezl::LzwError),
+}
+
+/// LZW into a buffer of exactly `expected` bytes; a stream that ends without an end code still
+/// yields its data, one that would write past the buffer is refused.
+fn unlzw(input: &[u8], expected: usize) -> std::result::Result<Vec<u8>, LzwError> {
+    use weezl::LzwStatus;
+    let mut d = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
+    let mut out = vec![0u8; expected];
+    let (mut filled, mut pos) = (0, 0);
+    while filled < expected {
+        let r = d.decode_bytes(&input[pos..], &mut out[filled..]);
+        pos += r.consumed_in;
+        filled += r.consumed_out;
+        match r.status {
+            Ok(LzwStatus::Done) => return Ok(out),
+            Ok(LzwStatus::NoProgress) => break,
+            Ok(LzwStatus::Ok) => {}
+            Err(e) => return Err(LzwError::Stream(e)),
+        }
+        if r.consumed_in == 0 && r.consumed_out == 0 {
+            break;
+        }
+    }
+    out.truncate(filled);
+    if filled == expected {
+        // Full: anything but an end code (or the end of the data) would be one byte too many.
+        let mut extra = [0u8; 1];
+        loop {
+            let r = d.decode_bytes(&input[pos..], &mut extra);
+            pos += r.consumed_in;
+            if r.consumed_out > 0 {
+                return Err(LzwError::TooMuch);
+            }
+            if !matches!(r.status, Ok(LzwStatus::Ok)) || r.consumed_in == 0 {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// PackBits into at most `expected` bytes; `None` when a run would write past them.
+fn unpack_bits(input: &[u8], expected: usize) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(expected);
     let mut i = 0;
-    while i < input.len() && out.len() < expected {
+    while i < input.len() {
         let n = input[i] as i8;
         i += 1;
         if n >= 0 {
             let len = n as usize + 1;
             let end = (i + len).min(input.len());
+            if out.len() + (end - i) > expected {
+                return None;
+            }
             out.extend_from_slice(&input[i..end]);
             i = end;
         } else if n != -128 {
             let len = (-(n as i16)) as usize + 1;
             if let Some(&b) = input.get(i) {
+                if out.len() + len > expected {
+                    return None;
+                }
                 out.extend(std::iter::repeat_n(b, len));
             }
             i += 1;
         }
     }
-    out
+    Some(out)
 }
 
 /// Converts file-order samples to native order (in place).
@@ -282,7 +333,8 @@ mod tests {
             0xAAu8, 0xAA, 0xAA, 0x80, 0x00, 0x2A, 0xAA, 0xAA, 0xAA, 0xAA, 0x80, 0x00, 0x2A, 0x22, 0xAA, 0xAA, 0xAA,
             0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA,
         ];
-        assert_eq!(unpack_bits(&packed, expected.len()), expected);
+        assert_eq!(unpack_bits(&packed, expected.len()).unwrap(), expected);
+        assert!(unpack_bits(&packed, expected.len() - 1).is_none());
     }
 
     #[test]

@@ -9,6 +9,30 @@ use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
+
+/// Bounds on what a file may declare, checked when it is opened, before anything the size of the
+/// image is allocated: a file of a few hundred bytes can declare terapixels, and a chunk of a few
+/// kilobytes can inflate to gigabytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most samples in the full-resolution image: width × height × bands.
+    pub max_pixels: u64,
+    /// Most decoded bytes in one chunk (a tile or a strip). A single uncompressed strip is split
+    /// into rows and read a slice at a time instead.
+    pub max_chunk_bytes: u64,
+    /// Most chunks (tiles or strips, all bands) in one image.
+    pub max_chunks: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_pixels: 1 << 30, max_chunk_bytes: 64 << 20, max_chunks: 1 << 20 }
+    }
+}
+
+/// Uncompressed single strips are read in slices of about this many bytes.
+const STRIP_SLICE_BYTES: usize = 1 << 20;
 
 /// Random-access byte source: a file, or bytes in memory. Positional reads let several threads
 /// decode chunks of the same file at once.
@@ -97,6 +121,8 @@ struct Entry {
 /// An open GeoTIFF.
 pub struct GeoTiff {
     src: Box<dyn ReadAt>,
+    limits: Limits,
+    interrupt: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
     little_endian: bool,
     bigtiff: bool,
     images: Vec<Image>,
@@ -116,18 +142,41 @@ impl std::fmt::Debug for GeoTiff {
 }
 
 impl GeoTiff {
-    /// Opens a file.
+    /// Opens a file under the default [`Limits`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        Self::from_source(Box::new(std::fs::File::open(path)?))
+        Self::open_with(path, Limits::default())
     }
 
-    /// Reads from bytes in memory.
+    /// Opens a file under `limits`.
+    pub fn open_with(path: impl AsRef<Path>, limits: Limits) -> Result<Self> {
+        Self::from_source_with(Box::new(std::fs::File::open(path)?), limits)
+    }
+
+    /// Reads from bytes in memory under the default [`Limits`].
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
         Self::from_source(Box::new(bytes))
     }
 
-    /// Reads from any random-access source.
+    /// Reads from any random-access source under the default [`Limits`].
     pub fn from_source(src: Box<dyn ReadAt>) -> Result<Self> {
+        Self::from_source_with(src, Limits::default())
+    }
+
+    /// Makes every later chunk read fail with [`Error::Cancelled`] once `interrupted` returns
+    /// true, so that a long read of many chunks stops soon after its caller gives up.
+    pub fn with_interrupt(mut self, interrupted: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        self.interrupt = Some(Arc::new(interrupted));
+        self
+    }
+
+    /// The limits the file was opened under.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Reads from any random-access source; fails with [`Error::TooLarge`] when the file
+    /// declares more than `limits` allow.
+    pub fn from_source_with(src: Box<dyn ReadAt>, limits: Limits) -> Result<Self> {
         let mut head = [0u8; 16];
         let size = src.size();
         if size < 8 {
@@ -139,7 +188,7 @@ impl GeoTiff {
             b"MM" => false,
             _ => return Err(Error::invalid("no TIFF byte-order mark")),
         };
-        let mut t = GeoTiff { src, little_endian, bigtiff: false, images: Vec::new(), geo: None, nodata: None };
+        let mut t = GeoTiff { src, limits, interrupt: None, little_endian, bigtiff: false, images: Vec::new(), geo: None, nodata: None };
         let magic = t.u16_at(&head[2..4]);
         let mut next = match magic {
             42 => t.u32_at(&head[4..8]) as u64,
@@ -328,9 +377,32 @@ impl GeoTiff {
             return Err(Error::invalid("floating-point predictor on integer samples"));
         }
         let planar = self.scalar(entries, PLANAR_CONFIG)?.unwrap_or(1) == 2 && spp > 1;
+        let limits = self.limits;
+        let samples = width as u64 * height as u64 * spp as u64;
+        if samples > limits.max_pixels {
+            return Err(Error::too_large(format!(
+                "{width} x {height} pixels x {spp} bands is more than the limit of {} samples",
+                limits.max_pixels
+            )));
+        }
+        let bands_per_chunk = if planar { spp } else { 1 };
+        let check_chunks = |cw: usize, ch: usize| -> Result<()> {
+            if cw == 0 || ch == 0 {
+                return Err(Error::invalid("bad chunk size"));
+            }
+            let count = (width.div_ceil(cw) * height.div_ceil(ch)) as u64 * bands_per_chunk as u64;
+            if count > limits.max_chunks {
+                return Err(Error::too_large(format!(
+                    "{count} chunks is more than the limit of {}",
+                    limits.max_chunks
+                )));
+            }
+            Ok(())
+        };
         let (tiled, cw, ch, offsets, counts) = if entries.contains_key(&TILE_WIDTH) {
             let tw = need(TILE_WIDTH, "TileWidth")? as usize;
             let th = need(TILE_LENGTH, "TileLength")? as usize;
+            check_chunks(tw, th)?;
             let offsets =
                 self.values_u64(entries, TILE_OFFSETS)?.ok_or_else(|| Error::invalid("missing TileOffsets"))?;
             let counts =
@@ -338,6 +410,7 @@ impl GeoTiff {
             (true, tw, th, offsets, counts)
         } else {
             let rps = self.scalar(entries, ROWS_PER_STRIP)?.unwrap_or(height as u64).min(height as u64) as usize;
+            check_chunks(width, rps.max(1))?;
             let offsets =
                 self.values_u64(entries, STRIP_OFFSETS)?.ok_or_else(|| Error::invalid("missing StripOffsets"))?;
             let counts = self
@@ -345,10 +418,10 @@ impl GeoTiff {
                 .ok_or_else(|| Error::invalid("missing StripByteCounts"))?;
             (false, width, rps.max(1), offsets, counts)
         };
-        if cw == 0 || ch == 0 || cw > 1 << 16 && tiled {
+        if cw > 1 << 16 && tiled {
             return Err(Error::invalid("bad chunk size"));
         }
-        let image = Image {
+        let mut image = Image {
             width,
             height,
             chunk_width: cw,
@@ -365,6 +438,20 @@ impl GeoTiff {
         let expected = image.chunks_across() * image.chunks_down() * if planar { spp } else { 1 };
         if image.offsets.len() < expected || image.counts.len() < expected {
             return Err(Error::invalid(format!("{} chunk offsets where {expected} are needed", image.offsets.len())));
+        }
+        if !image.tiled && image.compression == Compression::None && image.chunks_down() == 1 {
+            split_single_strip(&mut image);
+        }
+        let chunk_bytes = image.chunk_width as u64
+            * image.chunk_height as u64
+            * (spp / bands_per_chunk) as u64
+            * image.data_type.size() as u64;
+        if chunk_bytes > limits.max_chunk_bytes {
+            return Err(Error::too_large(format!(
+                "{} chunks of {chunk_bytes} bytes each are more than the limit of {} bytes per chunk",
+                if image.tiled { "tiles" } else { "strips" },
+                limits.max_chunk_bytes
+            )));
         }
         Ok(image)
     }
@@ -490,7 +577,13 @@ impl GeoTiff {
     /// of a strip).
     pub fn read_chunk(&self, level: usize, index: usize) -> Result<Vec<u8>> {
         let im = self.images.get(level).ok_or_else(|| Error::arg(format!("no image level {level}")))?;
+        if self.interrupt.as_ref().is_some_and(|f| f()) {
+            return Err(Error::Cancelled);
+        }
         let per_band = im.chunks_across() * im.chunks_down();
+        if index >= per_band * if im.planar { im.samples_per_pixel } else { 1 } {
+            return Err(Error::arg(format!("no chunk {index}")));
+        }
         let in_band = index % per_band;
         let rows = if im.tiled {
             im.chunk_height
@@ -516,6 +609,8 @@ impl GeoTiff {
         if off.saturating_add(count) > self.src.size() || count > (expected as u64).saturating_mul(4) + 1024 {
             return Err(Error::Decode { chunk: index, reason: "chunk past end of file".into() });
         }
+        // Uncompressed data past the chunk's size is never looked at.
+        let count = if im.compression == Compression::None { count.min(expected as u64) } else { count };
         let mut raw = vec![0u8; count as usize];
         self.src.read_exact_at(&mut raw, off)?;
         let mut data = codec::decompress(im.compression, &raw, expected, index)?;
@@ -636,4 +731,38 @@ pub(crate) fn write_ne(dt: DataType, v: f64, out: &mut [u8]) {
         DataType::Float32 => out.copy_from_slice(&(v as f32).to_ne_bytes()),
         DataType::Float64 => out.copy_from_slice(&v.to_ne_bytes()),
     }
+}
+
+/// Turns the one strip of an uncompressed image into strips of a few rows (per band when planar),
+/// as libtiff does, so that a window reads only its rows rather than the whole image.
+fn split_single_strip(im: &mut Image) {
+    let spp = if im.planar { 1 } else { im.samples_per_pixel };
+    let row_bytes = im.width * spp * im.data_type.size();
+    let rows = (STRIP_SLICE_BYTES / row_bytes.max(1)).max(1);
+    if rows >= im.height {
+        return;
+    }
+    let strips = im.height.div_ceil(rows);
+    let bands = if im.planar { im.samples_per_pixel } else { 1 };
+    let mut offsets = Vec::with_capacity(strips * bands);
+    let mut counts = Vec::with_capacity(strips * bands);
+    for b in 0..bands {
+        let (off, count) = (im.offsets[b], im.counts[b]);
+        for k in 0..strips {
+            let start = (k * rows * row_bytes) as u64;
+            let len = (rows.min(im.height - k * rows) * row_bytes) as u64;
+            // A truncated strip leaves its missing rows sparse (nodata), as a short strip does.
+            let available = count.saturating_sub(start).min(len);
+            if off == 0 || available == 0 {
+                offsets.push(0);
+                counts.push(0);
+            } else {
+                offsets.push(off + start);
+                counts.push(available);
+            }
+        }
+    }
+    im.chunk_height = rows;
+    im.offsets = offsets;
+    im.counts = counts;
 }

@@ -5,6 +5,7 @@
 mod cog;
 mod contour;
 mod dem_gdal;
+mod limits;
 mod reader;
 mod tiles;
 mod warp;
