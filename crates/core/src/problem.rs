@@ -77,8 +77,11 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     ("unsupported_media_type", 415, "The body's `Content-Type` is not one this operation accepts."),
     ("range_not_satisfiable", 416, "The `Range` asked for lies wholly past the end of the file; `Content-Range` gives its size."),
     ("validation_failed", 422, "The body parsed but broke rules; `errors` lists each field with a JSON pointer."),
+    ("raster_too_large", 422, "The GeoTIFF declares more pixels, bytes per tile or strip, or tiles than the `dem.max_*` limits allow (as a field error at `/file`, or a job's `error`)."),
+    ("invalid_raster", 422, "The GeoTIFF's data cannot be decoded, e.g. a tile that inflates past its declared size (as a field error at `/file`, or a job's `error`)."),
     ("job_input_invalid", 422, "A job's input could not be processed (in a job's `error`: for example a GeoTIFF whose data cannot be decoded)."),
     ("rate_limited", 429, "The key used up its request budget for this API area; wait `Retry-After` seconds."),
     ("internal_error", 500, "Something failed on the server; the request id lets operators find it in the logs."),
+    ("job_abandoned", 500, "In a job's `error`: every allowed attempt (`jobs.max_attempts`) ended with its worker stopping (a crash) or a passing error, so the job is not tried again."),
     ("unavailable", 503, "The server is starting, draining or cannot reach its store."),
 ];

@@ -288,8 +288,9 @@ pub(crate) fn apply_horizontal(buf: &mut [u8], row_samples: usize, sample_size: 
     }
 }
 
-/// Applies the floating-point predictor to native-order samples (for the writer).
-pub(crate) fn apply_float(buf: &mut [u8], row_samples: usize, sample_size: usize) {
+/// Applies the floating-point predictor to native-order samples (for the writer): byte planes,
+/// then differencing with a stride of `spp` bytes, as libtiff's `fpDiff` does for interleaved bands.
+pub(crate) fn apply_float(buf: &mut [u8], row_samples: usize, spp: usize, sample_size: usize) {
     let row_bytes = row_samples * sample_size;
     let mut tmp = vec![0u8; row_bytes];
     for row in buf.chunks_exact_mut(row_bytes) {
@@ -299,8 +300,8 @@ pub(crate) fn apply_float(buf: &mut [u8], row_samples: usize, sample_size: usize
                 tmp[b * row_samples + s] = row[s * sample_size + src];
             }
         }
-        for i in (1..row_bytes).rev() {
-            tmp[i] = tmp[i].wrapping_sub(tmp[i - 1]);
+        for i in (spp..row_bytes).rev() {
+            tmp[i] = tmp[i].wrapping_sub(tmp[i - spp]);
         }
         row.copy_from_slice(&tmp);
     }
@@ -342,9 +343,14 @@ mod tests {
         let vals: Vec<f32> = (0..24).map(|i| 1000.0 + i as f32 * 0.37).collect();
         let mut bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_ne_bytes()).collect();
         let orig = bytes.clone();
-        apply_float(&mut bytes, 8, 4);
+        apply_float(&mut bytes, 8, 1, 4);
         assert_ne!(bytes, orig);
         undo_float(&mut bytes, 8, 1, 4);
+        assert_eq!(bytes, orig);
+        // Three interleaved bands: eight pixels of 24 samples a row.
+        let mut bytes = orig.clone();
+        apply_float(&mut bytes, 24, 3, 4);
+        undo_float(&mut bytes, 24, 3, 4);
         assert_eq!(bytes, orig);
     }
 

@@ -104,6 +104,10 @@ impl Image {
     pub fn chunks_down(&self) -> usize {
         self.height.div_ceil(self.chunk_height)
     }
+    /// Chunks that are not stored (offset or byte count 0), read as nodata.
+    pub fn sparse_chunks(&self) -> usize {
+        self.offsets.iter().zip(&self.counts).filter(|(o, c)| **o == 0 || **c == 0).count()
+    }
     /// Total bytes of compressed data.
     pub fn compressed_size(&self) -> u64 {
         self.counts.iter().sum()
@@ -278,7 +282,7 @@ impl GeoTiff {
                 (self.u32_at(&e[4..8]) as u64, &e[8..12])
             };
             let Some(size) = type_size(typ) else { continue };
-            let total = size as u64 * count;
+            let total = (size as u64).saturating_mul(count);
             let entry = if total <= value.len() as u64 {
                 Entry { typ, count, inline: Some(value[..total as usize].to_vec()), offset: 0 }
             } else {
@@ -296,7 +300,7 @@ impl GeoTiff {
         if let Some(v) = &e.inline {
             return Ok(v.clone());
         }
-        let size = type_size(e.typ).unwrap_or(1) as u64 * e.count;
+        let size = (type_size(e.typ).unwrap_or(1) as u64).saturating_mul(e.count);
         if size > self.src.size() || e.offset.saturating_add(size) > self.src.size() {
             return Err(Error::invalid("tag values past end of file"));
         }
@@ -306,7 +310,8 @@ impl GeoTiff {
     }
 
     fn values_u64(&self, entries: &HashMap<u16, Entry>, tag: u16) -> Result<Option<Vec<u64>>> {
-        let Some(e) = entries.get(&tag) else { return Ok(None) };
+        // A tag with no values says nothing: treat it as absent.
+        let Some(e) = entries.get(&tag).filter(|e| e.count > 0) else { return Ok(None) };
         let raw = self.raw(e)?;
         let v = match e.typ {
             BYTE | UNDEFINED => raw.iter().map(|&b| b as u64).collect(),
@@ -319,7 +324,7 @@ impl GeoTiff {
     }
 
     fn values_f64(&self, entries: &HashMap<u16, Entry>, tag: u16) -> Result<Option<Vec<f64>>> {
-        let Some(e) = entries.get(&tag) else { return Ok(None) };
+        let Some(e) = entries.get(&tag).filter(|e| e.count > 0) else { return Ok(None) };
         let raw = self.raw(e)?;
         let v = match e.typ {
             DOUBLE => raw
@@ -378,7 +383,7 @@ impl GeoTiff {
         }
         let planar = self.scalar(entries, PLANAR_CONFIG)?.unwrap_or(1) == 2 && spp > 1;
         let limits = self.limits;
-        let samples = width as u64 * height as u64 * spp as u64;
+        let samples = (width as u64).saturating_mul(height as u64).saturating_mul(spp as u64);
         if samples > limits.max_pixels {
             return Err(Error::too_large(format!(
                 "{width} x {height} pixels x {spp} bands is more than the limit of {} samples",
@@ -390,7 +395,9 @@ impl GeoTiff {
             if cw == 0 || ch == 0 {
                 return Err(Error::invalid("bad chunk size"));
             }
-            let count = (width.div_ceil(cw) * height.div_ceil(ch)) as u64 * bands_per_chunk as u64;
+            let count = (width.div_ceil(cw) as u64)
+                .saturating_mul(height.div_ceil(ch) as u64)
+                .saturating_mul(bands_per_chunk as u64);
             if count > limits.max_chunks {
                 return Err(Error::too_large(format!(
                     "{count} chunks is more than the limit of {}",
@@ -442,10 +449,10 @@ impl GeoTiff {
         if !image.tiled && image.compression == Compression::None && image.chunks_down() == 1 {
             split_single_strip(&mut image);
         }
-        let chunk_bytes = image.chunk_width as u64
-            * image.chunk_height as u64
-            * (spp / bands_per_chunk) as u64
-            * image.data_type.size() as u64;
+        let chunk_bytes = (image.chunk_width as u64)
+            .saturating_mul(image.chunk_height as u64)
+            .saturating_mul((spp / bands_per_chunk) as u64)
+            .saturating_mul(image.data_type.size() as u64);
         if chunk_bytes > limits.max_chunk_bytes {
             return Err(Error::too_large(format!(
                 "{} chunks of {chunk_bytes} bytes each are more than the limit of {} bytes per chunk",
