@@ -7,7 +7,7 @@ use crate::{Error, Result};
 use bytes::Bytes;
 use futures::StreamExt;
 use meridian_core::id::{AccountId, DatasetId, JobId};
-use meridian_raster::tiff::{GeoTiff, ReadAt, Limits};
+use meridian_raster::tiff::{GeoTiff, Limits, ReadAt};
 use object_store::path::Path;
 use object_store::{ObjectStore, PutPayload, WriteMultipart};
 use std::path::PathBuf;

@@ -220,4 +220,18 @@ mod tests {
         std::fs::write(&stub, b"II*\0\x08\0\0\0\0\0").unwrap();
         assert_eq!(inspect(&stub, "/file", Limits::default()).unwrap_err().code, "not_a_geotiff");
     }
+
+    #[test]
+    fn inspect_names_files_past_the_limits_and_undecodable_ones() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/tiff");
+        let code = |name: &str, limits: Limits| inspect(&corpus.join(name), "/file", limits).unwrap_err().code;
+        assert_eq!(code("hostile-200000-squared.tif", Limits::default()), "raster_too_large");
+        assert_eq!(code("hostile-deflate-bomb.tif", Limits::default()), "invalid_raster");
+        // The limits come from the caller (dem.max_pixels and friends).
+        let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif");
+        let small = Limits { max_pixels: 400 * 399, ..Limits::default() };
+        let e = inspect(&dem, "/file", small).unwrap_err();
+        assert_eq!((e.code.as_str(), e.pointer.as_str()), ("raster_too_large", "/file"));
+        assert!(e.detail.contains("dem.max_pixels"), "{}", e.detail);
+    }
 }

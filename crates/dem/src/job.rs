@@ -313,7 +313,8 @@ impl DemService {
         if specs.is_empty() {
             return Ok(());
         }
-        let (blobs, key, limits, handle) = (self.blobs.clone(), source.key.clone(), self.raster_limits(), Handle::current());
+        let (blobs, key, limits, handle) =
+            (self.blobs.clone(), source.key.clone(), self.raster_limits(), Handle::current());
         let range = tokio::task::spawn_blocking(move || -> Result<Option<(f64, f64)>> {
             let src = blobs.open_geotiff(&key, &handle, limits)?;
             Ok(dem::value_range(&src, &|_| true)?)
@@ -432,12 +433,9 @@ impl JobHandler for DemJobHandler {
                 }
                 return Err(match stop {
                     Stop::Invalid("job_input_invalid", detail) => JobError::invalid(detail),
-                    Stop::Invalid(code, detail) => JobError::Permanent(Problem::new(
-                        422,
-                        code,
-                        "The job's input cannot be processed",
-                        detail,
-                    )),
+                    Stop::Invalid(code, detail) => {
+                        JobError::Permanent(Problem::new(422, code, "The job's input cannot be processed", detail))
+                    }
                     _ => JobError::Cancelled,
                 });
             }
@@ -492,8 +490,10 @@ impl DemService {
         // Outputs are written here in 512-pixel tiles; colour relief has up to four bands per
         // source sample, so only the per-chunk limits apply to them.
         let own = Limits { max_pixels: u64::MAX, ..limits };
-        let src =
-            self.blobs.open_geotiff(&params.source_key, handle, limits)?.with_interrupt(move || interrupted.is_cancelled());
+        let src = self
+            .blobs
+            .open_geotiff(&params.source_key, handle, limits)?
+            .with_interrupt(move || interrupted.is_cancelled());
         let copy_for_tiles = params.makes_tiles_copy() && !handle.block_on(self.blobs.exists(&params.tiles_key))?;
         let progress = Progress { percent, steps: ops.len() + usize::from(copy_for_tiles) };
         let tmp = tempfile::tempdir_in(self.staging_dir()?)?;

@@ -331,6 +331,13 @@ async fn dem_bad_input_is_refused_before_any_job_is_queued() {
             "invalid_option",
         ),
         (dem_bytes(), json!({"operations": []}), "/params/operations", "required"),
+        // 0.0001 m over the tile's 400 m of relief: four million levels, past dem.max_contour_levels.
+        (
+            dem_bytes(),
+            json!({"operations": [{"type": "hillshade"}, {"type": "contours", "interval": 0.0001}]}),
+            "/params/operations/1/interval",
+            "too_many_levels",
+        ),
     ];
     for (file, params, pointer, code) in cases {
         let r = s.upload(&key, file, "upload.tif", params.clone()).await;

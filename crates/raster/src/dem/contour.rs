@@ -49,7 +49,7 @@ impl ContourOptions {
 
     /// How many levels `base + k × interval` lie in `[lo, hi]`.
     pub fn level_count(&self, lo: f64, hi: f64) -> u64 {
-        if !(lo <= hi) {
+        if lo.is_nan() || hi.is_nan() || lo > hi {
             return 0;
         }
         let first = ((lo - self.base) / self.interval).ceil();

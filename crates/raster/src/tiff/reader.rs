@@ -192,7 +192,16 @@ impl GeoTiff {
             b"MM" => false,
             _ => return Err(Error::invalid("no TIFF byte-order mark")),
         };
-        let mut t = GeoTiff { src, limits, interrupt: None, little_endian, bigtiff: false, images: Vec::new(), geo: None, nodata: None };
+        let mut t = GeoTiff {
+            src,
+            limits,
+            interrupt: None,
+            little_endian,
+            bigtiff: false,
+            images: Vec::new(),
+            geo: None,
+            nodata: None,
+        };
         let magic = t.u16_at(&head[2..4]);
         let mut next = match magic {
             42 => t.u32_at(&head[4..8]) as u64,

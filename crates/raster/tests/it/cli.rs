@@ -31,6 +31,8 @@ fn the_documented_tile_example_renders() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/dem.md")).unwrap();
-    assert!(docs.contains("meridian-raster tile crates/raster/tests/data/swissalti3d-2573-1085.tif 16 34059 23335 terrain-rgb"));
+    assert!(docs.contains(
+        "meridian-raster tile crates/raster/tests/data/swissalti3d-2573-1085.tif 16 34059 23335 terrain-rgb"
+    ));
     assert!(std::fs::metadata(&png).unwrap().len() > 1000);
 }

@@ -103,7 +103,9 @@ fn the_real_corpus_files_are_compared_with_the_tiff_crate() {
         }
     }
     compared.sort();
-    for name in ["strips-deflate-pred3.tif", "tiled-lzw-pred2-int16.tif", "three-band-f32-pred3.tif", "bigtiff-deflate.tif"] {
+    for name in
+        ["strips-deflate-pred3.tif", "tiled-lzw-pred2-int16.tif", "three-band-f32-pred3.tif", "bigtiff-deflate.tif"]
+    {
         assert!(compared.iter().any(|c| c == name), "{name} not compared; compared: {compared:?}");
     }
 }

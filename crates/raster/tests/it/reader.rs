@@ -224,7 +224,8 @@ fn reads_every_encoding_gdal_writes() {
 fn multi_band_predictor_files_read_back_identically_here_and_in_gdal() {
     let dir = tmp();
     let (w, h) = (70, 45);
-    let floats: Vec<f32> = (0..w * h * 3).map(|i| 1000.0 + (i as f32 * 0.731).sin() * 250.0 + i as f32 * 0.01).collect();
+    let floats: Vec<f32> =
+        (0..w * h * 3).map(|i| 1000.0 + (i as f32 * 0.731).sin() * 250.0 + i as f32 * 0.01).collect();
     let ints: Vec<u16> = (0..w * h * 3).map(|i| (i * 7919 % 65_521) as u16).collect();
     let gdal = have_tool("gdal_translate", "multi_band_predictor_files_read_back_identically_here_and_in_gdal");
     for tile in [Some(32), None] {

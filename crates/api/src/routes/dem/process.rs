@@ -260,7 +260,10 @@ async fn submit_upload(
         Some((staged, _)) => {
             let path = staged.path().to_owned();
             let limits = state.dem.raster_limits();
-            match tokio::task::spawn_blocking(move || inspect(&path, "/file", limits)).await.map_err(ApiError::internal)? {
+            match tokio::task::spawn_blocking(move || inspect(&path, "/file", limits))
+                .await
+                .map_err(ApiError::internal)?
+            {
                 Ok(info) => Some(info),
                 Err(e) => {
                     errors.push(e);
