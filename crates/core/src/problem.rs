@@ -78,7 +78,7 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     ("range_not_satisfiable", 416, "The `Range` asked for lies wholly past the end of the file; `Content-Range` gives its size."),
     ("validation_failed", 422, "The body parsed but broke rules; `errors` lists each field with a JSON pointer."),
     ("raster_too_large", 422, "The GeoTIFF declares more pixels, bytes per tile or strip, or tiles than the `dem.max_*` limits allow (as a field error at `/file`, or a job's `error`)."),
-    ("invalid_raster", 422, "The GeoTIFF's data cannot be decoded, e.g. a tile that inflates past its declared size (as a field error at `/file`, or a job's `error`)."),
+    ("invalid_raster", 422, "The GeoTIFF's data cannot be decoded, e.g. a tile that inflates past its declared size (as a field error at `/file`; in a job's `error` it is `job_input_invalid`)."),
     ("job_input_invalid", 422, "A job's input could not be processed (in a job's `error`: for example a GeoTIFF whose data cannot be decoded)."),
     ("rate_limited", 429, "The key used up its request budget for this API area; wait `Retry-After` seconds."),
     ("internal_error", 500, "Something failed on the server; the request id lets operators find it in the logs."),

@@ -384,7 +384,6 @@ impl From<meridian_raster::Error> for Stop {
             R::Cancelled => Stop::Cancelled,
             R::Io(io) => Stop::Internal(io.to_string()),
             R::TooLarge(m) => Stop::Invalid("raster_too_large", m),
-            e @ R::Decode { .. } => Stop::Invalid("invalid_raster", e.to_string()),
             other => Stop::Invalid("job_input_invalid", other.to_string()),
         }
     }
