@@ -645,16 +645,33 @@ impl GeoTiff {
     /// Reads `window` of band `band` (0-based) from image `level` as `T`. Pixels outside the
     /// image get `fill`. Only the chunks the window touches are read, decoded in parallel.
     pub fn read_window<T: Sample>(&self, level: usize, band: usize, win: Window, fill: T) -> Result<Vec<T>> {
+        let mut bands = self.read_window_bands(level, &[band], win, fill)?;
+        Ok(bands.pop().unwrap_or_default())
+    }
+
+    /// Reads `window` of several bands at once: with interleaved bands each chunk is decoded
+    /// once for all of them, rather than once per band.
+    pub fn read_window_bands<T: Sample>(
+        &self,
+        level: usize,
+        bands: &[usize],
+        win: Window,
+        fill: T,
+    ) -> Result<Vec<Vec<T>>> {
         let im = self.images.get(level).ok_or_else(|| Error::arg(format!("no image level {level}")))?;
-        if band >= im.samples_per_pixel {
-            return Err(Error::arg(format!("no band {band}")));
+        if let Some(b) = bands.iter().find(|b| **b >= im.samples_per_pixel) {
+            return Err(Error::arg(format!("no band {b}")));
         }
-        let mut out = vec![fill; win.width * win.height];
+        if im.planar && bands.len() > 1 {
+            // Each band has chunks of its own: nothing to share.
+            return bands.iter().map(|b| self.read_window(level, *b, win, fill)).collect();
+        }
+        let mut out = vec![vec![fill; win.width * win.height]; bands.len()];
         let x0 = win.x.max(0) as usize;
         let y0 = win.y.max(0) as usize;
         let x1 = (win.x + win.width as i64).clamp(0, im.width as i64) as usize;
         let y1 = (win.y + win.height as i64).clamp(0, im.height as i64) as usize;
-        if x0 >= x1 || y0 >= y1 {
+        if x0 >= x1 || y0 >= y1 || bands.is_empty() {
             return Ok(out);
         }
         let (cw, ch) = (im.chunk_width, im.chunk_height);
@@ -667,18 +684,21 @@ impl GeoTiff {
             }
         }
         let spp = if im.planar { 1 } else { im.samples_per_pixel };
-        let b = if im.planar { 0 } else { band };
         let dt = im.data_type;
         // Each chunk is decoded and converted to `T` on its own thread; rows are then copied.
-        let decoded: Vec<Result<(usize, usize, Vec<T>)>> = chunks
+        let decoded: Vec<Result<(usize, usize, Vec<Vec<T>>)>> = chunks
             .par_iter()
             .map(|&(cx, cy)| {
-                let index = cy * across + cx + if im.planar { band * per_band } else { 0 };
-                self.read_chunk(level, index).map(|d| (cx, cy, extract::<T>(dt, &d, spp, b)))
+                let index = cy * across + cx + if im.planar { bands[0] * per_band } else { 0 };
+                self.read_chunk(level, index).map(|d| {
+                    let per: Vec<Vec<T>> =
+                        bands.iter().map(|&b| extract::<T>(dt, &d, spp, if im.planar { 0 } else { b })).collect();
+                    (cx, cy, per)
+                })
             })
             .collect();
         for d in decoded {
-            let (cx, cy, vals) = d?;
+            let (cx, cy, per) = d?;
             let cx0 = cx * cw;
             let cy0 = cy * ch;
             let rx0 = x0.max(cx0);
@@ -686,10 +706,12 @@ impl GeoTiff {
             let ry0 = y0.max(cy0);
             let ry1 = y1.min(cy0 + ch);
             let len = rx1 - rx0;
-            for y in ry0..ry1 {
-                let src = (y - cy0) * cw + rx0 - cx0;
-                let dst = (y as i64 - win.y) as usize * win.width + (rx0 as i64 - win.x) as usize;
-                out[dst..dst + len].copy_from_slice(&vals[src..src + len]);
+            for (vals, out) in per.iter().zip(out.iter_mut()) {
+                for y in ry0..ry1 {
+                    let src = (y - cy0) * cw + rx0 - cx0;
+                    let dst = (y as i64 - win.y) as usize * win.width + (rx0 as i64 - win.x) as usize;
+                    out[dst..dst + len].copy_from_slice(&vals[src..src + len]);
+                }
             }
         }
         Ok(out)

@@ -688,8 +688,8 @@ pub fn write_cog_with_progress(
     while y < h {
         let n = block.min(h - y);
         let win = Window::new(0, y as i64, w, n);
-        let per_band: Vec<Vec<f64>> =
-            (0..bands).map(|b| src.read_window::<f64>(0, b, win, fill)).collect::<Result<_>>()?;
+        let all: Vec<usize> = (0..bands).collect();
+        let per_band = src.read_window_bands::<f64>(0, &all, win, fill)?;
         let mut rows = vec![0.0; w * n * bands];
         for (b, data) in per_band.iter().enumerate() {
             for (i, v) in data.iter().enumerate() {

@@ -38,12 +38,11 @@ fn check_tiff(data: &[u8]) -> bool {
     let Ok(t) = GeoTiff::from_source_with(Box::new(data.to_vec()), LIMITS) else { return false };
     let mut full = Vec::new();
     for (level, im) in t.images().iter().enumerate() {
-        for b in 0..im.samples_per_pixel {
-            let win = Window::new(0, 0, im.width, im.height);
-            match t.read_window::<f64>(level, b, win, f64::NAN) {
-                Ok(v) if level == 0 => full.push(v),
-                _ => {}
-            }
+        let bands: Vec<usize> = (0..im.samples_per_pixel).collect();
+        let win = Window::new(0, 0, im.width, im.height);
+        match t.read_window_bands::<f64>(level, &bands, win, f64::NAN) {
+            Ok(v) if level == 0 => full = v,
+            _ => {}
         }
     }
     let im = t.image();
