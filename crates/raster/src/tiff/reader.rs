@@ -686,7 +686,7 @@ impl GeoTiff {
         let spp = if im.planar { 1 } else { im.samples_per_pixel };
         let dt = im.data_type;
         // Each chunk is decoded and converted to `T` on its own thread; rows are then copied.
-        let decoded: Vec<Result<(usize, usize, Vec<Vec<T>>)>> = chunks
+        let decoded: Vec<Result<DecodedChunk<T>>> = chunks
             .par_iter()
             .map(|&(cx, cy)| {
                 let index = cy * across + cx + if im.planar { bands[0] * per_band } else { 0 };
@@ -731,6 +731,9 @@ impl GeoTiff {
         })
     }
 }
+
+/// A decoded chunk's column and row of chunks, and its samples of each band asked for.
+type DecodedChunk<T> = (usize, usize, Vec<Vec<T>>);
 
 /// Band `b` of native-order chunk samples as `T`.
 fn extract<T: Sample>(dt: DataType, data: &[u8], spp: usize, b: usize) -> Vec<T> {
