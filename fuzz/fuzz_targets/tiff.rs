@@ -15,6 +15,10 @@ fn reference(data: &[u8]) -> Option<(u32, u32, Vec<f64>)> {
     limits.intermediate_buffer_size = 16 << 20;
     let mut d = Decoder::new(std::io::Cursor::new(data)).ok()?.with_limits(limits);
     let (w, h) = d.dimensions().ok()?;
+    // The tiff crate inverts WhiteIsZero samples; GDAL and this reader return them as stored.
+    if d.find_tag_unsigned::<u32>(tiff::tags::Tag::PhotometricInterpretation).ok()? == Some(0) {
+        return None;
+    }
     let samples = match d.read_image().ok()? {
         DecodingResult::U8(v) => v.into_iter().map(f64::from).collect(),
         DecodingResult::I8(v) => v.into_iter().map(f64::from).collect(),
