@@ -104,6 +104,10 @@ impl Image {
     pub fn chunks_down(&self) -> usize {
         self.height.div_ceil(self.chunk_height)
     }
+    /// Stored bytes of each chunk (tiles or strips, band after band when planar).
+    pub fn chunk_byte_counts(&self) -> &[u64] {
+        &self.counts
+    }
     /// Chunks that are not stored (offset or byte count 0), read as nodata.
     pub fn sparse_chunks(&self) -> usize {
         self.offsets.iter().zip(&self.counts).filter(|(o, c)| **o == 0 || **c == 0).count()
