@@ -384,6 +384,14 @@ pub struct DemConfig {
     pub tile_max_age: Duration,
     /// Most operations in one job.
     pub max_operations: usize,
+    /// Most samples (width × height × bands) a GeoTIFF may declare.
+    pub max_pixels: u64,
+    /// Most decoded bytes in one tile or strip of a GeoTIFF.
+    pub max_chunk_bytes: u64,
+    /// Most tiles or strips in one image of a GeoTIFF.
+    pub max_chunks: u64,
+    /// Most contour levels one contours operation may produce (relief ÷ interval).
+    pub max_contour_levels: u64,
 }
 
 impl Default for DemConfig {
@@ -394,6 +402,10 @@ impl Default for DemConfig {
             max_zoom: 22,
             tile_max_age: Duration::from_secs(3600),
             max_operations: 16,
+            max_pixels: 1 << 30,
+            max_chunk_bytes: 64 << 20,
+            max_chunks: 1 << 20,
+            max_contour_levels: 10_000,
         }
     }
 }
@@ -697,6 +709,12 @@ impl Config {
         }
         if self.dem.max_operations == 0 {
             problems.push("dem.max_operations must be at least 1".to_owned());
+        }
+        if self.dem.max_pixels == 0 || self.dem.max_chunk_bytes == 0 || self.dem.max_chunks == 0 {
+            problems.push("dem.max_pixels, dem.max_chunk_bytes and dem.max_chunks must be at least 1".to_owned());
+        }
+        if self.dem.max_contour_levels == 0 {
+            problems.push("dem.max_contour_levels must be at least 1".to_owned());
         }
         if let Some(url) = &self.server.public_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {

@@ -119,6 +119,10 @@ pub mod code {
     pub const RANGE_NOT_SATISFIABLE: &str = "range_not_satisfiable";
     /// `validation_failed`.
     pub const VALIDATION_FAILED: &str = "validation_failed";
+    /// `raster_too_large`.
+    pub const RASTER_TOO_LARGE: &str = "raster_too_large";
+    /// `invalid_raster`.
+    pub const INVALID_RASTER: &str = "invalid_raster";
     /// `job_input_invalid`.
     pub const JOB_INPUT_INVALID: &str = "job_input_invalid";
     /// `rate_limited`.
@@ -168,10 +172,12 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     (code::UNSUPPORTED_MEDIA_TYPE, 415, "The body's `Content-Type` is not one this operation accepts."),
     (code::RANGE_NOT_SATISFIABLE, 416, "The `Range` asked for lies wholly past the end of the file; `Content-Range` gives its size."),
     (code::VALIDATION_FAILED, 422, "The body parsed but broke rules; `errors` lists each field with a JSON pointer."),
+    (code::RASTER_TOO_LARGE, 422, "The GeoTIFF declares more pixels, bytes per tile or strip, or tiles than the `dem.max_*` limits allow (as a field error at `/file`, or a job's `error`)."),
+    (code::INVALID_RASTER, 422, "The GeoTIFF's data cannot be decoded, e.g. a tile that inflates past its declared size (as a field error at `/file`; in a job's `error` it is `job_input_invalid`)."),
     (code::JOB_INPUT_INVALID, 422, "A job's input could not be processed (in a job's `error`: for example a GeoTIFF whose data cannot be decoded)."),
     (code::RATE_LIMITED, 429, "The key used up its request budget for this API area; wait `Retry-After` seconds."),
     (code::INTERNAL_ERROR, 500, "Something failed on the server; the request id lets operators find it in the logs."),
-    (code::JOB_ABANDONED, 500, "In a job's `error`: the job's workers stopped without an outcome more often than its attempts allow, so it was given up."),
+    (code::JOB_ABANDONED, 500, "In a job's `error`: every allowed attempt (`jobs.max_attempts`) ended with its worker stopping (a crash) or a passing error, so the job is not tried again."),
     (code::UNAVAILABLE, 503, "The server is starting, draining or cannot reach its store."),
     (code::DEADLINE_EXCEEDED, 503, "The request ran past `server.request_timeout`; its work was cancelled. Narrow the request or retry later."),
     (code::SERVER_BUSY, 503, "The server holds as many HTTP connections as it allows (`server.max_connections`, or `server.max_connections_per_ip` from this address); the connection was closed. Retry shortly."),

@@ -7,7 +7,7 @@ use crate::{Error, Result};
 use bytes::Bytes;
 use futures::StreamExt;
 use meridian_core::id::{AccountId, DatasetId, JobId};
-use meridian_raster::tiff::{GeoTiff, ReadAt};
+use meridian_raster::tiff::{GeoTiff, Limits, ReadAt};
 use object_store::path::Path;
 use object_store::{ObjectStore, PutPayload, WriteMultipart};
 use std::path::PathBuf;
@@ -191,12 +191,12 @@ impl Blobs {
         Ok(removed)
     }
 
-    /// Opens a GeoTIFF blob for the engine. Blocking: call it from `spawn_blocking` (a remote
-    /// store is read through `handle`).
-    pub fn open_geotiff(&self, key: &str, handle: &Handle) -> Result<GeoTiff> {
+    /// Opens a GeoTIFF blob for the engine under `limits`. Blocking: call it from
+    /// `spawn_blocking` (a remote store is read through `handle`).
+    pub fn open_geotiff(&self, key: &str, handle: &Handle, limits: Limits) -> Result<GeoTiff> {
         if let Some(path) = self.local_path(key) {
             return match std::fs::File::open(&path) {
-                Ok(f) => Ok(GeoTiff::from_source(Box::new(f))?),
+                Ok(f) => Ok(GeoTiff::from_source_with(Box::new(f), limits)?),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(gone()),
                 Err(e) => Err(e.into()),
             };
@@ -208,7 +208,7 @@ impl Blobs {
             Err(e) => return Err(e.into()),
         };
         let source = RangedBlob { store: self.store.clone(), path, size, handle: handle.clone() };
-        Ok(GeoTiff::from_source(Box::new(source))?)
+        Ok(GeoTiff::from_source_with(Box::new(source), limits)?)
     }
 }
 
@@ -287,7 +287,7 @@ mod tests {
         // Opened off the runtime's threads, as jobs and tiles do.
         let handle = rt.handle().clone();
         let remote = std::thread::spawn(move || {
-            let t = blobs.open_geotiff(key, &handle).unwrap();
+            let t = blobs.open_geotiff(key, &handle, Limits::default()).unwrap();
             (t.epsg(), t.read_window::<f32>(0, 0, Window::new(100, 120, 50, 40), f32::NAN).unwrap())
         })
         .join()

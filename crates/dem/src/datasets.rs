@@ -6,7 +6,7 @@ use crate::{DemService, Error, Result};
 use meridian_core::id::{AccountId, DatasetId};
 use meridian_core::page::Page;
 use meridian_core::{DomainError, FieldError, Timestamp};
-use meridian_raster::tiff::GeoTiff;
+use meridian_raster::tiff::{GeoTiff, Limits};
 use meridian_raster::tile::TileRenderer;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -73,13 +73,23 @@ pub struct Dataset {
     pub created_at: Timestamp,
 }
 
-/// Opens a file with the engine and decodes its first block: the check an upload must pass.
-/// Blocking. The error is a field error at `pointer`.
-pub fn inspect(path: &Path, pointer: &str) -> std::result::Result<RasterInfo, FieldError> {
-    let not_tiff = |e: meridian_raster::Error| {
-        FieldError::new(pointer, "not_a_geotiff", format!("the file is not a GeoTIFF that can be processed: {e}"))
+/// Opens a file with the engine under `limits` and decodes its first block: the check an upload
+/// must pass. Blocking. The error is a field error at `pointer`: `raster_too_large` when the file
+/// declares more than the limits allow, `invalid_raster` when its data cannot be decoded,
+/// `not_a_geotiff` otherwise.
+pub fn inspect(path: &Path, pointer: &str, limits: Limits) -> std::result::Result<RasterInfo, FieldError> {
+    let not_tiff = |e: meridian_raster::Error| match e {
+        meridian_raster::Error::TooLarge(m) => FieldError::new(
+            pointer,
+            "raster_too_large",
+            format!("{m} (see the dem.max_pixels, dem.max_chunk_bytes and dem.max_chunks limits)"),
+        ),
+        meridian_raster::Error::Decode { .. } => {
+            FieldError::new(pointer, "invalid_raster", format!("the GeoTIFF's data cannot be decoded: {e}"))
+        }
+        e => FieldError::new(pointer, "not_a_geotiff", format!("the file is not a GeoTIFF that can be processed: {e}")),
     };
-    let t = GeoTiff::open(path).map_err(not_tiff)?;
+    let t = GeoTiff::open_with(path, limits).map_err(not_tiff)?;
     if t.width() == 0 || t.height() == 0 || t.bands() == 0 {
         return Err(FieldError::new(pointer, "not_a_geotiff", "the GeoTIFF holds no pixels"));
     }
@@ -192,7 +202,7 @@ mod tests {
     #[test]
     fn inspect_reads_the_dem_and_refuses_other_files() {
         let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif");
-        let info = inspect(&dem, "/file").unwrap();
+        let info = inspect(&dem, "/file", Limits::default()).unwrap();
         assert_eq!((info.width, info.height, info.bands), (400, 400, 1));
         assert_eq!(info.epsg, Some(2056));
         assert_eq!(info.nodata, Some(-9999.0));
@@ -203,11 +213,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let text = dir.path().join("notes.txt");
         std::fs::write(&text, "elevation,1600\n").unwrap();
-        let e = inspect(&text, "/file").unwrap_err();
+        let e = inspect(&text, "/file", Limits::default()).unwrap_err();
         assert_eq!((e.pointer.as_str(), e.code.as_str()), ("/file", "not_a_geotiff"));
         // A TIFF header with nothing behind it.
         let stub = dir.path().join("stub.tif");
         std::fs::write(&stub, b"II*\0\x08\0\0\0\0\0").unwrap();
-        assert_eq!(inspect(&stub, "/file").unwrap_err().code, "not_a_geotiff");
+        assert_eq!(inspect(&stub, "/file", Limits::default()).unwrap_err().code, "not_a_geotiff");
+    }
+
+    #[test]
+    fn inspect_names_files_past_the_limits_and_undecodable_ones() {
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/tiff");
+        let code = |name: &str, limits: Limits| inspect(&corpus.join(name), "/file", limits).unwrap_err().code;
+        assert_eq!(code("hostile-200000-squared.tif", Limits::default()), "raster_too_large");
+        assert_eq!(code("hostile-deflate-bomb.tif", Limits::default()), "invalid_raster");
+        // The limits come from the caller (dem.max_pixels and friends).
+        let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif");
+        let small = Limits { max_pixels: 400 * 399, ..Limits::default() };
+        let e = inspect(&dem, "/file", small).unwrap_err();
+        assert_eq!((e.code.as_str(), e.pointer.as_str()), ("raster_too_large", "/file"));
+        assert!(e.detail.contains("dem.max_pixels"), "{}", e.detail);
     }
 }

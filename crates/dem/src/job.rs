@@ -12,8 +12,8 @@ use meridian_core::id::{AccountId, DatasetId, JobId};
 use meridian_core::problem::Problem;
 use meridian_core::{DomainError, FieldError};
 use meridian_jobs::{JobContext, JobError, JobHandler, JobOutcome};
-use meridian_raster::dem::{self, FileOutput, Operation};
-use meridian_raster::tiff::{write_cog, CogOptions, GeoTiff};
+use meridian_raster::dem::{self, ContourOptions, FileOutput, Operation};
+use meridian_raster::tiff::{write_cog_with_progress, CogOptions, GeoTiff, Limits};
 use meridian_store::model::{Job, JobStatus, NewJob};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -68,6 +68,10 @@ pub struct JobParams {
     pub source_info: RasterInfo,
     /// The operations with every option spelt out.
     pub operations: Vec<Value>,
+    /// Scheme and authority of the request that queued the job, for absolute links in its
+    /// events when `server.public_url` is unset (as the API makes its links).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
 }
 
 impl JobParams {
@@ -232,13 +236,22 @@ impl DemService {
     }
 
     /// Queues a job; wake the workers afterwards.
-    pub async fn submit(&self, account: &AccountId, source: ResolvedSource, ops: &[DemOperation]) -> Result<Job> {
+    /// `base_url` is the scheme and authority the request came to (see [`JobParams::base_url`]).
+    pub async fn submit(
+        &self,
+        account: &AccountId,
+        source: ResolvedSource,
+        ops: &[DemOperation],
+        base_url: Option<String>,
+    ) -> Result<Job> {
+        self.check_contour_levels(&source, ops).await?;
         let params = JobParams {
             source: source.reference,
             source_key: source.key,
             tiles_key: source.tiles_key,
             source_info: source.info,
             operations: ops.iter().map(DemOperation::to_json).collect(),
+            base_url,
         };
         let params = serde_json::to_value(&params).map_err(|e| Error::Internal(e.to_string()))?;
         let job =
@@ -246,15 +259,18 @@ impl DemService {
         Ok(self.store.jobs.submit(job).await?)
     }
 
-    /// The `job` member of the job's events: id, status, outputs with links, or the error.
+    /// The `job` member of the job's events: id, status, outputs with absolute links (on
+    /// `server.public_url`, else on the address the job was submitted to), or the error.
     pub fn event_fields(
         &self,
-        job: &JobId,
+        job: &Job,
         status: &str,
         output: Option<&JobOutput>,
         error: Option<&Problem>,
     ) -> Map<String, Value> {
-        let base = self.public_url.as_deref().unwrap_or("");
+        let submitted_to = JobParams::of(job).ok().and_then(|p| p.base_url);
+        let base = self.public_url.as_deref().or(submitted_to.as_deref()).unwrap_or("");
+        let job = &job.id;
         let mut j = Map::new();
         j.insert("id".into(), json!(job.as_str()));
         j.insert("status".into(), json!(status));
@@ -282,6 +298,56 @@ impl DemService {
     }
 }
 
+impl DemService {
+    /// Refuses contours whose interval gives more than `dem.max_contour_levels` levels over the
+    /// source's range of values (read block by block, only when contours are asked for).
+    async fn check_contour_levels(&self, source: &ResolvedSource, ops: &[DemOperation]) -> Result<()> {
+        let specs: Vec<(usize, ContourOptions)> = ops
+            .iter()
+            .enumerate()
+            .filter_map(|(i, op)| match op {
+                DemOperation::Contours(spec) => Some((i, spec.options())),
+                _ => None,
+            })
+            .collect();
+        if specs.is_empty() {
+            return Ok(());
+        }
+        let (blobs, key, limits, handle) =
+            (self.blobs.clone(), source.key.clone(), self.raster_limits(), Handle::current());
+        let range = tokio::task::spawn_blocking(move || -> Result<Option<(f64, f64)>> {
+            let src = blobs.open_geotiff(&key, &handle, limits)?;
+            Ok(dem::value_range(&src, &|_| true)?)
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("reading the source's range failed: {e}")))??;
+        let Some((lo, hi)) = range else { return Ok(()) };
+        let max = self.config.max_contour_levels;
+        let errors: Vec<FieldError> = specs
+            .into_iter()
+            .filter_map(|(i, o)| {
+                let count = o.level_count(lo, hi);
+                (count > max).then(|| {
+                    FieldError::new(
+                        format!("/params/operations/{i}/interval"),
+                        "too_many_levels",
+                        format!(
+                            "an interval of {} over the source's values from {lo} to {hi} gives {count} contour levels, \
+                             more than the limit of {max} (dem.max_contour_levels)",
+                            o.interval
+                        ),
+                    )
+                })
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Domain(DomainError::Invalid(errors)))
+        }
+    }
+}
+
 /// Runs `dem.process` jobs.
 pub struct DemJobHandler {
     service: Arc<DemService>,
@@ -297,8 +363,8 @@ impl DemJobHandler {
 /// Why processing stopped.
 enum Stop {
     Cancelled,
-    /// The input cannot be processed: fail without retrying.
-    Invalid(String),
+    /// The input cannot be processed: fail without retrying, with this problem code.
+    Invalid(&'static str, String),
     Internal(String),
 }
 
@@ -317,7 +383,8 @@ impl From<meridian_raster::Error> for Stop {
         match e {
             R::Cancelled => Stop::Cancelled,
             R::Io(io) => Stop::Internal(io.to_string()),
-            other => Stop::Invalid(other.to_string()),
+            R::TooLarge(m) => Stop::Invalid("raster_too_large", m),
+            other => Stop::Invalid("job_input_invalid", other.to_string()),
         }
     }
 }
@@ -364,7 +431,10 @@ impl JobHandler for DemJobHandler {
                     tracing::warn!(error = %e, "removing the outputs of an unfinished job failed");
                 }
                 return Err(match stop {
-                    Stop::Invalid(detail) => JobError::invalid(detail),
+                    Stop::Invalid("job_input_invalid", detail) => JobError::invalid(detail),
+                    Stop::Invalid(code, detail) => {
+                        JobError::Permanent(Problem::new(422, code, "The job's input cannot be processed", detail))
+                    }
                     _ => JobError::Cancelled,
                 });
             }
@@ -374,14 +444,14 @@ impl JobHandler for DemJobHandler {
         }
         ctx.set_progress(100);
         let output = JobOutput { outputs };
-        let fields = self.service.event_fields(&ctx.job.id, "succeeded", Some(&output), None);
+        let fields = self.service.event_fields(&ctx.job, "succeeded", Some(&output), None);
         let event = NewEvent::new(ctx.job.account_id.clone(), "dem.job.succeeded", fields);
         let output = serde_json::to_value(&output).map_err(JobError::internal)?;
         Ok(JobOutcome { output, event: Some(event) })
     }
 
     fn failure_event(&self, job: &Job, error: &Problem) -> Option<NewEvent> {
-        let fields = self.service.event_fields(&job.id, "failed", None, Some(error));
+        let fields = self.service.event_fields(job, "failed", None, Some(error));
         Some(NewEvent::new(job.account_id.clone(), "dem.job.failed", fields))
     }
 }
@@ -414,7 +484,15 @@ impl DemService {
         cancel: &CancellationToken,
         handle: &Handle,
     ) -> std::result::Result<Vec<OutputRecord>, Stop> {
-        let src = self.blobs.open_geotiff(&params.source_key, handle)?;
+        let interrupted = cancel.clone();
+        let limits = self.raster_limits();
+        // Outputs are written here in 512-pixel tiles; colour relief has up to four bands per
+        // source sample, so only the per-chunk limits apply to them.
+        let own = Limits { max_pixels: u64::MAX, ..limits };
+        let src = self
+            .blobs
+            .open_geotiff(&params.source_key, handle, limits)?
+            .with_interrupt(move || interrupted.is_cancelled());
         let copy_for_tiles = params.makes_tiles_copy() && !handle.block_on(self.blobs.exists(&params.tiles_key))?;
         let progress = Progress { percent, steps: ops.len() + usize::from(copy_for_tiles) };
         let tmp = tempfile::tempdir_in(self.staging_dir()?)?;
@@ -422,7 +500,11 @@ impl DemService {
         if copy_for_tiles {
             // Tiles of the source are rendered from a COG: tiled, with overviews.
             let cog = tmp.path().join("source-cog.tif");
-            write_cog(&src, &cog, &CogOptions::default())?;
+            let report = |f: f64| {
+                progress.at(step, f);
+                !cancel.is_cancelled()
+            };
+            write_cog_with_progress(&src, &cog, &CogOptions::default(), &report)?;
             handle.block_on(self.blobs.upload_file(&params.tiles_key, &cog))?;
             std::fs::remove_file(&cog)?;
             step += 1;
@@ -450,9 +532,13 @@ impl DemService {
                         average: !matches!(raster_op, Operation::Aspect(_)),
                         ..CogOptions::default()
                     };
-                    write_cog(&GeoTiff::open(&plain)?, &file, &cog_options)?;
+                    let report = |f: f64| {
+                        progress.at(step, 0.8 + f * 0.2);
+                        !cancel.is_cancelled()
+                    };
+                    write_cog_with_progress(&GeoTiff::open_with(&plain, own)?, &file, &cog_options, &report)?;
                     std::fs::remove_file(&plain)?;
-                    let info = RasterInfo::of(&GeoTiff::open(&file)?);
+                    let info = RasterInfo::of(&GeoTiff::open_with(&file, own)?);
                     let statistics = match raster_op {
                         Operation::ColorRelief(_) => None,
                         _ => (stats.count > 0).then_some(Statistics {
@@ -472,8 +558,12 @@ impl DemService {
                     }
                 }
                 DemOperation::Contours(spec) => {
-                    progress.at(step, 0.1);
-                    let lines = dem::contours(&src, &spec.options())?;
+                    let options = ContourOptions { max_levels: Some(self.config.max_contour_levels), ..spec.options() };
+                    let report = |f: f64| {
+                        progress.at(step, f * 0.9);
+                        !cancel.is_cancelled()
+                    };
+                    let lines = dem::contours_with_progress(&src, &options, &report)?;
                     if cancel.is_cancelled() {
                         return Err(Stop::Cancelled);
                     }

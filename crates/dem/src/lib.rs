@@ -20,7 +20,7 @@ use blobs::Blobs;
 use meridian_core::config::{Config, DemConfig};
 use meridian_core::id::JobId;
 use meridian_core::DomainError;
-use meridian_raster::tiff::GeoTiff;
+use meridian_raster::tiff::{GeoTiff, Limits};
 use meridian_store::{Store, StoreError};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -91,6 +91,11 @@ impl DemService {
         &self.config
     }
 
+    /// What an input GeoTIFF may declare (`dem.max_pixels`, `dem.max_chunk_bytes`, `dem.max_chunks`).
+    pub fn raster_limits(&self) -> Limits {
+        raster_limits(&self.config)
+    }
+
     /// The area's blobs.
     pub fn blobs(&self) -> &Blobs {
         &self.blobs
@@ -101,6 +106,11 @@ impl DemService {
         std::fs::create_dir_all(&self.tmp_dir)?;
         Ok(&self.tmp_dir)
     }
+}
+
+/// The engine's limits from the area's configuration.
+pub fn raster_limits(config: &DemConfig) -> Limits {
+    Limits { max_pixels: config.max_pixels, max_chunk_bytes: config.max_chunk_bytes, max_chunks: config.max_chunks }
 }
 
 /// The download link of a job's output.

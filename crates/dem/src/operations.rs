@@ -46,7 +46,7 @@ impl Default for ContourSpec {
 impl ContourSpec {
     /// The engine's options.
     pub fn options(&self) -> ContourOptions {
-        ContourOptions { interval: self.interval, base: self.base, attribute: self.attribute.clone() }
+        ContourOptions { interval: self.interval, base: self.base, attribute: self.attribute.clone(), max_levels: None }
     }
 }
 

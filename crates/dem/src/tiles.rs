@@ -200,7 +200,7 @@ impl DemService {
         if let Some(t) = self.opened.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
             return Ok(t.clone());
         }
-        let t = Arc::new(self.blobs.open_geotiff(key, handle)?);
+        let t = Arc::new(self.blobs.open_geotiff(key, handle, self.raster_limits())?);
         let mut opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
         if opened.len() >= OPENED_CAPACITY {
             opened.clear();

@@ -172,13 +172,26 @@ impl WorkerPool {
         let Some(handler) = self.handlers.get(job.kind.as_str()).cloned() else {
             return;
         };
+        if job.cancel_requested {
+            // Cancelled while a worker that has since died was running it: the user's word
+            // stands, and a job that takes its worker down must not get another go at it.
+            if let Err(e) = self.store.jobs.mark_cancelled(&job.id, worker).await {
+                tracing::error!(error = %e, "recording the cancellation failed");
+            }
+            return;
+        }
         if job.attempts > job.max_attempts {
-            // Its workers kept dying: stop trying.
+            // Every attempt ended without an outcome (the worker died: a crash, an abort, the
+            // process killed) or with a retryable error: a poison job. Stop trying.
             let problem = Problem::new(
                 500,
                 "job_abandoned",
                 "Job abandoned",
-                format!("the job stopped without an outcome {} times", job.attempts - 1),
+                format!(
+                    "the job's {} attempts ended without an outcome (its worker stopped) or with a passing error; \
+                     it is not tried again (jobs.max_attempts)",
+                    job.attempts - 1
+                ),
             );
             self.finish_failed(&*handler, &job, worker, problem).await;
             return;

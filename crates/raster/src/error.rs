@@ -12,6 +12,9 @@ pub enum Error {
     /// A valid TIFF that uses a feature this engine does not implement.
     #[error("unsupported TIFF: {0}")]
     Unsupported(String),
+    /// The file declares more than the configured [`Limits`](crate::tiff::Limits) allow.
+    #[error("raster too large: {0}")]
+    TooLarge(String),
     /// A compressed chunk could not be decoded.
     #[error("cannot decode chunk {chunk}: {reason}")]
     Decode { chunk: usize, reason: String },
@@ -35,6 +38,9 @@ impl Error {
     }
     pub(crate) fn unsupported(msg: impl Into<String>) -> Self {
         Self::Unsupported(msg.into())
+    }
+    pub(crate) fn too_large(msg: impl Into<String>) -> Self {
+        Self::TooLarge(msg.into())
     }
     pub(crate) fn arg(msg: impl Into<String>) -> Self {
         Self::InvalidArgument(msg.into())

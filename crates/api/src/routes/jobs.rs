@@ -37,7 +37,7 @@ pub struct JobView {
     pub progress: u8,
     /// Attempts so far (a job is retried after passing failures).
     pub attempts: u32,
-    /// Whether cancellation was asked for and not yet carried out.
+    /// Whether cancellation was asked for; it stays true once the job is cancelled.
     pub cancel_requested: bool,
     pub created_at: Timestamp,
     pub started_at: Option<Timestamp>,
@@ -57,7 +57,7 @@ impl From<Job> for JobView {
             status: j.status.as_str().to_owned(),
             progress: j.progress,
             attempts: j.attempts,
-            cancel_requested: j.cancel_requested && !j.status.is_terminal(),
+            cancel_requested: j.cancel_requested,
             created_at: j.created_at,
             started_at: j.started_at,
             finished_at: j.finished_at,

@@ -267,3 +267,109 @@ async fn many_jobs_each_run_once() -> TestResult {
     assert_eq!(event_types(&store, &account).await?.len(), 10);
     Ok(())
 }
+
+/// Claims the job as a worker that then dies (no heartbeat, no outcome) and waits out its lease.
+async fn claim_and_die(store: &Store, job: &Job) -> TestResult<Job> {
+    let lease = Duration::from_millis(50);
+    let claimed = store.jobs.claim(&["test.job".to_owned()], "dead", lease).await?.ok_or("nothing claimed")?;
+    assert_eq!(claimed.id, job.id);
+    tokio::time::sleep(lease * 2).await;
+    Ok(claimed)
+}
+
+/// A poison job: every attempt takes its worker down. After `max_attempts` such attempts the
+/// next claim fails it with a problem instead of running it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_that_keeps_killing_its_worker_is_abandoned_after_max_attempts() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let job = submit(&store, &account, 2).await?;
+    for attempt in 1..=2 {
+        assert_eq!(claim_and_die(&store, &job).await?.attempts, attempt);
+    }
+    let handler = TestHandler::new(Plan::Succeed);
+    let pool = start_pool(&store, vec![handler.clone()]);
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+
+    assert_eq!(done.status, JobStatus::Failed);
+    assert_eq!(handler.runs.load(Ordering::SeqCst), 0, "a poison job is not run again");
+    let error = done.error.ok_or("no error")?;
+    assert_eq!((error["status"].as_u64(), error["code"].as_str()), (Some(500), Some("job_abandoned")));
+    assert!(error["detail"].as_str().unwrap_or("").contains("2 attempts"), "{error}");
+    assert_eq!(event_types(&store, &account).await?, vec![("dem.job.failed".into(), json!(job.id))]);
+    Ok(())
+}
+
+/// Cancelled while its worker was dying (the job took the process down): after the restart it is
+/// cancelled, not run again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_job_whose_worker_died_is_not_run_again() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let job = submit(&store, &account, 3).await?;
+    let lease = Duration::from_millis(50);
+    store.jobs.claim(&["test.job".to_owned()], "dead", lease).await?.ok_or("nothing claimed")?;
+    let cancelling = store.jobs.cancel(&account, &job.id).await?;
+    assert!(cancelling.cancel_requested);
+    tokio::time::sleep(lease * 2).await;
+
+    let handler = TestHandler::new(Plan::Succeed);
+    let pool = start_pool(&store, vec![handler.clone()]);
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+
+    assert_eq!(done.status, JobStatus::Cancelled);
+    assert!(done.cancel_requested, "a cancelled job still says cancellation was asked for");
+    assert_eq!(handler.runs.load(Ordering::SeqCst), 0);
+    assert!(done.finished_at.is_some());
+    assert!(event_types(&store, &account).await?.is_empty());
+    Ok(())
+}
+
+/// A handler that never looks at cancellation (one long block of work) is still stopped: the
+/// job is cancelled about half a lease after the request, not when the work ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_job_that_ignores_cancellation_still_ends_it() -> TestResult {
+    struct Stubborn;
+    #[async_trait]
+    impl JobHandler for Stubborn {
+        fn kind(&self) -> &'static str {
+            "test.job"
+        }
+        async fn run(&self, _ctx: &JobContext) -> Result<JobOutcome, JobError> {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Ok(JobOutcome::default())
+        }
+    }
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let pool = start_pool(&store, vec![Arc::new(Stubborn)]);
+    let job = submit(&store, &account, 3).await?;
+    wait_for_job(&store, &account, &job.id, "the job to run", |j| j.status == JobStatus::Running).await?;
+    store.jobs.cancel(&account, &job.id).await?;
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+    assert_eq!(done.status, JobStatus::Cancelled);
+    assert!(done.cancel_requested);
+    Ok(())
+}
+
+/// What the worker relies on from the store: a job whose worker died is claimed again with its
+/// attempts counted and its cancellation request kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_store_hands_back_a_dead_workers_job_with_attempts_and_cancel_request() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let job = submit(&store, &account, 3).await?;
+    claim_and_die(&store, &job).await?;
+    store.jobs.cancel(&account, &job.id).await?;
+    let again = claim_and_die(&store, &job).await?;
+    assert_eq!(again.attempts, 2);
+    assert!(again.cancel_requested);
+    Ok(())
+}

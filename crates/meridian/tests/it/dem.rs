@@ -293,7 +293,8 @@ async fn dem_upload_process_download_and_tiles() {
     assert_eq!(event["job"]["status"], "succeeded");
     let hrefs: Vec<&str> =
         event["job"]["outputs"].as_array().unwrap().iter().map(|o| o["href"].as_str().unwrap()).collect();
-    assert!(hrefs[0].ends_with(&format!("/api/v1/dem/jobs/{id}/outputs/hillshade.tif")), "{hrefs:?}");
+    // Absolute, as the API's own links are (no `server.public_url`: the address it was sent to).
+    assert_eq!(hrefs[0], s.url(&format!("/api/v1/dem/jobs/{id}/outputs/hillshade.tif")), "{hrefs:?}");
     assert!(event["job"]["outputs"][0]["statistics"]["mean"].is_number());
 }
 
@@ -330,6 +331,13 @@ async fn dem_bad_input_is_refused_before_any_job_is_queued() {
             "invalid_option",
         ),
         (dem_bytes(), json!({"operations": []}), "/params/operations", "required"),
+        // 0.0001 m over the tile's 400 m of relief: four million levels, past dem.max_contour_levels.
+        (
+            dem_bytes(),
+            json!({"operations": [{"type": "hillshade"}, {"type": "contours", "interval": 0.0001}]}),
+            "/params/operations/1/interval",
+            "too_many_levels",
+        ),
     ];
     for (file, params, pointer, code) in cases {
         let r = s.upload(&key, file, "upload.tif", params.clone()).await;
@@ -618,4 +626,35 @@ async fn dem_datasets_are_listed_and_deleted() {
     let (x, y) = tile_of((b0[0] + b0[2]) / 2.0, (b0[1] + b0[3]) / 2.0, 14);
     let r = s.get(&format!("/api/v1/dem/tiles/14/{x}/{y}.png?job={job}&style=hillshade"), &a).await;
     assert_eq!(r.status(), 404);
+}
+
+/// A hostile file from the TIFF fuzz corpus.
+fn hostile(name: &str) -> Vec<u8> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/tiff").join(name);
+    std::fs::read(p).unwrap()
+}
+
+/// A 134-byte file declaring 200,000² Float32 used to abort the process; a 16 KiB deflate bomb
+/// was accepted with the process growing by gigabytes. Both are now refused with 422 naming the
+/// file, and the server stays up.
+#[tokio::test]
+async fn dem_hostile_uploads_are_refused_and_the_server_lives() {
+    let s = Server::start();
+    let (_, key) = s.signup("hostile-dem@example.com").await;
+    let ops = json!({"operations": [{"type": "hillshade"}]});
+    for (file, code) in [
+        ("hostile-200000-squared.tif", "raster_too_large"),
+        ("hostile-40000-single-strip.tif", "raster_too_large"),
+        ("hostile-many-strips.tif", "raster_too_large"),
+        ("hostile-deflate-bomb.tif", "invalid_raster"),
+        ("hostile-packbits-bomb.tif", "invalid_raster"),
+    ] {
+        let r = s.upload(&key, hostile(file), file, ops.clone()).await;
+        let body = problem(r, 422, "validation_failed").await;
+        let e = &body["errors"][0];
+        assert_eq!((e["pointer"].as_str(), e["code"].as_str()), (Some("/file"), Some(code)), "{file}: {body}");
+        let r = s.client.get(s.url("/healthz")).send().await.unwrap();
+        assert_eq!(r.status(), 200, "after {file}");
+    }
+    assert_eq!(s.dem_job_count(&key).await, 0);
 }

@@ -14,8 +14,25 @@ use meridian_raster::tiff::{self, Compression, GeoTiff};
 use meridian_raster::tile::{TileRenderer, TileStyle};
 use std::process::ExitCode;
 
+const USAGE: &str = "\
+usage:
+  meridian-raster info IN.tif
+  meridian-raster dem IN.tif OUT.tif '{\"type\":\"hillshade\",\"azimuth\":315}' [--compress none|deflate] [--strips]
+  meridian-raster contour IN.tif OUT.geojson [INTERVAL [BASE]]
+  meridian-raster cog IN.tif OUT.tif
+  meridian-raster tile IN.tif Z X Y STYLE OUT.png [SIZE]
+  meridian-raster --help";
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.is_empty() {
+        eprintln!("{USAGE}");
+        return ExitCode::FAILURE;
+    }
+    if matches!(args[0].as_str(), "-h" | "--help" | "help") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -26,7 +43,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
-    let arg = |i: usize| args.get(i).map(String::as_str).ok_or("missing argument (see the source's usage)");
+    let arg = |i: usize| args.get(i).map(String::as_str).ok_or("missing argument (see meridian-raster --help)");
     match arg(0)? {
         "info" => {
             let t = GeoTiff::open(arg(1)?)?;

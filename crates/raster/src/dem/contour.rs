@@ -21,11 +21,14 @@ pub struct ContourOptions {
     pub base: f64,
     /// Name of the elevation property (`-a`).
     pub attribute: String,
+    /// Refuse to trace more levels than this between the source's lowest and highest value
+    /// ([`Error::InvalidArgument`]): a tiny interval on a large relief would run for hours.
+    pub max_levels: Option<u64>,
 }
 
 impl Default for ContourOptions {
     fn default() -> Self {
-        Self { interval: 10.0, base: 0.0, attribute: "elevation".into() }
+        Self { interval: 10.0, base: 0.0, attribute: "elevation".into(), max_levels: None }
     }
 }
 
@@ -42,6 +45,33 @@ impl ContourOptions {
             return Err(Error::arg("attribute must not be empty"));
         }
         Ok(())
+    }
+
+    /// How many levels `base + k × interval` lie in `[lo, hi]`.
+    pub fn level_count(&self, lo: f64, hi: f64) -> u64 {
+        if lo.is_nan() || hi.is_nan() || lo > hi {
+            return 0;
+        }
+        let first = ((lo - self.base) / self.interval).ceil();
+        let last = ((hi - self.base) / self.interval).floor();
+        if last < first {
+            0
+        } else {
+            // Saturating: a count past u64 is simply "too many".
+            (last - first + 1.0).min(u64::MAX as f64) as u64
+        }
+    }
+
+    /// Fails when the levels between `lo` and `hi` are more than `max_levels`.
+    pub fn check_levels(&self, lo: f64, hi: f64) -> Result<()> {
+        let count = self.level_count(lo, hi);
+        match self.max_levels {
+            Some(max) if count > max => Err(Error::arg(format!(
+                "an interval of {} over values from {lo} to {hi} gives {count} levels, more than the limit of {max}",
+                self.interval
+            ))),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -237,7 +267,26 @@ fn split_square(
 
 /// Computes contour lines of band 1 of `src`, sorted by level.
 pub fn contours<S: DemSource>(src: &S, opts: &ContourOptions) -> Result<Vec<ContourLine>> {
+    contours_with_progress(src, opts, &|_| true)
+}
+
+/// [`contours`], telling `progress` the fraction done after each block (the level check, when
+/// `max_levels` is set, is the first tenth); `progress` returns false to cancel.
+pub fn contours_with_progress<S: DemSource>(
+    src: &S,
+    opts: &ContourOptions,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+) -> Result<Vec<ContourLine>> {
     opts.validate()?;
+    let (span, start) = if opts.max_levels.is_some() {
+        let check = |f: f64| progress(f * 0.1);
+        if let Some((lo, hi)) = super::value_range(src, &check)? {
+            opts.check_levels(lo, hi)?;
+        }
+        (0.9, 0.1)
+    } else {
+        (1.0, 0.0)
+    };
     let (w, h) = (src.width(), src.height());
     if w < 2 || h < 2 {
         return Ok(Vec::new());
@@ -364,6 +413,9 @@ pub fn contours<S: DemSource>(src: &S, opts: &ContourOptions) -> Result<Vec<Cont
         }
         prev = last_row;
         y += n;
+        if !progress(start + span * y as f64 / h as f64) {
+            return Err(Error::Cancelled);
+        }
     }
     let gt = src.geo_transform();
     let to_world = |c: f64, r: f64| gt.apply(c, r);

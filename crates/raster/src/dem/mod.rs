@@ -15,7 +15,7 @@ mod kernels;
 mod source;
 
 pub use color::{ColorMode, ColorRamp, ColorReliefOptions, ColorStop, StopValue};
-pub use contour::{contours, to_geojson, write_flatgeobuf, ContourLine, ContourOptions};
+pub use contour::{contours, contours_with_progress, to_geojson, write_flatgeobuf, ContourLine, ContourOptions};
 pub use kernels::{AspectOptions, GradientAlg, HillshadeOptions, SlopeFormat, SlopeOptions, TriAlg};
 pub use source::{DemSource, RowSink, Stats};
 
@@ -308,6 +308,29 @@ pub fn run_into<S: DemSource, T: OutSample, K: RowSink<T> + Send>(
         Operation::Roughness(o) => process3x3(src, sink, FLOAT_NODATA, o.compute_edges, progress, kernels::roughness),
         Operation::ColorRelief(o) => color::process(o, src, sink, progress),
     }
+}
+
+/// The lowest and highest valid value of band 1 (nodata and NaN left out), read block by block;
+/// `None` when there is none. `progress` gets the fraction read and returns false to cancel.
+pub fn value_range<S: DemSource>(src: &S, progress: &dyn Fn(f64) -> bool) -> Result<Option<(f64, f64)>> {
+    let nd = src.nodata().map(|v| v as f32);
+    let (h, block) = (src.height(), block_rows(src));
+    let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+    let mut y = 0;
+    while y < h {
+        let n = block.min(h - y);
+        for v in src.read_rows(y, n)? {
+            if !v.is_nan() && !is_nd(v, nd) {
+                lo = lo.min(v);
+                hi = hi.max(v);
+            }
+        }
+        y += n;
+        if !progress(y as f64 / h as f64) {
+            return Err(Error::Cancelled);
+        }
+    }
+    Ok((lo <= hi).then_some((lo as f64, hi as f64)))
 }
 
 fn block_rows<S: DemSource>(src: &S) -> usize {

@@ -40,34 +40,34 @@ impl Compression {
 }
 
 /// Decompresses one chunk into `expected` bytes (shorter input is zero-padded, as libtiff does
-/// for truncated strips).
+/// for truncated strips). No decoder writes past `expected`: data that decodes to more is invalid,
+/// so a small chunk cannot inflate into gigabytes.
 pub(crate) fn decompress(c: Compression, input: &[u8], expected: usize, chunk: usize) -> Result<Vec<u8>> {
     let err = |reason: String| Error::Decode { chunk, reason };
+    let too_much = |what: &str| err(format!("{what} data decodes to more than the chunk's {expected} bytes"));
     let mut out = match c {
-        Compression::None => input.to_vec(),
+        Compression::None => input[..input.len().min(expected)].to_vec(),
         Compression::Deflate => {
             let mut out = Vec::with_capacity(expected);
-            let mut d = flate2::read::ZlibDecoder::new(input);
-            d.read_to_end(&mut out).map_err(|e| err(format!("deflate: {e}")))?;
-            out
-        }
-        Compression::Lzw => {
-            let mut out = Vec::with_capacity(expected);
-            let mut d = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
-            let r = d.into_vec(&mut out).decode(input);
-            if let Err(e) = r.status {
-                // A stream that ends without an end code still yields its data.
-                if out.len() < expected {
-                    return Err(err(format!("lzw: {e}")));
-                }
+            let d = flate2::read::ZlibDecoder::new(input);
+            d.take(expected as u64 + 1).read_to_end(&mut out).map_err(|e| err(format!("deflate: {e}")))?;
+            if out.len() > expected {
+                return Err(too_much("deflate"));
             }
             out
         }
-        Compression::PackBits => unpack_bits(input, expected),
+        Compression::Lzw => unlzw(input, expected).map_err(|e| match e {
+            LzwError::TooMuch => too_much("LZW"),
+            LzwError::Stream(e) => err(format!("lzw: {e}")),
+        })?,
+        Compression::PackBits => unpack_bits(input, expected).ok_or_else(|| too_much("PackBits"))?,
         Compression::Zstd => {
             let mut out = Vec::with_capacity(expected);
-            let mut d = ruzstd::decoding::StreamingDecoder::new(input).map_err(|e| err(format!("zstd: {e}")))?;
-            d.read_to_end(&mut out).map_err(|e| err(format!("zstd: {e}")))?;
+            let d = ruzstd::decoding::StreamingDecoder::new(input).map_err(|e| err(format!("zstd: {e}")))?;
+            d.take(expected as u64 + 1).read_to_end(&mut out).map_err(|e| err(format!("zstd: {e}")))?;
+            if out.len() > expected {
+                return Err(too_much("ZSTD"));
+            }
             out
         }
     };
@@ -75,26 +75,77 @@ pub(crate) fn decompress(c: Compression, input: &[u8], expected: usize, chunk: u
     Ok(out)
 }
 
-fn unpack_bits(input: &[u8], expected: usize) -> Vec<u8> {
+enum LzwError {
+    TooMuch,
+    Stream(weezl::LzwError),
+}
+
+/// LZW into a buffer of exactly `expected` bytes; a stream that ends without an end code still
+/// yields its data, one that would write past the buffer is refused.
+fn unlzw(input: &[u8], expected: usize) -> std::result::Result<Vec<u8>, LzwError> {
+    use weezl::LzwStatus;
+    let mut d = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
+    let mut out = vec![0u8; expected];
+    let (mut filled, mut pos) = (0, 0);
+    while filled < expected {
+        let r = d.decode_bytes(&input[pos..], &mut out[filled..]);
+        pos += r.consumed_in;
+        filled += r.consumed_out;
+        match r.status {
+            Ok(LzwStatus::Done) => return Ok(out),
+            Ok(LzwStatus::NoProgress) => break,
+            Ok(LzwStatus::Ok) => {}
+            Err(e) => return Err(LzwError::Stream(e)),
+        }
+        if r.consumed_in == 0 && r.consumed_out == 0 {
+            break;
+        }
+    }
+    out.truncate(filled);
+    if filled == expected {
+        // Full: anything but an end code (or the end of the data) would be one byte too many.
+        let mut extra = [0u8; 1];
+        loop {
+            let r = d.decode_bytes(&input[pos..], &mut extra);
+            pos += r.consumed_in;
+            if r.consumed_out > 0 {
+                return Err(LzwError::TooMuch);
+            }
+            if !matches!(r.status, Ok(LzwStatus::Ok)) || r.consumed_in == 0 {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// PackBits into at most `expected` bytes; `None` when a run would write past them.
+fn unpack_bits(input: &[u8], expected: usize) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(expected);
     let mut i = 0;
-    while i < input.len() && out.len() < expected {
+    while i < input.len() {
         let n = input[i] as i8;
         i += 1;
         if n >= 0 {
             let len = n as usize + 1;
             let end = (i + len).min(input.len());
+            if out.len() + (end - i) > expected {
+                return None;
+            }
             out.extend_from_slice(&input[i..end]);
             i = end;
         } else if n != -128 {
             let len = (-(n as i16)) as usize + 1;
             if let Some(&b) = input.get(i) {
+                if out.len() + len > expected {
+                    return None;
+                }
                 out.extend(std::iter::repeat_n(b, len));
             }
             i += 1;
         }
     }
-    out
+    Some(out)
 }
 
 /// Converts file-order samples to native order (in place).
@@ -237,8 +288,9 @@ pub(crate) fn apply_horizontal(buf: &mut [u8], row_samples: usize, sample_size: 
     }
 }
 
-/// Applies the floating-point predictor to native-order samples (for the writer).
-pub(crate) fn apply_float(buf: &mut [u8], row_samples: usize, sample_size: usize) {
+/// Applies the floating-point predictor to native-order samples (for the writer): byte planes,
+/// then differencing with a stride of `spp` bytes, as libtiff's `fpDiff` does for interleaved bands.
+pub(crate) fn apply_float(buf: &mut [u8], row_samples: usize, spp: usize, sample_size: usize) {
     let row_bytes = row_samples * sample_size;
     let mut tmp = vec![0u8; row_bytes];
     for row in buf.chunks_exact_mut(row_bytes) {
@@ -248,8 +300,8 @@ pub(crate) fn apply_float(buf: &mut [u8], row_samples: usize, sample_size: usize
                 tmp[b * row_samples + s] = row[s * sample_size + src];
             }
         }
-        for i in (1..row_bytes).rev() {
-            tmp[i] = tmp[i].wrapping_sub(tmp[i - 1]);
+        for i in (spp..row_bytes).rev() {
+            tmp[i] = tmp[i].wrapping_sub(tmp[i - spp]);
         }
         row.copy_from_slice(&tmp);
     }
@@ -282,7 +334,8 @@ mod tests {
             0xAAu8, 0xAA, 0xAA, 0x80, 0x00, 0x2A, 0xAA, 0xAA, 0xAA, 0xAA, 0x80, 0x00, 0x2A, 0x22, 0xAA, 0xAA, 0xAA,
             0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA, 0xAA,
         ];
-        assert_eq!(unpack_bits(&packed, expected.len()), expected);
+        assert_eq!(unpack_bits(&packed, expected.len()).unwrap(), expected);
+        assert!(unpack_bits(&packed, expected.len() - 1).is_none());
     }
 
     #[test]
@@ -290,9 +343,14 @@ mod tests {
         let vals: Vec<f32> = (0..24).map(|i| 1000.0 + i as f32 * 0.37).collect();
         let mut bytes: Vec<u8> = vals.iter().flat_map(|v| v.to_ne_bytes()).collect();
         let orig = bytes.clone();
-        apply_float(&mut bytes, 8, 4);
+        apply_float(&mut bytes, 8, 1, 4);
         assert_ne!(bytes, orig);
         undo_float(&mut bytes, 8, 1, 4);
+        assert_eq!(bytes, orig);
+        // Three interleaved bands: eight pixels of 24 samples a row.
+        let mut bytes = orig.clone();
+        apply_float(&mut bytes, 24, 3, 4);
+        undo_float(&mut bytes, 24, 3, 4);
         assert_eq!(bytes, orig);
     }
 

@@ -9,8 +9,8 @@ mod writer;
 
 pub use codec::Compression;
 pub use reader::Sample;
-pub use reader::{GeoTiff, Image, ReadAt};
-pub use writer::{write_cog, write_raster_cog, CogOptions, Pixel, TiffWriter, WriterOptions};
+pub use reader::{GeoTiff, Image, Limits, ReadAt};
+pub use writer::{write_cog, write_cog_with_progress, write_raster_cog, CogOptions, Pixel, TiffWriter, WriterOptions};
 
 /// Georeferencing that a writer stores and a reader recovers.
 #[derive(Clone, Debug, PartialEq)]

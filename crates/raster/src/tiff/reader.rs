@@ -9,6 +9,30 @@ use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
+
+/// Bounds on what a file may declare, checked when it is opened, before anything the size of the
+/// image is allocated: a file of a few hundred bytes can declare terapixels, and a chunk of a few
+/// kilobytes can inflate to gigabytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most samples in the full-resolution image: width × height × bands.
+    pub max_pixels: u64,
+    /// Most decoded bytes in one chunk (a tile or a strip). A single uncompressed strip is split
+    /// into rows and read a slice at a time instead.
+    pub max_chunk_bytes: u64,
+    /// Most chunks (tiles or strips, all bands) in one image.
+    pub max_chunks: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self { max_pixels: 1 << 30, max_chunk_bytes: 64 << 20, max_chunks: 1 << 20 }
+    }
+}
+
+/// Uncompressed single strips are read in slices of about this many bytes.
+const STRIP_SLICE_BYTES: usize = 1 << 20;
 
 /// Random-access byte source: a file, or bytes in memory. Positional reads let several threads
 /// decode chunks of the same file at once.
@@ -80,6 +104,14 @@ impl Image {
     pub fn chunks_down(&self) -> usize {
         self.height.div_ceil(self.chunk_height)
     }
+    /// Stored bytes of each chunk (tiles or strips, band after band when planar).
+    pub fn chunk_byte_counts(&self) -> &[u64] {
+        &self.counts
+    }
+    /// Chunks that are not stored (offset or byte count 0), read as nodata.
+    pub fn sparse_chunks(&self) -> usize {
+        self.offsets.iter().zip(&self.counts).filter(|(o, c)| **o == 0 || **c == 0).count()
+    }
     /// Total bytes of compressed data.
     pub fn compressed_size(&self) -> u64 {
         self.counts.iter().sum()
@@ -97,6 +129,8 @@ struct Entry {
 /// An open GeoTIFF.
 pub struct GeoTiff {
     src: Box<dyn ReadAt>,
+    limits: Limits,
+    interrupt: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
     little_endian: bool,
     bigtiff: bool,
     images: Vec<Image>,
@@ -116,18 +150,41 @@ impl std::fmt::Debug for GeoTiff {
 }
 
 impl GeoTiff {
-    /// Opens a file.
+    /// Opens a file under the default [`Limits`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        Self::from_source(Box::new(std::fs::File::open(path)?))
+        Self::open_with(path, Limits::default())
     }
 
-    /// Reads from bytes in memory.
+    /// Opens a file under `limits`.
+    pub fn open_with(path: impl AsRef<Path>, limits: Limits) -> Result<Self> {
+        Self::from_source_with(Box::new(std::fs::File::open(path)?), limits)
+    }
+
+    /// Reads from bytes in memory under the default [`Limits`].
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self> {
         Self::from_source(Box::new(bytes))
     }
 
-    /// Reads from any random-access source.
+    /// Reads from any random-access source under the default [`Limits`].
     pub fn from_source(src: Box<dyn ReadAt>) -> Result<Self> {
+        Self::from_source_with(src, Limits::default())
+    }
+
+    /// Makes every later chunk read fail with [`Error::Cancelled`] once `interrupted` returns
+    /// true, so that a long read of many chunks stops soon after its caller gives up.
+    pub fn with_interrupt(mut self, interrupted: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        self.interrupt = Some(Arc::new(interrupted));
+        self
+    }
+
+    /// The limits the file was opened under.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Reads from any random-access source; fails with [`Error::TooLarge`] when the file
+    /// declares more than `limits` allow.
+    pub fn from_source_with(src: Box<dyn ReadAt>, limits: Limits) -> Result<Self> {
         let mut head = [0u8; 16];
         let size = src.size();
         if size < 8 {
@@ -139,7 +196,16 @@ impl GeoTiff {
             b"MM" => false,
             _ => return Err(Error::invalid("no TIFF byte-order mark")),
         };
-        let mut t = GeoTiff { src, little_endian, bigtiff: false, images: Vec::new(), geo: None, nodata: None };
+        let mut t = GeoTiff {
+            src,
+            limits,
+            interrupt: None,
+            little_endian,
+            bigtiff: false,
+            images: Vec::new(),
+            geo: None,
+            nodata: None,
+        };
         let magic = t.u16_at(&head[2..4]);
         let mut next = match magic {
             42 => t.u32_at(&head[4..8]) as u64,
@@ -229,7 +295,7 @@ impl GeoTiff {
                 (self.u32_at(&e[4..8]) as u64, &e[8..12])
             };
             let Some(size) = type_size(typ) else { continue };
-            let total = size as u64 * count;
+            let total = (size as u64).saturating_mul(count);
             let entry = if total <= value.len() as u64 {
                 Entry { typ, count, inline: Some(value[..total as usize].to_vec()), offset: 0 }
             } else {
@@ -247,7 +313,7 @@ impl GeoTiff {
         if let Some(v) = &e.inline {
             return Ok(v.clone());
         }
-        let size = type_size(e.typ).unwrap_or(1) as u64 * e.count;
+        let size = (type_size(e.typ).unwrap_or(1) as u64).saturating_mul(e.count);
         if size > self.src.size() || e.offset.saturating_add(size) > self.src.size() {
             return Err(Error::invalid("tag values past end of file"));
         }
@@ -257,7 +323,8 @@ impl GeoTiff {
     }
 
     fn values_u64(&self, entries: &HashMap<u16, Entry>, tag: u16) -> Result<Option<Vec<u64>>> {
-        let Some(e) = entries.get(&tag) else { return Ok(None) };
+        // A tag with no values says nothing: treat it as absent.
+        let Some(e) = entries.get(&tag).filter(|e| e.count > 0) else { return Ok(None) };
         let raw = self.raw(e)?;
         let v = match e.typ {
             BYTE | UNDEFINED => raw.iter().map(|&b| b as u64).collect(),
@@ -270,7 +337,7 @@ impl GeoTiff {
     }
 
     fn values_f64(&self, entries: &HashMap<u16, Entry>, tag: u16) -> Result<Option<Vec<f64>>> {
-        let Some(e) = entries.get(&tag) else { return Ok(None) };
+        let Some(e) = entries.get(&tag).filter(|e| e.count > 0) else { return Ok(None) };
         let raw = self.raw(e)?;
         let v = match e.typ {
             DOUBLE => raw
@@ -328,9 +395,34 @@ impl GeoTiff {
             return Err(Error::invalid("floating-point predictor on integer samples"));
         }
         let planar = self.scalar(entries, PLANAR_CONFIG)?.unwrap_or(1) == 2 && spp > 1;
+        let limits = self.limits;
+        let samples = (width as u64).saturating_mul(height as u64).saturating_mul(spp as u64);
+        if samples > limits.max_pixels {
+            return Err(Error::too_large(format!(
+                "{width} x {height} pixels x {spp} bands is more than the limit of {} samples",
+                limits.max_pixels
+            )));
+        }
+        let bands_per_chunk = if planar { spp } else { 1 };
+        let check_chunks = |cw: usize, ch: usize| -> Result<()> {
+            if cw == 0 || ch == 0 {
+                return Err(Error::invalid("bad chunk size"));
+            }
+            let count = (width.div_ceil(cw) as u64)
+                .saturating_mul(height.div_ceil(ch) as u64)
+                .saturating_mul(bands_per_chunk as u64);
+            if count > limits.max_chunks {
+                return Err(Error::too_large(format!(
+                    "{count} chunks is more than the limit of {}",
+                    limits.max_chunks
+                )));
+            }
+            Ok(())
+        };
         let (tiled, cw, ch, offsets, counts) = if entries.contains_key(&TILE_WIDTH) {
             let tw = need(TILE_WIDTH, "TileWidth")? as usize;
             let th = need(TILE_LENGTH, "TileLength")? as usize;
+            check_chunks(tw, th)?;
             let offsets =
                 self.values_u64(entries, TILE_OFFSETS)?.ok_or_else(|| Error::invalid("missing TileOffsets"))?;
             let counts =
@@ -338,6 +430,7 @@ impl GeoTiff {
             (true, tw, th, offsets, counts)
         } else {
             let rps = self.scalar(entries, ROWS_PER_STRIP)?.unwrap_or(height as u64).min(height as u64) as usize;
+            check_chunks(width, rps.max(1))?;
             let offsets =
                 self.values_u64(entries, STRIP_OFFSETS)?.ok_or_else(|| Error::invalid("missing StripOffsets"))?;
             let counts = self
@@ -345,10 +438,10 @@ impl GeoTiff {
                 .ok_or_else(|| Error::invalid("missing StripByteCounts"))?;
             (false, width, rps.max(1), offsets, counts)
         };
-        if cw == 0 || ch == 0 || cw > 1 << 16 && tiled {
+        if cw > 1 << 16 && tiled {
             return Err(Error::invalid("bad chunk size"));
         }
-        let image = Image {
+        let mut image = Image {
             width,
             height,
             chunk_width: cw,
@@ -365,6 +458,20 @@ impl GeoTiff {
         let expected = image.chunks_across() * image.chunks_down() * if planar { spp } else { 1 };
         if image.offsets.len() < expected || image.counts.len() < expected {
             return Err(Error::invalid(format!("{} chunk offsets where {expected} are needed", image.offsets.len())));
+        }
+        if !image.tiled && image.compression == Compression::None && image.chunks_down() == 1 {
+            split_single_strip(&mut image);
+        }
+        let chunk_bytes = (image.chunk_width as u64)
+            .saturating_mul(image.chunk_height as u64)
+            .saturating_mul((spp / bands_per_chunk) as u64)
+            .saturating_mul(image.data_type.size() as u64);
+        if chunk_bytes > limits.max_chunk_bytes {
+            return Err(Error::too_large(format!(
+                "{} chunks of {chunk_bytes} bytes each are more than the limit of {} bytes per chunk",
+                if image.tiled { "tiles" } else { "strips" },
+                limits.max_chunk_bytes
+            )));
         }
         Ok(image)
     }
@@ -490,7 +597,13 @@ impl GeoTiff {
     /// of a strip).
     pub fn read_chunk(&self, level: usize, index: usize) -> Result<Vec<u8>> {
         let im = self.images.get(level).ok_or_else(|| Error::arg(format!("no image level {level}")))?;
+        if self.interrupt.as_ref().is_some_and(|f| f()) {
+            return Err(Error::Cancelled);
+        }
         let per_band = im.chunks_across() * im.chunks_down();
+        if index >= per_band * if im.planar { im.samples_per_pixel } else { 1 } {
+            return Err(Error::arg(format!("no chunk {index}")));
+        }
         let in_band = index % per_band;
         let rows = if im.tiled {
             im.chunk_height
@@ -516,6 +629,8 @@ impl GeoTiff {
         if off.saturating_add(count) > self.src.size() || count > (expected as u64).saturating_mul(4) + 1024 {
             return Err(Error::Decode { chunk: index, reason: "chunk past end of file".into() });
         }
+        // Uncompressed data past the chunk's size is never looked at.
+        let count = if im.compression == Compression::None { count.min(expected as u64) } else { count };
         let mut raw = vec![0u8; count as usize];
         self.src.read_exact_at(&mut raw, off)?;
         let mut data = codec::decompress(im.compression, &raw, expected, index)?;
@@ -534,16 +649,33 @@ impl GeoTiff {
     /// Reads `window` of band `band` (0-based) from image `level` as `T`. Pixels outside the
     /// image get `fill`. Only the chunks the window touches are read, decoded in parallel.
     pub fn read_window<T: Sample>(&self, level: usize, band: usize, win: Window, fill: T) -> Result<Vec<T>> {
+        let mut bands = self.read_window_bands(level, &[band], win, fill)?;
+        Ok(bands.pop().unwrap_or_default())
+    }
+
+    /// Reads `window` of several bands at once: with interleaved bands each chunk is decoded
+    /// once for all of them, rather than once per band.
+    pub fn read_window_bands<T: Sample>(
+        &self,
+        level: usize,
+        bands: &[usize],
+        win: Window,
+        fill: T,
+    ) -> Result<Vec<Vec<T>>> {
         let im = self.images.get(level).ok_or_else(|| Error::arg(format!("no image level {level}")))?;
-        if band >= im.samples_per_pixel {
-            return Err(Error::arg(format!("no band {band}")));
+        if let Some(b) = bands.iter().find(|b| **b >= im.samples_per_pixel) {
+            return Err(Error::arg(format!("no band {b}")));
         }
-        let mut out = vec![fill; win.width * win.height];
+        if im.planar && bands.len() > 1 {
+            // Each band has chunks of its own: nothing to share.
+            return bands.iter().map(|b| self.read_window(level, *b, win, fill)).collect();
+        }
+        let mut out = vec![vec![fill; win.width * win.height]; bands.len()];
         let x0 = win.x.max(0) as usize;
         let y0 = win.y.max(0) as usize;
         let x1 = (win.x + win.width as i64).clamp(0, im.width as i64) as usize;
         let y1 = (win.y + win.height as i64).clamp(0, im.height as i64) as usize;
-        if x0 >= x1 || y0 >= y1 {
+        if x0 >= x1 || y0 >= y1 || bands.is_empty() {
             return Ok(out);
         }
         let (cw, ch) = (im.chunk_width, im.chunk_height);
@@ -556,18 +688,21 @@ impl GeoTiff {
             }
         }
         let spp = if im.planar { 1 } else { im.samples_per_pixel };
-        let b = if im.planar { 0 } else { band };
         let dt = im.data_type;
         // Each chunk is decoded and converted to `T` on its own thread; rows are then copied.
-        let decoded: Vec<Result<(usize, usize, Vec<T>)>> = chunks
+        let decoded: Vec<Result<DecodedChunk<T>>> = chunks
             .par_iter()
             .map(|&(cx, cy)| {
-                let index = cy * across + cx + if im.planar { band * per_band } else { 0 };
-                self.read_chunk(level, index).map(|d| (cx, cy, extract::<T>(dt, &d, spp, b)))
+                let index = cy * across + cx + if im.planar { bands[0] * per_band } else { 0 };
+                self.read_chunk(level, index).map(|d| {
+                    let per: Vec<Vec<T>> =
+                        bands.iter().map(|&b| extract::<T>(dt, &d, spp, if im.planar { 0 } else { b })).collect();
+                    (cx, cy, per)
+                })
             })
             .collect();
         for d in decoded {
-            let (cx, cy, vals) = d?;
+            let (cx, cy, per) = d?;
             let cx0 = cx * cw;
             let cy0 = cy * ch;
             let rx0 = x0.max(cx0);
@@ -575,10 +710,12 @@ impl GeoTiff {
             let ry0 = y0.max(cy0);
             let ry1 = y1.min(cy0 + ch);
             let len = rx1 - rx0;
-            for y in ry0..ry1 {
-                let src = (y - cy0) * cw + rx0 - cx0;
-                let dst = (y as i64 - win.y) as usize * win.width + (rx0 as i64 - win.x) as usize;
-                out[dst..dst + len].copy_from_slice(&vals[src..src + len]);
+            for (vals, out) in per.iter().zip(out.iter_mut()) {
+                for y in ry0..ry1 {
+                    let src = (y - cy0) * cw + rx0 - cx0;
+                    let dst = (y as i64 - win.y) as usize * win.width + (rx0 as i64 - win.x) as usize;
+                    out[dst..dst + len].copy_from_slice(&vals[src..src + len]);
+                }
             }
         }
         Ok(out)
@@ -598,6 +735,9 @@ impl GeoTiff {
         })
     }
 }
+
+/// A decoded chunk's column and row of chunks, and its samples of each band asked for.
+type DecodedChunk<T> = (usize, usize, Vec<Vec<T>>);
 
 /// Band `b` of native-order chunk samples as `T`.
 fn extract<T: Sample>(dt: DataType, data: &[u8], spp: usize, b: usize) -> Vec<T> {
@@ -636,4 +776,38 @@ pub(crate) fn write_ne(dt: DataType, v: f64, out: &mut [u8]) {
         DataType::Float32 => out.copy_from_slice(&(v as f32).to_ne_bytes()),
         DataType::Float64 => out.copy_from_slice(&v.to_ne_bytes()),
     }
+}
+
+/// Turns the one strip of an uncompressed image into strips of a few rows (per band when planar),
+/// as libtiff does, so that a window reads only its rows rather than the whole image.
+fn split_single_strip(im: &mut Image) {
+    let spp = if im.planar { 1 } else { im.samples_per_pixel };
+    let row_bytes = im.width * spp * im.data_type.size();
+    let rows = (STRIP_SLICE_BYTES / row_bytes.max(1)).max(1);
+    if rows >= im.height {
+        return;
+    }
+    let strips = im.height.div_ceil(rows);
+    let bands = if im.planar { im.samples_per_pixel } else { 1 };
+    let mut offsets = Vec::with_capacity(strips * bands);
+    let mut counts = Vec::with_capacity(strips * bands);
+    for b in 0..bands {
+        let (off, count) = (im.offsets[b], im.counts[b]);
+        for k in 0..strips {
+            let start = (k * rows * row_bytes) as u64;
+            let len = (rows.min(im.height - k * rows) * row_bytes) as u64;
+            // A truncated strip leaves its missing rows sparse (nodata), as a short strip does.
+            let available = count.saturating_sub(start).min(len);
+            if off == 0 || available == 0 {
+                offsets.push(0);
+                counts.push(0);
+            } else {
+                offsets.push(off + start);
+                counts.push(available);
+            }
+        }
+    }
+    im.chunk_height = rows;
+    im.offsets = offsets;
+    im.counts = counts;
 }

@@ -163,7 +163,7 @@ impl Layout {
                 let row_samples = self.chunk_width * self.bands;
                 match self.predictor {
                     2 => codec::apply_horizontal_spp(&mut buf, row_samples, self.bands, ss),
-                    3 => codec::apply_float(&mut buf, row_samples, ss),
+                    3 => codec::apply_float(&mut buf, row_samples, self.bands, ss),
                     _ => {}
                 }
                 codec::compress(self.compression, &buf, self.level)
@@ -652,6 +652,17 @@ impl Level {
 /// Copies band data of `src` into a Cloud Optimized GeoTIFF at `dst`: tiled, Deflate, with
 /// overviews, GeoKeys and nodata. Reads `src` once, by rows of tiles.
 pub fn write_cog(src: &GeoTiff, dst: impl AsRef<Path>, opts: &CogOptions) -> Result<()> {
+    write_cog_with_progress(src, dst, opts, &|_| true)
+}
+
+/// [`write_cog`], telling `progress` the fraction of the source read after each block of rows;
+/// `progress` returns false to cancel ([`Error::Cancelled`](crate::Error::Cancelled)).
+pub fn write_cog_with_progress(
+    src: &GeoTiff,
+    dst: impl AsRef<Path>,
+    opts: &CogOptions,
+    progress: &dyn Fn(f64) -> bool,
+) -> Result<()> {
     let (w, h, bands, dt) = (src.width(), src.height(), src.bands(), src.data_type());
     let wo = WriterOptions {
         tile_size: Some(opts.tile_size),
@@ -677,8 +688,8 @@ pub fn write_cog(src: &GeoTiff, dst: impl AsRef<Path>, opts: &CogOptions) -> Res
     while y < h {
         let n = block.min(h - y);
         let win = Window::new(0, y as i64, w, n);
-        let per_band: Vec<Vec<f64>> =
-            (0..bands).map(|b| src.read_window::<f64>(0, b, win, fill)).collect::<Result<_>>()?;
+        let all: Vec<usize> = (0..bands).collect();
+        let per_band = src.read_window_bands::<f64>(0, &all, win, fill)?;
         let mut rows = vec![0.0; w * n * bands];
         for (b, data) in per_band.iter().enumerate() {
             for (i, v) in data.iter().enumerate() {
@@ -692,6 +703,9 @@ pub fn write_cog(src: &GeoTiff, dst: impl AsRef<Path>, opts: &CogOptions) -> Res
             }
         }
         y += n;
+        if !progress(y as f64 / h as f64) {
+            return Err(crate::Error::Cancelled);
+        }
     }
     assemble_cog(levels, &wo, dst.as_ref())
 }

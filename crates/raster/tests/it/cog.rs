@@ -101,3 +101,23 @@ fn gdal_validates_our_cog() {
     let ours = GeoTiff::open(&p).unwrap().read_band::<f32>(0).unwrap().data;
     assert_eq!(gdal, ours);
 }
+
+/// Copying a source to a COG (the first step of a job on an upload) reports progress block by
+/// block, and stops when told to: it used to say nothing until it was done.
+#[test]
+fn cog_copy_reports_progress_and_can_be_cancelled() {
+    let dir = tmp();
+    let src = GeoTiff::open(big_dem(dir.path())).unwrap();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let out = dir.path().join("progress-cog.tif");
+    tiff::write_cog_with_progress(&src, &out, &CogOptions::default(), &|f| {
+        seen.lock().unwrap().push(f);
+        true
+    })
+    .unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert!(seen.len() >= 3, "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] < w[1]) && seen[0] > 0.0 && *seen.last().unwrap() == 1.0, "{seen:?}");
+    let stopped = tiff::write_cog_with_progress(&src, dir.path().join("x.tif"), &CogOptions::default(), &|_| false);
+    assert!(matches!(stopped, Err(meridian_raster::Error::Cancelled)));
+}

@@ -206,3 +206,29 @@ fn contours_run_up_to_nodata_like_gdal_contour() {
     assert_eq!(ours.len(), theirs.len(), "same number of lines");
     assert_eq!(va, vb, "same vertex count");
 }
+
+/// A tiny interval on a large relief would trace millions of levels for hours: with
+/// `max_levels` it is refused before any line is traced.
+#[test]
+fn too_many_levels_are_refused_up_front() {
+    let t = GeoTiff::open(crate::dem_path()).unwrap();
+    let opts = ContourOptions { interval: 0.0001, max_levels: Some(10_000), ..ContourOptions::default() };
+    // The tile spans about 1616 to 2015 m: some four million levels.
+    assert!(opts.level_count(1615.8, 2015.1) > 3_000_000);
+    match dem::contours(&t, &opts) {
+        Err(meridian_raster::Error::InvalidArgument(m)) => assert!(m.contains("more than the limit of 10000"), "{m}"),
+        other => panic!("expected a refusal, got {:?}", other.map(|l| l.len())),
+    }
+    // Within the limit, progress reaches the end and cancelling stops the work.
+    let opts = ContourOptions { interval: 50.0, max_levels: Some(10_000), ..ContourOptions::default() };
+    let seen = std::sync::Mutex::new(Vec::new());
+    let lines = dem::contours_with_progress(&t, &opts, &|f| {
+        seen.lock().unwrap().push(f);
+        true
+    })
+    .unwrap();
+    assert!(!lines.is_empty());
+    let seen = seen.into_inner().unwrap();
+    assert!(seen.len() >= 2 && seen.windows(2).all(|w| w[0] <= w[1]) && *seen.last().unwrap() == 1.0, "{seen:?}");
+    assert!(matches!(dem::contours_with_progress(&t, &opts, &|_| false), Err(meridian_raster::Error::Cancelled)));
+}

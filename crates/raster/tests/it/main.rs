@@ -2,9 +2,12 @@
 //! `gdal_contour`, `gdalwarp`, `gdal_translate`) skip, saying so, when GDAL is not installed.
 #![allow(clippy::unwrap_used)]
 
+mod cli;
 mod cog;
 mod contour;
 mod dem_gdal;
+mod fuzz;
+mod limits;
 mod reader;
 mod tiles;
 mod tools;

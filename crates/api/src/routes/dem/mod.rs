@@ -94,7 +94,7 @@ pub struct DemJobView {
     pub status: String,
     /// 0 to 100.
     pub progress: u8,
-    /// Whether cancellation was asked for and not yet carried out.
+    /// Whether cancellation was asked for; it stays true once the job is cancelled.
     pub cancel_requested: bool,
     pub created_at: Timestamp,
     pub started_at: Option<Timestamp>,
@@ -171,7 +171,7 @@ impl DemJobView {
             id: job.id.0,
             status: job.status.as_str().to_owned(),
             progress: if job.status == JobStatus::Succeeded { 100 } else { job.progress },
-            cancel_requested: job.cancel_requested && !terminal,
+            cancel_requested: job.cancel_requested,
             created_at: job.created_at,
             started_at: job.started_at,
             finished_at: job.finished_at,

@@ -259,7 +259,11 @@ async fn submit_upload(
         }
         Some((staged, _)) => {
             let path = staged.path().to_owned();
-            match tokio::task::spawn_blocking(move || inspect(&path, "/file")).await.map_err(ApiError::internal)? {
+            let limits = state.dem.raster_limits();
+            match tokio::task::spawn_blocking(move || inspect(&path, "/file", limits))
+                .await
+                .map_err(ApiError::internal)?
+            {
                 Ok(info) => Some(info),
                 Err(e) => {
                     errors.push(e);
@@ -271,13 +275,14 @@ async fn submit_upload(
     let (Some(ops), Some(info), Some((staged, filename)), true) = (ops, info, file, errors.is_empty()) else {
         return Err(ApiError::invalid(errors));
     };
-    queue_upload(state, caller, &staged, filename, info, &ops).await
+    queue_upload(state, caller, headers, &staged, filename, info, &ops).await
 }
 
 /// Stores the checked upload and queues its job; the dataset is removed if the job cannot be queued.
 async fn queue_upload(
     state: &AppState,
     caller: &Caller,
+    headers: &HeaderMap,
     staged: &tempfile::NamedTempFile,
     filename: Option<String>,
     info: RasterInfo,
@@ -289,7 +294,7 @@ async fn queue_upload(
         .resolve_source(&caller.account_id, &serde_json::json!({"dataset_id": dataset.id.as_str()}))
         .await
         .map_err(dem_error)?;
-    match dem.submit(&caller.account_id, source, ops).await {
+    match dem.submit(&caller.account_id, source, ops, Some(base_url(state, headers))).await {
         Ok(job) => Ok(job),
         Err(e) => {
             if let Err(cleanup) = dem.delete_dataset(&caller.account_id, &dataset.id).await {
@@ -361,5 +366,5 @@ async fn submit_json(
     let (Some(ops), Some(source), true) = (ops, source, errors.is_empty()) else {
         return Err(ApiError::invalid(errors));
     };
-    state.dem.submit(&caller.account_id, source, &ops).await.map_err(dem_error)
+    state.dem.submit(&caller.account_id, source, &ops, Some(base_url(state, headers))).await.map_err(dem_error)
 }
