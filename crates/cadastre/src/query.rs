@@ -27,6 +27,9 @@ const BATCH: u32 = 500;
 /// Up to how many features a value condition selects for the search to start from its index.
 const DRIVE_LIMIT: u64 = 50_000;
 
+/// How many candidates one round trip of a count brings.
+const COUNT_BATCH: u32 = 5_000;
+
 /// How many candidates a count may test exactly before `numberMatched` is left out.
 const COUNT_BUDGET: u64 = 20_000;
 
@@ -213,7 +216,7 @@ fn narrowing(e: &Expr) -> Vec<Vec<ValueCondition>> {
 }
 
 /// The store query for a list, and whether the store alone decides it exactly (apart from the box).
-fn store_query(q: &ListQuery) -> (FeatureQuery, bool) {
+fn store_query(q: &ListQuery) -> (FeatureQuery, bool, bool) {
     let antimeridian = q.bbox.is_some_and(|b| b.min_x > b.max_x);
     let mut exact = true;
     let mut values = Vec::new();
@@ -232,6 +235,7 @@ fn store_query(q: &ListQuery) -> (FeatureQuery, bool) {
             }
         }
     }
+    let mut equals_exact = true;
     for (key, v) in &q.equals {
         values.push(
             scalar_of_text(v)
@@ -239,6 +243,11 @@ fn store_query(q: &ListQuery) -> (FeatureQuery, bool) {
                 .map(|value| ValueCondition { key: key.clone(), op: ValueOp::Eq, value })
                 .collect(),
         );
+        // The index keeps arrays and objects as JSON text, which an equality parameter never
+        // matches: such a value needs the exact test.
+        if v.starts_with('[') || v.starts_with('{') {
+            equals_exact = false;
+        }
     }
     let sort = q
         .sortby
@@ -265,7 +274,7 @@ fn store_query(q: &ListQuery) -> (FeatureQuery, bool) {
         bbox_edge_only: false,
         drive_by_values: false,
     };
-    (fq, exact && !antimeridian)
+    (fq, exact && !antimeridian, equals_exact)
 }
 
 /// The exact tests the store could not decide.
@@ -365,7 +374,7 @@ impl FeatureService {
             }
             _ => q,
         };
-        let (mut fq, store_exact) = store_query(q);
+        let (mut fq, store_exact, equals_exact) = store_query(q);
         // Driving the search from the value index pays when it selects few features; along the
         // collection when it selects many (the page fills early then).
         if fq.bbox.is_none() && fq.values.iter().any(|any| any.len() == 1) {
@@ -385,7 +394,7 @@ impl FeatureService {
         }
         let residual = Residual {
             bbox: q.bbox,
-            equals: q.equals.clone(),
+            equals: if equals_exact { Vec::new() } else { q.equals.clone() },
             filter: if store_exact { None } else { q.filter.clone() },
         };
         let sorted = !fq.sort.is_empty();
@@ -496,11 +505,11 @@ impl FeatureService {
         }
         let mut scan = ScanFrom::After(0);
         loop {
-            let batch = self.store.features.scan_features(account, &scanned, scan, BATCH).await?;
+            let batch = self.store.features.scan_features(account, &scanned, scan, COUNT_BATCH).await?;
             let got = batch.len() as u32;
             let last = batch.last().map(|s| s.seq).unwrap_or(0);
             n += self.test_batch(batch, residual).await?.iter().filter(|p| p.2).count() as u64;
-            if got < BATCH {
+            if got < COUNT_BATCH {
                 return Ok(Some(n));
             }
             scan = ScanFrom::After(last);
