@@ -143,7 +143,7 @@ fn params_ref(names: &[&str]) -> Value {
     Value::Array(names.iter().map(|n| json!({"$ref": format!("#/components/parameters/{n}")})).collect())
 }
 
-#[utoipa::path(get, path = "/api/v1/ogc/v1/features/api", tag = "ogc", responses((status = 200, description = "OpenAPI 3.0 description of this OGC API", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/api", tag = "ogc", responses((status = 200, description = "OpenAPI 3.0 description of this OGC API", content_type = "application/vnd.oai.openapi+json;version=3.0", body = Object)))]
 async fn api_description(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let base = format!("{}{ROOT}", base_url(&state, &headers));
     let qp = |name: &str, desc: &str, schema: Value| json!({"name": name, "in": "query", "required": false, "description": desc, "schema": schema, "style": "form", "explode": false});

@@ -111,7 +111,11 @@ pub struct DeliveryQuery {
     pub status: Option<String>,
     /// Only the delivery of this event.
     pub event_id: Option<String>,
+    /// Page size (default and most: `limits.default_page_size`, `limits.max_page_size`).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<i64>,
+    /// Items to skip.
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 

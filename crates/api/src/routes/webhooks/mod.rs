@@ -97,7 +97,8 @@ pub(crate) fn etag(sub: &Subscription) -> HeaderValue {
 pub(crate) fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     let Some(value) = headers.get(axum::http::header::IF_MATCH) else { return Ok(None) };
     let text = value.to_str().unwrap_or("").trim();
-    if text == "*" {
+    // An empty header names no version: as if it were absent.
+    if text == "*" || text.is_empty() {
         return Ok(None);
     }
     let tag = text.trim_start_matches("W/").trim_matches('"');
