@@ -84,6 +84,20 @@ impl FeatureService {
         }
     }
 
+    /// Deletes an uploaded collection and everything in it (`expected`: the `updated_at` in
+    /// milliseconds that an `If-Match` named). The cadastre's parcels are retired one by one and
+    /// keep their history, so their collection cannot be deleted.
+    pub async fn delete_collection(&self, account: &AccountId, id: &str, expected: Option<i64>) -> Result<()> {
+        if id == PARCELS {
+            return Err(DomainError::conflict(
+                "collection_protected",
+                "the cadastre's parcels collection cannot be deleted; retire parcels one by one",
+            )
+            .into());
+        }
+        Ok(self.store.features.delete_collection(account, id, expected).await?)
+    }
+
     /// The extent of a collection's live features.
     pub async fn extent(&self, account: &AccountId, id: &str) -> Result<Extent> {
         Ok(self.store.features.collection_extent(account, id).await?)

@@ -99,6 +99,8 @@ pub mod code {
     pub const CNAME_CONFLICT: &str = "cname_conflict";
     /// `collection_exists`.
     pub const COLLECTION_EXISTS: &str = "collection_exists";
+    /// `collection_protected`.
+    pub const COLLECTION_PROTECTED: &str = "collection_protected";
     /// `parcel_exists`.
     pub const PARCEL_EXISTS: &str = "parcel_exists";
     /// `dataset_in_use`.
@@ -162,6 +164,7 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     (code::DUPLICATE_RECORD, 409, "The zone already has a DNS record with this name, type and content."),
     (code::CNAME_CONFLICT, 409, "A CNAME may not share its name with other records, nor sit at the zone apex."),
     (code::COLLECTION_EXISTS, 409, "A feature collection with this id already exists for the account."),
+    (code::COLLECTION_PROTECTED, 409, "The cadastre's parcels collection cannot be deleted: parcels are retired one by one and keep their history."),
     (code::PARCEL_EXISTS, 409, "A parcel with this lot on this plan already exists; lot and plan identify a parcel."),
     (code::DATASET_IN_USE, 409, "A running job reads this DEM dataset; cancel the job or wait for it to finish before deleting the dataset."),
     (code::JOB_FINISHED, 409, "The job already ended (succeeded, failed or cancelled), so it cannot be cancelled."),

@@ -67,6 +67,12 @@ fn describe(e: figment::Error) -> String {
     format!("invalid configuration:\n  {}", lines.join("\n  "))
 }
 
+/// `MERIDIAN_*` variables that belong to the test and CI tooling, not to the server's
+/// configuration: `MERIDIAN_CONFIG` (the file), `MERIDIAN_REQUIRE_TOOLS` (interop tests fail
+/// instead of skipping) and the fuzz runner's `MERIDIAN_FUZZ_*`. Every other `MERIDIAN_*`
+/// variable must name a configuration key.
+const NOT_CONFIGURATION: &[&str] = &["require_tools", "fuzz_iterations", "fuzz_seed", "fuzz_budget_ms"];
+
 /// `MERIDIAN_*` variables of an environment read once at start-up (so that tests can pass their
 /// own): `MERIDIAN_A__B=v` sets `a.b`, values parsed like TOML values.
 struct EnvSnapshot(Vec<(String, String)>);
@@ -81,7 +87,7 @@ impl figment::Provider for EnvSnapshot {
         for (k, v) in &self.0 {
             let Some(rest) = k.strip_prefix("MERIDIAN_") else { continue };
             let key = rest.to_ascii_lowercase().replace("__", ".");
-            if key == "config" || key.is_empty() {
+            if key == "config" || key.is_empty() || NOT_CONFIGURATION.contains(&key.as_str()) {
                 continue;
             }
             let value: figment::value::Value = v.parse().unwrap_or_else(|_| figment::value::Value::from(v.clone()));
@@ -135,7 +141,13 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let file = dir.path().join("m.toml");
         std::fs::write(&file, "[server]\nhttp = \"127.0.0.1:9000\"\ndata_dir = \"/from/file\"\n[jobs]\nworkers = 7\n")?;
-        let vars = env(&[("MERIDIAN_JOBS__WORKERS", "9"), ("MERIDIAN_WEBHOOKS__ALLOW_HTTP", "true"), ("OTHER", "x")]);
+        let vars = env(&[
+            ("MERIDIAN_JOBS__WORKERS", "9"),
+            ("MERIDIAN_WEBHOOKS__ALLOW_HTTP", "true"),
+            ("OTHER", "x"),
+            ("MERIDIAN_REQUIRE_TOOLS", "1"),
+            ("MERIDIAN_FUZZ_SEED", "7"),
+        ]);
         let flags = Overrides { data_dir: Some("/from/flag".into()), ..Default::default() };
         let c = load(Some(&file), &vars, &flags)?;
         assert_eq!(c.server.http.port(), 9000);

@@ -410,6 +410,9 @@ pub trait FeatureRepo: Send + Sync {
     /// One collection of the account.
     async fn get_collection(&self, account: &AccountId, id: &str)
         -> Result<Option<crate::features::FeatureCollection>>;
+    /// Deletes a collection with all its features, their versions and index rows, in one
+    /// transaction; `expected` is the `updated_at` (milliseconds) an `If-Match` named.
+    async fn delete_collection(&self, account: &AccountId, id: &str, expected: Option<i64>) -> Result<()>;
     /// The extent of a collection's live features (kept between changes, computed after one).
     async fn collection_extent(&self, account: &AccountId, id: &str) -> Result<crate::features::Extent>;
     /// Inserts features (version 1) and events in one transaction; a taken (lot, plan) is a conflict.

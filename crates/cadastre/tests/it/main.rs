@@ -280,3 +280,33 @@ async fn retired_features_leave_counts_and_indexes() -> TestResult {
     assert_eq!(svc.list(&account, &kx).await?.features.len(), 8);
     Ok(())
 }
+
+#[tokio::test]
+async fn uploaded_collections_can_be_deleted_and_parcels_cannot() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (svc, account) = setup(dir.path()).await?;
+    let bodies = (0..5).map(|i| square(f64::from(i) * 0.01, 0.0, 0.005, json!({"k": "x"}))).collect();
+    make_collection(&svc, &account, "gone", bodies).await?;
+    let c = svc.collection(&account, "gone").await?;
+    let stale = c.updated_at.millis() - 1;
+    assert!(matches!(
+        svc.delete_collection(&account, "gone", Some(stale)).await,
+        Err(meridian_cadastre::Error::Store(meridian_store::StoreError::Domain(DomainError::PreconditionFailed(_))))
+    ));
+    svc.delete_collection(&account, "gone", Some(c.updated_at.millis())).await?;
+    assert!(svc.collection(&account, "gone").await.is_err());
+    // The id is free again, with nothing left of the old features.
+    make_collection(&svc, &account, "gone", vec![square(0.0, 0.0, 0.005, json!({"k": "y"}))]).await?;
+    let q = ListQuery { collection: "gone".into(), limit: 100, ..ListQuery::default() };
+    let page = svc.list(&account, &q).await?;
+    assert_eq!((page.features.len(), page.number_matched), (1, Some(1)));
+    let kx = ListQuery { filter: Some(cql2::parse_text("k = 'x'").map_err(|e| e.0)?), ..q };
+    assert_eq!(svc.list(&account, &kx).await?.number_matched, Some(0));
+    match svc.delete_collection(&account, PARCELS, None).await {
+        Err(meridian_cadastre::Error::Domain(DomainError::Conflict { code, .. })) => {
+            assert_eq!(code, "collection_protected")
+        }
+        other => panic!("the parcels collection must be protected: {other:?}"),
+    }
+    Ok(())
+}

@@ -212,6 +212,37 @@ impl FeatureRepo for SqliteDb {
         Ok(())
     }
 
+    async fn delete_collection(&self, account: &AccountId, id: &str, expected: Option<i64>) -> Result<()> {
+        let mut tx = self.write().await?;
+        let updated: Option<i64> =
+            sqlx::query_scalar("SELECT updated_at FROM feature_collections WHERE account_id = ? AND id = ?")
+                .bind(account.as_str())
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(updated) = updated else { return Err(DomainError::not_found("collection", id).into()) };
+        if expected.is_some_and(|e| e != updated) {
+            return Err(DomainError::PreconditionFailed(
+                "the collection changed since that ETag; fetch it again and retry".into(),
+            )
+            .into());
+        }
+        let owned = "SELECT seq FROM features WHERE account_id = ? AND collection = ?";
+        for sql in [
+            format!("DELETE FROM features_rtree WHERE seq IN ({owned})"),
+            "DELETE FROM feature_values WHERE account_id = ? AND collection = ?".to_owned(),
+            "DELETE FROM feature_versions WHERE feature_id IN \
+             (SELECT id FROM features WHERE account_id = ? AND collection = ?)"
+                .to_owned(),
+            "DELETE FROM features WHERE account_id = ? AND collection = ?".to_owned(),
+            "DELETE FROM feature_collections WHERE account_id = ? AND id = ?".to_owned(),
+        ] {
+            sqlx::query(&sql).bind(account.as_str()).bind(id).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
     async fn list_collections(&self, account: &AccountId) -> Result<Vec<FeatureCollection>> {
         let rows = sqlx::query("SELECT * FROM feature_collections WHERE account_id = ? ORDER BY id")
             .bind(account.as_str())

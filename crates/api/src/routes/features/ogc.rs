@@ -54,7 +54,7 @@ pub fn public() -> OpenApiRouter<AppState> {
 pub fn protected() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list_collections, create_collection))
-        .routes(routes!(get_collection))
+        .routes(routes!(get_collection, delete_collection))
         .routes(routes!(get_queryables))
         .routes(routes!(list_features, create_feature))
         .routes(routes!(get_feature, replace_feature, update_feature, delete_feature))
@@ -127,6 +127,52 @@ async fn ogc_landing(
         return Ok(Html(html::page("Meridian features", &html::links(&links))).into_response());
     }
     Ok(json_response(body))
+}
+
+/// A collection's ETag: the time it was created or last replaced.
+fn collection_etag(c: &FeatureCollection) -> HeaderValue {
+    HeaderValue::from_str(&format!("\"{}-{}\"", c.id, c.updated_at.millis()))
+        .unwrap_or(HeaderValue::from_static("\"\""))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/v1/ogc/v1/features/collections/{cid}",
+    tag = "ogc",
+    params(
+        ("cid" = String, Path, description = "Collection id"),
+        ("If-Match" = Option<String>, Header, description = "Delete only if the collection's ETag is still this one"),
+    ),
+    responses(
+        (status = 204, description = "The collection and all its features are deleted"),
+        (status = 409, description = "The cadastre's parcels collection cannot be deleted", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+        (status = 412, description = "`If-Match` named an older version", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn delete_collection(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(cid): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let expected = match headers.get(header::IF_MATCH).and_then(|v| v.to_str().ok()).map(str::trim) {
+        None | Some("") | Some("*") => None,
+        Some(tag) => {
+            let version = tag
+                .trim_start_matches("W/")
+                .trim_matches('"')
+                .strip_prefix(&format!("{cid}-"))
+                .and_then(|v| v.parse::<i64>().ok())
+                .ok_or_else(|| {
+                    ApiError::from(meridian_core::DomainError::PreconditionFailed(
+                        "If-Match names no version of this collection".into(),
+                    ))
+                })?;
+            Some(version)
+        }
+    };
+    state.features.delete_collection(&caller.account_id, &cid, expected).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 #[utoipa::path(get, path = "/api/v1/ogc/v1/features/conformance", tag = "ogc", responses((status = 200, description = "The conformance classes implemented", body = Object)))]
@@ -295,7 +341,9 @@ async fn get_collection(
         return Ok(Html(html::page(&c.title, &format!("{}{}", html::paragraph(&c.description), html::links(&links))))
             .into_response());
     }
-    Ok(json_response(body))
+    let mut r = json_response(body);
+    r.headers_mut().insert(header::ETAG, collection_etag(&c));
+    Ok(r)
 }
 
 #[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}/queryables", tag = "ogc", params(("cid" = String, Path, description = "Collection id")), responses((status = 200, description = "The queryable properties, as JSON Schema", body = Object)))]

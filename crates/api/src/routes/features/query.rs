@@ -217,7 +217,10 @@ pub fn collection_body(base: &str, path: &str, p: &ListParams, page: &FeaturePag
     let limit = p.query.limit;
     let mut links =
         vec![json!({"rel": "self", "type": super::GEOJSON, "href": link_with(base, path, &p.raw, &[], &[])})];
-    links.push(json!({"rel": "alternate", "type": "text/html", "href": link_with(base, path, &p.raw, &[("f", "html".into())], &[])}));
+    // Only OGC API Features items have an HTML page; the cadastre list is GeoJSON alone.
+    if path.starts_with("/api/v1/ogc/") {
+        links.push(json!({"rel": "alternate", "type": "text/html", "href": link_with(base, path, &p.raw, &[("f", "html".into())], &[])}));
+    }
     if let Some(next) = page.next {
         links.push(json!({"rel": "next", "type": super::GEOJSON, "href": link_with(base, path, &p.raw, &[("cursor", next.token()), ("limit", limit.to_string())], &["offset"])}));
     }
