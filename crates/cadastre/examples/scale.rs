@@ -3,6 +3,7 @@
 //! page and a CQL2 range page, each with its `numberMatched`.
 //!
 //! `cargo run --release -p meridian-cadastre --example scale -- 1000000 /tmp/scale`
+//! (add `reuse` as a third argument to query a collection loaded by an earlier run)
 
 #![allow(clippy::print_stdout)] // a measuring tool: its output is the report
 
@@ -26,8 +27,11 @@ async fn main() -> Res {
     let mut args = std::env::args().skip(1);
     let n: u32 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(100_000);
     let dir = std::path::PathBuf::from(args.next().unwrap_or_else(|| "/tmp/meridian-scale".into()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
+    let reuse = args.next().as_deref() == Some("reuse") && dir.join("account").exists();
+    if !reuse {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+    }
     let store = Store::open(&StoreOptions {
         database_url: format!("sqlite://{}/m.db", dir.display()),
         blob_url: format!("file://{}/blobs", dir.display()),
@@ -36,7 +40,7 @@ async fn main() -> Res {
     })
     .await?;
     let account = Account {
-        id: AccountId::generate(),
+        id: if reuse { AccountId(std::fs::read_to_string(dir.join("account"))?) } else { AccountId::generate() },
         name: "Scale".into(),
         email: "scale@example.com".into(),
         created_at: Timestamp::now(),
@@ -53,11 +57,19 @@ async fn main() -> Res {
         expires_at: None,
         revoked_at: None,
     };
-    store.accounts.create_account(&account, &key).await?;
-    let svc = FeatureService::new(store);
+    let svc = FeatureService::new(store.clone());
+    if !reuse {
+        store.accounts.create_account(&account, &key).await?;
+        std::fs::write(dir.join("account"), account.id.as_str())?;
+        load(&svc, &account.id, n).await?;
+    }
+    query(&svc, &account.id, n).await
+}
+
+async fn load(svc: &FeatureService, account: &AccountId, n: u32) -> Res {
     let now = Timestamp::now();
     let c = FeatureCollection {
-        account_id: account.id.clone(),
+        account_id: account.clone(),
         id: "big".into(),
         title: "big".into(),
         description: String::new(),
@@ -81,10 +93,16 @@ async fn main() -> Res {
             })
             .collect();
         let drafts = svc.drafts(bodies, Crs::Crs84, "big").await?;
-        svc.create_many(&account.id, "big", drafts).await?;
+        svc.create_many(account, "big", drafts).await?;
         i = end;
     }
     println!("loaded {n} features in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+async fn query(svc: &FeatureService, account: &AccountId, n: u32) -> Res {
+    let per_row = 1000u32;
+    let step = 1.0 / f64::from(per_row);
 
     let base = ListQuery { collection: "big".into(), limit: 100, ..ListQuery::default() };
     let rows = f64::from(n / per_row).max(1.0) * step;
@@ -118,7 +136,7 @@ async fn main() -> Res {
         let mut matched = None;
         for _ in 0..7 {
             let t = Instant::now();
-            let page = svc.list(&account.id, &q).await?;
+            let page = svc.list(account, &q).await?;
             times.push(t.elapsed());
             matched = page.number_matched;
         }
@@ -129,7 +147,7 @@ async fn main() -> Res {
     let mut q = ListQuery { start: Start::Offset(u64::from(n / 2)), ..base.clone() };
     let t = Instant::now();
     for _ in 0..100 {
-        let page = svc.list(&account.id, &q).await?;
+        let page = svc.list(account, &q).await?;
         match page.next {
             Some(c) => q.start = Start::Cursor(c),
             None => break,

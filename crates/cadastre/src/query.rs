@@ -431,10 +431,12 @@ impl FeatureService {
                 }
                 if page.len() as u32 == limit {
                     // Another match exists: the next page begins right after this page's last.
-                    let resume = match (scan, page.last()) {
-                        (ScanFrom::After(_), Some((last, _))) => ScanFrom::After(last.seq),
-                        (ScanFrom::Skip(_), Some((_, pos))) => ScanFrom::Skip(pos + 1),
-                        (from, None) => from,
+                    // Unsorted lists continue by keyset, however the page started (an offset
+                    // start scans by position once; the pages after it do not).
+                    let resume = match page.last() {
+                        Some((last, _)) if !sorted => ScanFrom::After(last.seq),
+                        Some((_, pos)) => ScanFrom::Skip(pos + 1),
+                        None => scan,
                     };
                     next = Some(Cursor { scan: resume, offset: offset + u64::from(limit) });
                     break 'scan;

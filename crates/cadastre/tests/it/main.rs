@@ -135,6 +135,16 @@ async fn cursor_pages_cover_every_feature_once_with_exact_counts() -> TestResult
     assert_eq!(unique.len(), 1200, "no feature twice");
     assert!(pages.iter().all(|p| p.number_matched == Some(1200)));
     assert_eq!(pages[3].offset, 300);
+    // A list that starts at an offset continues by keyset, not by ever deeper offsets.
+    let from_offset = svc
+        .list(
+            &account,
+            &ListQuery { collection: "grid".into(), limit: 100, start: Start::Offset(500), ..ListQuery::default() },
+        )
+        .await?;
+    let next = from_offset.next.ok_or("a next page")?;
+    assert!(next.token().starts_with('a'), "{}", next.token());
+    assert_eq!(next.offset, 600);
 
     // A box over columns 10..19 and rows 5..14 (edges cut through squares): an exact count
     // although the first page does not reach the end.
