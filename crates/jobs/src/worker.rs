@@ -80,7 +80,7 @@ pub struct JobContext {
 }
 
 impl JobContext {
-    /// Records progress (0–100); it reaches the store with the next heartbeat.
+    /// Records progress (0–100); it reaches the store within about a second.
     pub fn set_progress(&self, percent: u8) {
         self.progress.store(percent.min(100), Ordering::Relaxed);
     }
@@ -245,11 +245,28 @@ impl WorkerPool {
     /// Renews the lease until the handler ends. Resolves only when the job must stop: cancelled
     /// by the user (after telling the handler), or lease lost (`lost` fires too).
     async fn heartbeat(&self, ctx: &JobContext, worker: &str, lost: CancellationToken) {
-        let mut ticks = tokio::time::interval(self.config.heartbeat);
+        // Progress reaches the store within a second of moving, a cancellation is seen within a
+        // second, and the lease is renewed every `jobs.heartbeat`.
+        let step = self.config.heartbeat.min(Duration::from_secs(1));
+        let mut ticks = tokio::time::interval(step);
         ticks.tick().await;
+        // What the store holds: the progress the job was claimed with.
+        let mut written = (std::time::Instant::now(), ctx.job.progress);
         loop {
             ticks.tick().await;
-            let progress = Some(ctx.progress.load(Ordering::Relaxed));
+            let now = ctx.progress.load(Ordering::Relaxed);
+            if now == written.1 && written.0.elapsed() + step / 2 < self.config.heartbeat {
+                // Nothing to write yet: a read tells whether the user cancelled meanwhile.
+                let cancelled = matches!(
+                    self.store.jobs.get_job(&ctx.job.account_id, &ctx.job.id).await,
+                    Ok(Some(job)) if job.cancel_requested
+                );
+                if !cancelled {
+                    continue;
+                }
+            }
+            written = (std::time::Instant::now(), now);
+            let progress = Some(now);
             match self.store.jobs.heartbeat(&ctx.job.id, worker, self.config.lease, progress).await {
                 Ok(Heartbeat::Renewed) => {}
                 Ok(Heartbeat::CancelRequested) => {

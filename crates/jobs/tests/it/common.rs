@@ -85,7 +85,12 @@ impl Running {
 
 /// Starts a worker pool with `handlers` in a task.
 pub(crate) fn start_pool(store: &Store, handlers: Vec<Arc<dyn JobHandler>>) -> Running {
-    let mut pool = WorkerPool::new(store.clone(), jobs_config(), Waker::new());
+    start_pool_with(store, handlers, jobs_config())
+}
+
+/// Starts a worker pool with `handlers` and `config` in a task.
+pub(crate) fn start_pool_with(store: &Store, handlers: Vec<Arc<dyn JobHandler>>, config: JobsConfig) -> Running {
+    let mut pool = WorkerPool::new(store.clone(), config, Waker::new());
     for handler in handlers {
         pool.register(handler);
     }

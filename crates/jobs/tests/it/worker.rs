@@ -1,4 +1,6 @@
-use crate::common::{create_account, open, start_pool, wait_for_job, wait_until_ended, TestResult};
+use crate::common::{
+    create_account, jobs_config, open, start_pool, start_pool_with, wait_for_job, wait_until_ended, TestResult,
+};
 use async_trait::async_trait;
 use meridian_core::event::NewEvent;
 use meridian_core::id::AccountId;
@@ -371,5 +373,28 @@ async fn the_store_hands_back_a_dead_workers_job_with_attempts_and_cancel_reques
     let again = claim_and_die(&store, &job).await?;
     assert_eq!(again.attempts, 2);
     assert!(again.cancel_requested);
+    Ok(())
+}
+
+#[tokio::test]
+async fn progress_reaches_the_store_well_before_the_next_heartbeat() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "progress@example.com").await?;
+    let handler = TestHandler::new(Plan::UntilCancelled);
+    // A heartbeat far longer than the wait below: only a progress write can make it in time.
+    let config = meridian_core::config::JobsConfig {
+        heartbeat: Duration::from_secs(60),
+        lease: Duration::from_secs(120),
+        ..jobs_config()
+    };
+    let pool = start_pool_with(&store, vec![handler.clone()], config);
+    let job = submit(&store, &account, 3).await?;
+    wait_for_job(&store, &account, &job.id, "progress before the heartbeat", |j| j.progress == 50).await?;
+    // Cancellation is seen at the same pace.
+    store.jobs.cancel(&account, &job.id).await?;
+    let done = wait_until_ended(&store, &account, &job.id).await?;
+    pool.stop().await?;
+    assert_eq!(done.status, JobStatus::Cancelled);
     Ok(())
 }
