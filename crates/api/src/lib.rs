@@ -11,6 +11,7 @@ pub mod ratelimit;
 pub mod routes;
 pub mod state;
 pub mod telemetry;
+pub mod upload;
 
 pub use error::ApiError;
 pub use routes::{openapi, router};

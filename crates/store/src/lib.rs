@@ -9,6 +9,7 @@ pub mod features;
 pub mod model;
 pub mod repo;
 pub mod sqlite;
+pub mod staging;
 
 pub use blobs::BlobStore;
 pub use error::{Result, StoreError};

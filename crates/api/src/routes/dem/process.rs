@@ -17,7 +17,6 @@ use meridian_dem::operations::parse_params;
 use meridian_dem::DemOperation;
 use serde::Deserialize;
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -118,27 +117,6 @@ fn multipart_error(e: MultipartError) -> ApiError {
     }
 }
 
-fn upload_too_large(limit: u64) -> ApiError {
-    ApiError::too_large(format!("the upload is larger than the limit of {limit} bytes (limits.upload_bytes)"))
-}
-
-/// Streams the `file` part to a staging file, refusing it past `limit` bytes.
-async fn stage_file(state: &AppState, field: &mut Field<'_>, limit: u64) -> ApiResult<tempfile::NamedTempFile> {
-    let staged = tempfile::NamedTempFile::new_in(state.dem.staging_dir().map_err(ApiError::internal)?)
-        .map_err(ApiError::internal)?;
-    let mut out = tokio::fs::File::from_std(staged.reopen().map_err(ApiError::internal)?);
-    let mut written = 0u64;
-    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
-        written += chunk.len() as u64;
-        if written > limit {
-            return Err(upload_too_large(limit));
-        }
-        out.write_all(&chunk).await.map_err(ApiError::internal)?;
-    }
-    out.flush().await.map_err(ApiError::internal)?;
-    Ok(staged)
-}
-
 /// Reads a small text part, refusing it past `limit` bytes.
 async fn read_small(field: &mut Field<'_>, limit: usize, what: &str) -> ApiResult<Vec<u8>> {
     let mut buf = Vec::new();
@@ -182,7 +160,7 @@ async fn drain(multipart: &mut Multipart) {
 async fn read_parts(
     state: &AppState,
     multipart: &mut Multipart,
-) -> ApiResult<(Option<(tempfile::NamedTempFile, Option<String>)>, Option<Vec<u8>>)> {
+) -> ApiResult<(Option<(crate::upload::StagedFile, Option<String>)>, Option<Vec<u8>>)> {
     let limits = &state.config.limits;
     let mut file = None;
     let mut params = None;
@@ -191,7 +169,10 @@ async fn read_parts(
         match name.as_str() {
             "file" if file.is_none() => {
                 let filename = field.file_name().map(str::to_owned);
-                file = Some((stage_file(state, &mut field, limits.upload_bytes).await?, filename));
+                file = Some((
+                    crate::upload::stage(state, &mut field, limits.upload_bytes, multipart_error).await?,
+                    filename,
+                ));
             }
             "params" if params.is_none() => params = Some(read_small(&mut field, limits.body_bytes, "params").await?),
             "file" | "params" => {
@@ -224,7 +205,7 @@ async fn submit_upload(
     if declared.is_some_and(|n| n > upload_limit.saturating_add(limits.body_bytes as u64)) {
         // Read what a client sends anyway (up to a bound), so that it gets to read the answer.
         drain_body(headers, req).await;
-        return Err(upload_too_large(upload_limit));
+        return Err(crate::upload::too_large(upload_limit));
     }
     let mut multipart = Multipart::from_request(req, state).await.map_err(|r| ApiError::malformed(r.body_text()))?;
     let (file, params) = match read_parts(state, &mut multipart).await {
@@ -283,7 +264,7 @@ async fn queue_upload(
     state: &AppState,
     caller: &Caller,
     headers: &HeaderMap,
-    staged: &tempfile::NamedTempFile,
+    staged: &crate::upload::StagedFile,
     filename: Option<String>,
     info: RasterInfo,
     ops: &[DemOperation],

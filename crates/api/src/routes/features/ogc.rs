@@ -552,7 +552,10 @@ async fn create_collection(
         super::parse_content_crs(crs)?;
     }
     let limit = state.config.limits.upload_bytes;
-    let staged = stage_body(&state, body, limit).await?;
+    let staged = crate::upload::stage(&state, body.into_data_stream(), limit, |e| {
+        ApiError::malformed(format!("the body could not be read: {e}"))
+    })
+    .await?;
     let size = staged.as_file().metadata().map_err(ApiError::internal)?.len();
     let prefer_async = headers
         .get_all("prefer")
@@ -617,27 +620,4 @@ async fn create_collection(
     }
     r.headers_mut().insert("preference-applied", HeaderValue::from_static("respond-async"));
     Ok(r)
-}
-
-/// Streams a request body into a staging file, refusing it past `limit` bytes (413).
-async fn stage_body(state: &AppState, body: Body, limit: u64) -> ApiResult<tempfile::NamedTempFile> {
-    use futures::StreamExt;
-    use tokio::io::AsyncWriteExt;
-    let staged = tempfile::NamedTempFile::new_in(state.dem.staging_dir().map_err(ApiError::internal)?)
-        .map_err(ApiError::internal)?;
-    let mut out = tokio::fs::File::from_std(staged.reopen().map_err(ApiError::internal)?);
-    let mut written = 0u64;
-    let mut stream = body.into_data_stream();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| ApiError::malformed(format!("the body could not be read: {e}")))?;
-        written += chunk.len() as u64;
-        if written > limit {
-            return Err(ApiError::too_large(format!(
-                "the upload is larger than the limit of {limit} bytes (limits.upload_bytes)"
-            )));
-        }
-        out.write_all(&chunk).await.map_err(ApiError::internal)?;
-    }
-    out.flush().await.map_err(ApiError::internal)?;
-    Ok(staged)
 }
