@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod docs;
+pub mod download;
 pub mod error;
 pub mod extract;
 pub mod middleware;

@@ -5,7 +5,8 @@ use crate::{Result, StoreError};
 use bytes::Bytes;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path;
-use object_store::{ObjectStore, PutPayload};
+pub use object_store::ObjectStore;
+use object_store::PutPayload;
 use std::sync::Arc;
 
 /// A handle on the blob store.
@@ -76,5 +77,58 @@ mod tests {
     #[test]
     fn refuses_other_schemes() {
         assert!(BlobStore::open("s3://bucket").is_err());
+    }
+}
+
+/// A byte range of a blob, as an HTTP `Range` asks for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ByteRange {
+    /// `start..end` (end exclusive).
+    Bounded(std::ops::Range<u64>),
+    /// From this offset to the end.
+    From(u64),
+    /// The last this many bytes.
+    Suffix(u64),
+}
+
+impl ByteRange {
+    /// The range clamped to a blob of `size` bytes, as RFC 9110 serves it; `None` when it lies
+    /// wholly past the end (unsatisfiable).
+    pub fn clamp(self, size: u64) -> Option<Self> {
+        match self {
+            Self::Bounded(r) if r.start < size => Some(Self::Bounded(r.start..r.end.min(size))),
+            Self::From(o) if o < size => Some(Self::From(o)),
+            Self::Suffix(n) if n > 0 => Some(Self::Suffix(n.min(size))),
+            _ => None,
+        }
+    }
+}
+
+/// A blob (or part of it) being read as a stream.
+pub struct BlobRead {
+    pub stream: futures::stream::BoxStream<'static, std::io::Result<Bytes>>,
+    /// The bytes served, within the blob.
+    pub served: std::ops::Range<u64>,
+    /// The blob's whole size.
+    pub total: u64,
+}
+
+/// Streams `key` (or `range` of it) from `store`; `None` when there is no such blob.
+pub async fn read(store: &Arc<dyn ObjectStore>, key: &str, range: Option<ByteRange>) -> Result<Option<BlobRead>> {
+    use futures::TryStreamExt;
+    let range = range.map(|r| match r {
+        ByteRange::Bounded(r) => object_store::GetRange::Bounded(r),
+        ByteRange::From(o) => object_store::GetRange::Offset(o),
+        ByteRange::Suffix(n) => object_store::GetRange::Suffix(n),
+    });
+    let options = object_store::GetOptions { range, ..object_store::GetOptions::default() };
+    match store.get_opts(&Path::from(key), options).await {
+        Ok(got) => {
+            let (served, total) = (got.range.clone(), got.meta.size);
+            let stream = Box::pin(got.into_stream().map_err(std::io::Error::other));
+            Ok(Some(BlobRead { stream, served, total }))
+        }
+        Err(object_store::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
     }
 }

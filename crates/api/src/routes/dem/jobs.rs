@@ -3,15 +3,13 @@
 
 use super::{base_url, DemJobView};
 use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
 use crate::routes::page_links;
 use crate::state::AppState;
-use axum::body::Body;
 use axum::extract::State;
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
-use futures::TryStreamExt;
 use meridian_core::id::JobId;
 use meridian_core::page::Page;
 use meridian_core::problem::code;
@@ -19,7 +17,6 @@ use meridian_core::DomainError;
 use meridian_dem::job::KIND;
 use meridian_dem::JobOutput;
 use meridian_store::model::{Job, JobStatus};
-use object_store::{GetOptions, GetRange};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::{IntoParams, ToSchema};
@@ -122,27 +119,6 @@ async fn cancel_dem_job(
     Ok(Json(DemJobView::new(job, &base_url(&state, &headers), state.config.dem.max_zoom)))
 }
 
-/// A single byte range of a `Range` header (`bytes=a-b`, `bytes=a-`, `bytes=-n`); `None` for
-/// anything else, which is answered with the whole file as RFC 9110 allows.
-fn parse_range(headers: &HeaderMap) -> Option<GetRange> {
-    let v = headers.get(header::RANGE)?.to_str().ok()?.trim();
-    let spec = v.strip_prefix("bytes=")?;
-    if spec.contains(',') {
-        return None;
-    }
-    let (a, b) = spec.split_once('-')?;
-    let (a, b) = (a.trim(), b.trim());
-    match (a.is_empty(), b.is_empty()) {
-        (true, false) => Some(GetRange::Suffix(b.parse().ok()?)),
-        (false, true) => Some(GetRange::Offset(a.parse().ok()?)),
-        (false, false) => {
-            let (start, end): (u64, u64) = (a.parse().ok()?, b.parse().ok()?);
-            (end >= start).then(|| GetRange::Bounded(start..end.saturating_add(1)))
-        }
-        (true, true) => None,
-    }
-}
-
 #[utoipa::path(
     get,
     path = "/api/v1/dem/jobs/{job_id}/outputs/{name}",
@@ -177,59 +153,15 @@ async fn get_dem_output(
         output.find(&name).ok_or_else(|| DomainError::not_found("output", format!("{name} of job {job_id}")))?;
     let key = record.key(&job);
     let etag = format!("\"{}\"", hex::encode(&Sha256::digest(format!("{key}:{}", record.size))[..16]));
-    let matches_etag = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == "*" || t.trim().trim_start_matches("W/") == etag));
-    let etag_value = HeaderValue::from_str(&etag).map_err(ApiError::internal)?;
-    if matches_etag {
-        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag_value)]).into_response());
-    }
-    let size = record.size;
-    let range = match parse_range(&headers) {
-        // Clamped to the file as RFC 9110 says; a range wholly past its end cannot be served.
-        Some(GetRange::Bounded(r)) if r.start < size => Some(GetRange::Bounded(r.start..r.end.min(size))),
-        Some(GetRange::Offset(o)) if o < size => Some(GetRange::Offset(o)),
-        Some(GetRange::Suffix(n)) if n > 0 => Some(GetRange::Suffix(n.min(size))),
-        Some(_) => {
-            let unsatisfiable = HeaderValue::from_str(&format!("bytes */{size}")).map_err(ApiError::internal)?;
-            return Ok(ApiError::new(
-                StatusCode::RANGE_NOT_SATISFIABLE,
-                code::RANGE_NOT_SATISFIABLE,
-                "Range not satisfiable",
-                format!("the output has {size} bytes"),
-            )
-            .with_header(header::CONTENT_RANGE, unsatisfiable)
-            .into_response());
-        }
-        None => None,
+    let filename = format!("{}-{}", job.id, record.name);
+    let download = crate::download::Download {
+        store: state.dem.blobs().store(),
+        key: &key,
+        size: record.size,
+        media_type: &record.media_type,
+        etag: &etag,
+        filename: &filename,
+        cache_control: "private, max-age=86400",
     };
-    let options = GetOptions { range: range.clone(), ..GetOptions::default() };
-    let store = state.dem.blobs().store().clone();
-    let got = match store.get_opts(&object_store::path::Path::from(key.as_str()), options).await {
-        Ok(got) => got,
-        Err(object_store::Error::NotFound { .. }) => {
-            return Err(ApiError::internal(format!("output blob {key} is missing")));
-        }
-        Err(e) => return Err(ApiError::internal(e)),
-    };
-    let served = got.range.clone();
-    let total = got.meta.size;
-    let stream = got.into_stream().map_err(std::io::Error::other);
-    let mut response = Response::new(Body::from_stream(stream));
-    let h = response.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_str(&record.media_type).map_err(ApiError::internal)?);
-    h.insert(header::ETAG, etag_value);
-    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=86400"));
-    h.insert(header::CONTENT_LENGTH, HeaderValue::from(served.end - served.start));
-    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{}-{}\"", job.id, record.name)) {
-        h.insert(header::CONTENT_DISPOSITION, v);
-    }
-    if range.is_some() {
-        let v = format!("bytes {}-{}/{total}", served.start, served.end.saturating_sub(1));
-        h.insert(header::CONTENT_RANGE, HeaderValue::from_str(&v).map_err(ApiError::internal)?);
-        *response.status_mut() = StatusCode::PARTIAL_CONTENT;
-    }
-    Ok(response)
+    crate::download::serve(download, &headers).await
 }
