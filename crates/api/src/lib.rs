@@ -6,6 +6,7 @@ pub mod auth;
 pub mod docs;
 pub mod download;
 pub mod error;
+pub mod etag;
 pub mod extract;
 pub mod middleware;
 pub mod ratelimit;

@@ -37,7 +37,7 @@ fn tagged(status: StatusCode, record: Record) -> axum::response::Response {
 }
 
 fn if_match(headers: &HeaderMap) -> Option<&str> {
-    headers.get(header::IF_MATCH).and_then(|v| v.to_str().ok())
+    crate::etag::if_match_text(headers)
 }
 
 /// A page of records.

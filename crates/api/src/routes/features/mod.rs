@@ -76,29 +76,12 @@ pub fn content_crs_header(crs: Crs) -> HeaderValue {
 
 /// The strong ETag of a feature version.
 pub fn etag(f: &Feature) -> HeaderValue {
-    HeaderValue::from_str(&format!("\"{}-v{}\"", f.id, f.version)).unwrap_or(HeaderValue::from_static("\"\""))
+    crate::etag::tag(&format!("{}-v", f.id), f.version)
 }
 
 /// The version an `If-Match` header names for feature `id` (`*` means any).
 pub fn if_match(headers: &HeaderMap, id: &str) -> Result<Option<i64>, ApiError> {
-    let Some(value) = headers.get(axum::http::header::IF_MATCH).and_then(|v| v.to_str().ok()) else {
-        return Ok(None);
-    };
-    if value.trim() == "*" {
-        return Ok(None);
-    }
-    let prefix = format!("\"{id}-v");
-    value
-        .split(',')
-        .map(str::trim)
-        .find_map(|tag| tag.strip_prefix(&prefix).and_then(|r| r.strip_suffix('"')).and_then(|v| v.parse::<i64>().ok()))
-        .map(Some)
-        // An ETag of something else can never match: the precondition fails.
-        .ok_or_else(|| {
-            ApiError::from(meridian_core::DomainError::PreconditionFailed(
-                "If-Match names no current version of this feature".into(),
-            ))
-        })
+    crate::etag::expected_version(headers, &format!("{id}-v"))
 }
 
 /// A feature as GeoJSON in the requested CRS.

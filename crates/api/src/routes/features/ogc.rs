@@ -131,8 +131,7 @@ async fn ogc_landing(
 
 /// A collection's ETag: the time it was created or last replaced.
 fn collection_etag(c: &FeatureCollection) -> HeaderValue {
-    HeaderValue::from_str(&format!("\"{}-{}\"", c.id, c.updated_at.millis()))
-        .unwrap_or(HeaderValue::from_static("\"\""))
+    crate::etag::tag(&format!("{}-", c.id), c.updated_at.millis())
 }
 
 #[utoipa::path(
@@ -155,22 +154,7 @@ async fn delete_collection(
     Path(cid): Path<String>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let expected = match headers.get(header::IF_MATCH).and_then(|v| v.to_str().ok()).map(str::trim) {
-        None | Some("") | Some("*") => None,
-        Some(tag) => {
-            let version = tag
-                .trim_start_matches("W/")
-                .trim_matches('"')
-                .strip_prefix(&format!("{cid}-"))
-                .and_then(|v| v.parse::<i64>().ok())
-                .ok_or_else(|| {
-                    ApiError::from(meridian_core::DomainError::PreconditionFailed(
-                        "If-Match names no version of this collection".into(),
-                    ))
-                })?;
-            Some(version)
-        }
-    };
+    let expected = crate::etag::expected_version(&headers, &format!("{cid}-"))?;
     state.features.delete_collection(&caller.account_id, &cid, expected).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }

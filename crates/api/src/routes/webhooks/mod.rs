@@ -9,7 +9,7 @@ pub mod subscriptions;
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::http::{HeaderMap, HeaderValue};
-use meridian_core::{DomainError, Timestamp};
+use meridian_core::Timestamp;
 use meridian_store::repo::Subscription;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -89,23 +89,10 @@ pub struct Deleted {
 
 /// The subscription's ETag.
 pub(crate) fn etag(sub: &Subscription) -> HeaderValue {
-    HeaderValue::from_str(&format!("\"{}\"", sub.version)).unwrap_or_else(|_| HeaderValue::from_static("\"0\""))
+    crate::etag::tag("", sub.version)
 }
 
-/// The version an `If-Match` header names: `None` without one or for `*`; a value that is no
-/// ETag of ours can never match.
+/// The version an `If-Match` header names.
 pub(crate) fn if_match(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
-    let Some(value) = headers.get(axum::http::header::IF_MATCH) else { return Ok(None) };
-    let text = value.to_str().unwrap_or("").trim();
-    // An empty header names no version: as if it were absent.
-    if text == "*" || text.is_empty() {
-        return Ok(None);
-    }
-    let tag = text.trim_start_matches("W/").trim_matches('"');
-    match tag.parse::<i64>() {
-        Ok(v) => Ok(Some(v)),
-        Err(_) => {
-            Err(DomainError::PreconditionFailed(format!("If-Match {text} names no version of this resource")).into())
-        }
-    }
+    crate::etag::expected_version(headers, "")
 }
