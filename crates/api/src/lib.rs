@@ -9,6 +9,7 @@ pub mod error;
 pub mod etag;
 pub mod extract;
 pub mod middleware;
+pub mod paging;
 pub mod ratelimit;
 pub mod routes;
 pub mod state;

@@ -3,14 +3,12 @@
 use crate::auth::{generate_key, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
-use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use meridian_core::error::Validator;
 use meridian_core::id::ApiKeyId;
-use meridian_core::page::Page;
 use meridian_core::scope::Scope;
 use meridian_core::Timestamp;
 use meridian_store::model::ApiKey;
@@ -108,14 +106,11 @@ async fn list_api_keys(
     caller: Caller,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<impl IntoResponse> {
-    let limits = &state.config.limits;
-    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
     let (keys, total) = state.store.accounts.list_api_keys(&caller.account_id, page).await?;
     let body = Json(ApiKeyList { api_keys: keys.into_iter().map(Into::into).collect(), total });
     let mut response = body.into_response();
-    if let Some(link) = page_links("/api/v1/account/api-keys", "", page, total) {
-        response.headers_mut().insert(header::LINK, link);
-    }
+    crate::paging::link(&mut response, "/api/v1/account/api-keys", "", page, total);
     Ok(response)
 }
 

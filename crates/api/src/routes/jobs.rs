@@ -4,13 +4,10 @@
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
-use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::header;
 use axum::response::IntoResponse;
 use meridian_core::id::JobId;
-use meridian_core::page::Page;
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::model::Job;
 use serde::{Deserialize, Serialize};
@@ -102,14 +99,11 @@ async fn list_jobs(
     caller: Caller,
     Query(q): Query<JobQuery>,
 ) -> ApiResult<impl IntoResponse> {
-    let limits = &state.config.limits;
-    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
     let (jobs, total) = state.store.jobs.list_jobs(&caller.account_id, q.kind.as_deref(), page).await?;
     let mut response = Json(JobList { jobs: jobs.into_iter().map(Into::into).collect(), total }).into_response();
     let extra = q.kind.map(|k| format!("kind={}", form_urlencoded::byte_serialize(k.as_bytes()).collect::<String>()));
-    if let Some(link) = page_links("/api/v1/jobs", extra.as_deref().unwrap_or(""), page, total) {
-        response.headers_mut().insert(header::LINK, link);
-    }
+    crate::paging::link(&mut response, "/api/v1/jobs", extra.as_deref().unwrap_or(""), page, total);
     Ok(response)
 }
 

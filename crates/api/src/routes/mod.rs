@@ -15,9 +15,7 @@ use crate::auth::require_auth;
 use crate::middleware::{deadline, observe, panic_response, tag_route};
 use crate::state::AppState;
 use axum::extract::DefaultBodyLimit;
-use axum::http::HeaderValue;
 use axum::Router;
-use meridian_core::page::Page;
 use meridian_core::problem::MEDIA_TYPE;
 use std::sync::OnceLock;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -200,20 +198,4 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// The `Link` header for a page of `total` items at `path` (with `extra` query parameters).
-pub fn page_links(path: &str, extra: &str, page: Page, total: u64) -> Option<HeaderValue> {
-    let mut links = Vec::new();
-    let sep = if extra.is_empty() { "" } else { "&" };
-    let next = page.offset + u64::from(page.limit);
-    if next < total {
-        links.push(format!("<{path}?{extra}{sep}limit={}&offset={next}>; rel=\"next\"", page.limit));
-    }
-    if page.offset > 0 {
-        let prev = page.offset.saturating_sub(u64::from(page.limit));
-        links.push(format!("<{path}?{extra}{sep}limit={}&offset={prev}>; rel=\"prev\"", page.limit));
-    }
-    if links.is_empty() {
-        return None;
-    }
-    HeaderValue::from_str(&links.join(", ")).ok()
-}
+pub use crate::paging::page_links;

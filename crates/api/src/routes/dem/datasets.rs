@@ -5,12 +5,10 @@ use super::jobs::PageQuery;
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
-use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use meridian_core::page::Page;
 use meridian_core::Timestamp;
 use meridian_dem::Dataset;
 use serde::{Deserialize, Serialize};
@@ -102,14 +100,11 @@ async fn list_dem_datasets(
     caller: Caller,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
-    let limits = &state.config.limits;
-    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
     let (datasets, total) = state.dem.list_datasets(&caller.account_id, page).await.map_err(dem_error)?;
     let datasets = datasets.into_iter().map(Into::into).collect();
     let mut response = Json(DatasetList { datasets, total }).into_response();
-    if let Some(link) = page_links("/api/v1/dem/datasets", "", page, total) {
-        response.headers_mut().insert(header::LINK, link);
-    }
+    crate::paging::link(&mut response, "/api/v1/dem/datasets", "", page, total);
     Ok(response)
 }
 

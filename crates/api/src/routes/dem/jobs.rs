@@ -5,13 +5,11 @@ use super::{base_url, DemJobView};
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
-use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::{header, HeaderMap};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use meridian_core::id::JobId;
-use meridian_core::page::Page;
 use meridian_core::problem::code;
 use meridian_core::DomainError;
 use meridian_dem::job::KIND;
@@ -69,15 +67,12 @@ async fn list_dem_jobs(
     headers: HeaderMap,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
-    let limits = &state.config.limits;
-    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
     let (jobs, total) = state.store.jobs.list_jobs(&caller.account_id, Some(KIND), page).await?;
     let base = base_url(&state, &headers);
     let jobs = jobs.into_iter().map(|j| DemJobView::new(j, &base, state.config.dem.max_zoom)).collect();
     let mut response = Json(DemJobList { jobs, total }).into_response();
-    if let Some(link) = page_links("/api/v1/dem/jobs", "", page, total) {
-        response.headers_mut().insert(header::LINK, link);
-    }
+    crate::paging::link(&mut response, "/api/v1/dem/jobs", "", page, total);
     Ok(response)
 }
 

@@ -200,16 +200,7 @@ pub struct Deleted {
     pub id: String,
 }
 
-/// The query string of a page link, with the filters that were given.
-pub(crate) fn filter_query(pairs: &[(&str, Option<&str>)]) -> String {
-    let mut s = form_urlencoded::Serializer::new(String::new());
-    for (k, v) in pairs {
-        if let Some(v) = v {
-            s.append_pair(k, v);
-        }
-    }
-    s.finish()
-}
+pub(crate) use crate::paging::filter_query;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -4,12 +4,10 @@ use super::{filter_query, Deleted, RecordBody, RecordView};
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
-use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::IntoResponse;
-use meridian_core::page::Page;
 use meridian_dns::service::etag;
 use meridian_store::dns::Record;
 use serde::{Deserialize, Serialize};
@@ -80,8 +78,7 @@ async fn list_records(
     Path(zone_id): Path<String>,
     Query(q): Query<RecordQuery>,
 ) -> ApiResult<impl IntoResponse> {
-    let limits = &state.config.limits;
-    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
     let (_, records, total) = state
         .dns
         .list_records(&caller.account_id, &zone_id, q.rtype.as_deref(), q.name.as_deref(), q.content.as_deref(), page)
@@ -90,9 +87,7 @@ async fn list_records(
     let mut response = Json(body).into_response();
     let extra =
         filter_query(&[("type", q.rtype.as_deref()), ("name", q.name.as_deref()), ("content", q.content.as_deref())]);
-    if let Some(link) = page_links(&format!("/v1/dns/zones/{zone_id}/records"), &extra, page, total) {
-        response.headers_mut().insert(header::LINK, link);
-    }
+    crate::paging::link(&mut response, &format!("/v1/dns/zones/{zone_id}/records"), &extra, page, total);
     Ok(response)
 }
 

@@ -4,12 +4,10 @@ use super::{filter_query, Deleted, ZoneView};
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
-use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
-use meridian_core::page::Page;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -62,14 +60,11 @@ async fn list_zones(
     caller: Caller,
     Query(q): Query<ZoneQuery>,
 ) -> ApiResult<impl IntoResponse> {
-    let limits = &state.config.limits;
-    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
     let (zones, total) = state.dns.list_zones(&caller.account_id, q.name.as_deref(), page).await?;
     let body = ZoneList { zones: zones.into_iter().map(|z| ZoneView::new(z, &state)).collect(), total };
     let mut response = Json(body).into_response();
-    if let Some(link) = page_links("/v1/dns/zones", &filter_query(&[("name", q.name.as_deref())]), page, total) {
-        response.headers_mut().insert(header::LINK, link);
-    }
+    crate::paging::link(&mut response, "/v1/dns/zones", &filter_query(&[("name", q.name.as_deref())]), page, total);
     Ok(response)
 }
 

@@ -4,13 +4,11 @@ use super::subscriptions::find;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
-use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use meridian_core::id::{DeliveryId, EventId};
-use meridian_core::page::Page;
 use meridian_core::{DomainError, FieldError, Timestamp};
 use meridian_store::repo::{Attempt, Delivery, DeliveryFilter, DeliveryStatus};
 use serde::{Deserialize, Serialize};
@@ -132,8 +130,7 @@ async fn list_deliveries(
     Path(id): Path<String>,
     Query(q): Query<DeliveryQuery>,
 ) -> ApiResult<Response> {
-    let limits = &state.config.limits;
-    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
     let status = match q.status.as_deref() {
         None => None,
         Some(s) => Some(DeliveryStatus::parse(s).ok_or_else(|| {
@@ -156,9 +153,7 @@ async fn list_deliveries(
         extra.push(format!("event_id={}", form_urlencoded::byte_serialize(e.as_bytes()).collect::<String>()));
     }
     let path = format!("/api/v1/webhooks/subscriptions/{}/deliveries", sub.id);
-    if let Some(link) = page_links(&path, &extra.join("&"), page, total) {
-        response.headers_mut().insert(header::LINK, link);
-    }
+    crate::paging::link(&mut response, &path, &extra.join("&"), page, total);
     Ok(response)
 }
 

@@ -6,13 +6,11 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
 use crate::routes::api_keys::PageQuery;
-use crate::routes::page_links;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use meridian_core::id::AccountId;
-use meridian_core::page::Page;
 use meridian_core::Timestamp;
 use meridian_store::repo::Subscription;
 use meridian_webhooks::{NewSubscription, SubscriptionUpdate};
@@ -142,14 +140,11 @@ pub(crate) async fn list_page(
     dns_only: bool,
     path: &str,
 ) -> ApiResult<Response> {
-    let limits = &state.config.limits;
-    let page = Page::new(q.limit, q.offset, limits.default_page_size, limits.max_page_size)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
     let (subs, total) = state.subscriptions.list(&caller.account_id, dns_only, page).await?;
     let mut response =
         Json(SubscriptionList { subscriptions: subs.into_iter().map(Into::into).collect(), total }).into_response();
-    if let Some(link) = page_links(path, "", page, total) {
-        response.headers_mut().insert(header::LINK, link);
-    }
+    crate::paging::link(&mut response, path, "", page, total);
     Ok(response)
 }
 

@@ -1,0 +1,51 @@
+//! Paged lists: every `{items, total}` list checks `limit`/`offset` against the configured bounds
+//! and links the next and previous pages in a `Link` header (RFC 8288) the same way.
+
+use crate::error::ApiResult;
+use axum::http::{header, HeaderValue};
+use axum::response::Response;
+use meridian_core::config::Config;
+use meridian_core::page::Page;
+
+/// The page a list asks for: `limit` within 1..=`limits.max_page_size` (default
+/// `limits.default_page_size`), `offset` ≥ 0; 422 with pointers otherwise.
+pub fn page(config: &Config, limit: Option<i64>, offset: Option<i64>) -> ApiResult<Page> {
+    let limits = &config.limits;
+    Ok(Page::new(limit, offset, limits.default_page_size, limits.max_page_size)?)
+}
+
+/// The query string of the filters a list was given, for its page links.
+pub fn filter_query(pairs: &[(&str, Option<&str>)]) -> String {
+    let mut s = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in pairs {
+        if let Some(v) = v {
+            s.append_pair(k, v);
+        }
+    }
+    s.finish()
+}
+
+/// The `Link` header for a page of `total` items at `path` (with `extra` query parameters).
+pub fn page_links(path: &str, extra: &str, page: Page, total: u64) -> Option<HeaderValue> {
+    let mut links = Vec::new();
+    let sep = if extra.is_empty() { "" } else { "&" };
+    let next = page.offset + u64::from(page.limit);
+    if next < total {
+        links.push(format!("<{path}?{extra}{sep}limit={}&offset={next}>; rel=\"next\"", page.limit));
+    }
+    if page.offset > 0 {
+        let prev = page.offset.saturating_sub(u64::from(page.limit));
+        links.push(format!("<{path}?{extra}{sep}limit={}&offset={prev}>; rel=\"prev\"", page.limit));
+    }
+    if links.is_empty() {
+        return None;
+    }
+    HeaderValue::from_str(&links.join(", ")).ok()
+}
+
+/// Adds the page's `Link` header to a list answer.
+pub fn link(response: &mut Response, path: &str, extra: &str, page: Page, total: u64) {
+    if let Some(link) = page_links(path, extra, page, total) {
+        response.headers_mut().insert(header::LINK, link);
+    }
+}
