@@ -452,7 +452,9 @@ impl FeatureService {
                 ScanFrom::Skip(n) => ScanFrom::Skip(n + u64::from(got)),
             };
         }
-        let number_matched = if exhausted {
+        // A scan that ran out tells the count, unless it started past the last match (an offset
+        // beyond the end reads nothing and proves nothing).
+        let number_matched = if exhausted && (offset == 0 || !page.is_empty()) {
             Some(offset + page.len() as u64)
         } else {
             self.count(account, &fq, store_exact, &residual).await?

@@ -81,9 +81,13 @@ pub struct CreateApiKey {
     pub scopes: Option<Vec<String>>,
     /// When the key stops working.
     pub expires_at: Option<Timestamp>,
-    /// Or: seconds from now until the key stops working.
+    /// Or: seconds from now until the key stops working (at most 100 years).
+    #[schema(minimum = 1, maximum = 3_153_600_000_u64)]
     pub expires_in: Option<u64>,
 }
+
+/// The longest `expires_in`: 100 years.
+const MAX_EXPIRES_IN: u64 = 100 * 365 * 86_400;
 
 /// A new key: its record and, this once, the key.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
@@ -137,9 +141,15 @@ fn check_new_key(
         "conflicting_fields",
         "give expires_at or expires_in, not both",
     );
+    v.check(
+        body.expires_in.is_none_or(|secs| (1..=MAX_EXPIRES_IN).contains(&secs)),
+        "/expires_in",
+        "out_of_range",
+        format!("expires_in must be between 1 and {MAX_EXPIRES_IN} seconds (100 years)"),
+    );
     let expires_at = match (body.expires_at, body.expires_in) {
         (Some(at), _) => Some(at),
-        (None, Some(secs)) => Some(now.plus(Duration::from_secs(secs.min(100 * 365 * 86_400)))),
+        (None, Some(secs)) => Some(now.plus(Duration::from_secs(secs.min(MAX_EXPIRES_IN)))),
         (None, None) => None,
     };
     if let Some(at) = expires_at {

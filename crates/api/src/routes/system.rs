@@ -103,7 +103,7 @@ async fn landing() -> Json<serde_json::Value> {
     get,
     path = "/api/v1/openapi.json",
     tag = "system",
-    responses((status = 200, description = "This API's OpenAPI 3.1 document", body = Object))
+    responses((status = 200, description = "This API's OpenAPI 3.1 document", content_type = "application/vnd.oai.openapi+json;version=3.1", body = Object))
 )]
 async fn openapi_json() -> Response {
     (

@@ -145,6 +145,14 @@ async fn cursor_pages_cover_every_feature_once_with_exact_counts() -> TestResult
     let next = from_offset.next.ok_or("a next page")?;
     assert!(next.token().starts_with('a'), "{}", next.token());
     assert_eq!(next.offset, 600);
+    // An offset past the end finds nothing and still counts right.
+    let past = svc
+        .list(
+            &account,
+            &ListQuery { collection: "grid".into(), limit: 10, start: Start::Offset(5000), ..ListQuery::default() },
+        )
+        .await?;
+    assert_eq!((past.features.len(), past.number_matched, past.next), (0, Some(1200), None));
 
     // A box over columns 10..19 and rows 5..14 (edges cut through squares): an exact count
     // although the first page does not reach the end.

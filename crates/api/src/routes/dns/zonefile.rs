@@ -97,7 +97,10 @@ impl FromRequest<AppState> for MasterFile {
     tag = "dns",
     params(("zone_id" = String, Path, description = "`zone_...`")),
     request_body(content = String, content_type = "text/dns", description = "An RFC 1035 master file ($ORIGIN, $TTL, relative names)"),
-    responses((status = 200, description = "What was added and what was skipped, and why", body = ImportResult))
+    responses(
+        (status = 200, description = "What was added and what was skipped, and why", body = ImportResult),
+        (status = 422, description = "Not one line of the body reads as a record; `errors` gives each line's reason", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+    )
 )]
 async fn import_zone(
     State(state): State<AppState>,
@@ -106,6 +109,20 @@ async fn import_zone(
     MasterFile(text): MasterFile,
 ) -> ApiResult<Json<ImportResult>> {
     let outcome = state.dns.import(&caller.account_id, &zone_id, text).await?;
+    // A body in which not one line reads as a record is no master file: nothing to report as
+    // "skipped", the request is wrong. (Lines skipped by zone rules, such as duplicates, did read.)
+    if outcome.added.is_empty()
+        && !outcome.skipped.is_empty()
+        && outcome.skipped.iter().all(|s| s.name.is_none() && s.rtype.is_none())
+    {
+        let errors = outcome
+            .skipped
+            .iter()
+            .take(100)
+            .map(|s| meridian_core::FieldError::new(format!("/line/{}", s.line), "invalid_record", s.reason.clone()))
+            .collect();
+        return Err(ApiError::invalid(errors));
+    }
     Ok(Json(ImportResult {
         added: outcome.added.into_iter().map(Into::into).collect(),
         skipped: outcome

@@ -17,6 +17,9 @@ use serde_json::{json, Value};
 
 pub use meridian_cadastre::query::{DEFAULT_LIMIT, MAX_LIMIT};
 
+/// The largest `offset` (2^53 − 1, the largest integer every JSON client reads exactly).
+pub const MAX_OFFSET: u64 = 9_007_199_254_740_991;
+
 /// Checked list parameters: the service's query and how to answer.
 pub struct ListParams {
     pub query: ListQuery,
@@ -100,8 +103,9 @@ pub fn parse(
                 if get("cursor").is_some() {
                     return Err(bad("offset", "invalid_parameter", "give offset or cursor, not both"));
                 }
-                let n: u64 =
-                    value.parse().map_err(|_| bad("offset", "invalid_parameter", "must be a non-negative integer"))?;
+                let n: u64 = value.parse().ok().filter(|n| *n <= MAX_OFFSET).ok_or_else(|| {
+                    bad("offset", "invalid_parameter", format!("must be an integer from 0 to {MAX_OFFSET}"))
+                })?;
                 q.start = if n == 0 { Start::First } else { Start::Offset(n) };
             }
             "cursor" => {

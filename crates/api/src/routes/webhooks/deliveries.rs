@@ -106,6 +106,7 @@ pub struct DeliveryList {
 #[into_params(parameter_in = Query)]
 pub struct DeliveryQuery {
     /// Only deliveries in this state: pending, failed, succeeded or exhausted.
+    #[param(pattern = "^(pending|failed|succeeded|exhausted)$", nullable = false)]
     pub status: Option<String>,
     /// Only the delivery of this event.
     pub event_id: Option<String>,
