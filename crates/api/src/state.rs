@@ -1,7 +1,7 @@
 //! What every handler can reach.
 
-use crate::auth::TokenKeys;
 use crate::ratelimit::RateLimiter;
+use crate::token::TokenKeys;
 use meridian_core::config::Config;
 use meridian_jobs::Waker;
 use meridian_store::Store;

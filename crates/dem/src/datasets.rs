@@ -170,7 +170,7 @@ impl DemService {
         let mut offset = 0u64;
         loop {
             let page = Page { limit: 500, offset };
-            let (jobs, total) = self.store.jobs.list_jobs(account, Some(crate::job::KIND), page).await?;
+            let (jobs, total) = self.store.jobs.list_jobs(account, Some(crate::JOB_KIND), page).await?;
             let busy = jobs
                 .iter()
                 .find(|j| !j.status.is_terminal() && j.params["source"]["dataset_id"].as_str() == Some(d.id.as_str()));

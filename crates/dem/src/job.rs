@@ -24,7 +24,7 @@ use tokio::runtime::Handle;
 use tokio_util::sync::CancellationToken;
 
 /// The job kind the handler runs.
-pub const KIND: &str = "dem.process";
+pub const KIND: &str = crate::JOB_KIND;
 
 /// Media type of the raster outputs.
 pub const COG_MEDIA_TYPE: &str = "image/tiff; application=geotiff; profile=cloud-optimized";

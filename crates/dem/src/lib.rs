@@ -5,6 +5,9 @@
 //! and terrain tiles of a job's layers and source DEM with a tile cache. The HTTP routes under
 //! `/api/v1/dem` are thin wrappers around [`DemService`].
 
+/// The job kind of DEM processing (`dem.process`).
+pub const JOB_KIND: &str = "dem.process";
+
 pub mod blobs;
 pub mod datasets;
 pub mod job;

@@ -7,6 +7,7 @@ pub mod dns;
 pub mod error;
 pub mod features;
 pub mod model;
+mod open;
 pub mod repo;
 pub mod sqlite;
 pub mod staging;

@@ -505,19 +505,3 @@ pub struct StoreOptions {
     /// SQLite lock wait.
     pub busy_timeout: Duration,
 }
-
-impl Store {
-    /// Opens the configured backend and applies pending migrations.
-    pub async fn open(options: &StoreOptions) -> Result<Self> {
-        let blobs = BlobStore::open(&options.blob_url)?;
-        if let Some(path) = options.database_url.strip_prefix("sqlite://") {
-            let db = crate::sqlite::SqliteDb::open(path, options.readers, options.busy_timeout).await?;
-            db.migrate().await?;
-            return Ok(db.into_store(blobs));
-        }
-        Err(crate::StoreError::Unsupported(format!(
-            "storage.database_url: this build opens sqlite:// databases only (got {})",
-            options.database_url.split(':').next().unwrap_or("")
-        )))
-    }
-}
