@@ -648,27 +648,35 @@ fn push_value_test<'a>(b: &mut QueryBuilder<'a, Sqlite>, table: &str, c: &'a Val
 
 /// The property-value index rows of a live feature: top-level strings as text, numbers as
 /// numbers, booleans as flags, arrays and objects as their JSON text.
+/// One row of the value index: key, text, number, flag.
+type ValueRow<'a> = (&'a String, Option<String>, Option<f64>, Option<i64>);
+
 async fn index_values(conn: &mut SqliteConnection, seq: i64, f: &Feature) -> Result<()> {
-    for (key, value) in &f.properties {
-        let (text, num, flag): (Option<String>, Option<f64>, Option<i64>) = match value {
-            Value::String(s) => (Some(s.clone()), None, None),
-            Value::Number(n) => (None, n.as_f64(), None),
-            Value::Bool(b) => (None, None, Some(i64::from(*b))),
-            Value::Array(_) | Value::Object(_) => (Some(value.to_string()), None, None),
-            Value::Null => continue,
-        };
-        sqlx::query(
-            "INSERT INTO feature_values (seq, account_id, collection, key, text, num, flag) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(seq)
-        .bind(f.account_id.as_str())
-        .bind(&f.collection)
-        .bind(key)
-        .bind(text)
-        .bind(num)
-        .bind(flag)
-        .execute(&mut *conn)
-        .await?;
+    let rows: Vec<ValueRow<'_>> = f
+        .properties
+        .iter()
+        .filter_map(|(key, value)| match value {
+            Value::String(s) => Some((key, Some(s.clone()), None, None)),
+            Value::Number(n) => Some((key, None, n.as_f64(), None)),
+            Value::Bool(b) => Some((key, None, None, Some(i64::from(*b)))),
+            Value::Array(_) | Value::Object(_) => Some((key, Some(value.to_string()), None, None)),
+            Value::Null => None,
+        })
+        .collect();
+    // One statement per feature (at most 5,000 rows, well under SQLite's 32,766 parameters).
+    for chunk in rows.chunks(4_000) {
+        let mut b: QueryBuilder<'_, Sqlite> =
+            QueryBuilder::new("INSERT INTO feature_values (seq, account_id, collection, key, text, num, flag) ");
+        b.push_values(chunk, |mut row, (key, text, num, flag)| {
+            row.push_bind(seq)
+                .push_bind(f.account_id.as_str())
+                .push_bind(&f.collection)
+                .push_bind(key.as_str())
+                .push_bind(text.clone())
+                .push_bind(*num)
+                .push_bind(*flag);
+        });
+        b.build().execute(&mut *conn).await?;
     }
     Ok(())
 }
