@@ -208,6 +208,7 @@ impl FeatureRepo for SqliteDb {
         for f in features {
             insert_one(&mut tx, f).await?;
         }
+        add_to_count(&mut tx, &c.account_id, &c.id, features.len() as i64).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -296,8 +297,15 @@ impl FeatureRepo for SqliteDb {
         }
         let mut touched: Vec<(&AccountId, &str)> = features.iter().map(|f| (&f.account_id, &*f.collection)).collect();
         touched.sort_unstable();
-        touched.dedup();
-        for (account, collection) in touched {
+        let mut counted: Vec<((&AccountId, &str), i64)> = Vec::new();
+        for t in touched {
+            match counted.last_mut() {
+                Some((last, n)) if *last == t => *n += 1,
+                _ => counted.push((t, 1)),
+            }
+        }
+        for ((account, collection), n) in counted {
+            add_to_count(&mut tx, account, collection, n).await?;
             clear_extent(&mut tx, account, collection).await?;
         }
         insert_events(&mut tx, events).await?;
@@ -720,6 +728,5 @@ async fn insert_one(conn: &mut SqliteConnection, f: &Feature) -> Result<()> {
     };
     set_index(conn, seq, f.bbox).await?;
     index_values(conn, seq, f).await?;
-    add_to_count(conn, &f.account_id, &f.collection, 1).await?;
     record_version(conn, f, "registered", f.created_at).await
 }
