@@ -1,4 +1,5 @@
-//! A fuzz runner for the stable toolchain, used by the engine crates' `fuzz` tests.
+//! Test support: a fuzz runner for the stable toolchain, used by the engine crates' `fuzz`
+//! tests, and [`tools`], the rule for tests that drive external tools.
 //!
 //! `cargo fuzz` (nightly, `fuzz/`) is for long runs; this runner lets `cargo test` replay every
 //! corpus file under `fuzz/corpus/<target>/` and then try a fixed number of new inputs made by
@@ -10,6 +11,8 @@
 //! Environment: `MERIDIAN_FUZZ_ITERATIONS` (new inputs per target, default 2,000),
 //! `MERIDIAN_FUZZ_SEED` (default fixed, so a run is reproducible), `MERIDIAN_FUZZ_BUDGET_MS`
 //! (time allowed per input, default 2,000 ms).
+
+pub mod tools;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
