@@ -151,7 +151,10 @@ impl Catalogue {
     }
 
     /// Every layer of `account`, grouped by source.
-    pub async fn layers(&self, account: &AccountId) -> Result<Vec<(Arc<dyn LayerSource>, Vec<LayerInfo>)>, SourceError> {
+    pub async fn layers(
+        &self,
+        account: &AccountId,
+    ) -> Result<Vec<(Arc<dyn LayerSource>, Vec<LayerInfo>)>, SourceError> {
         let mut out = Vec::new();
         for s in &self.sources {
             out.push((s.clone(), s.layers(account).await?));

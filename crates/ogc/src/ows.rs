@@ -205,7 +205,10 @@ pub fn exception_report(err: &OgcError, lang: &str) -> String {
         &[
             ("xmlns", OWS_NS),
             ("xmlns:xsi", XSI_NS),
-            ("xsi:schemaLocation", "http://www.opengis.net/ows/1.1 http://schemas.opengis.net/ows/1.1.0/owsExceptionReport.xsd"),
+            (
+                "xsi:schemaLocation",
+                "http://www.opengis.net/ows/1.1 http://schemas.opengis.net/ows/1.1.0/owsExceptionReport.xsd",
+            ),
             ("version", "1.1.0"),
             ("xml:lang", lang),
         ],

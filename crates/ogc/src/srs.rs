@@ -55,10 +55,7 @@ pub struct View {
 impl View {
     /// Map units per pixel along x and y.
     pub fn resolution(&self) -> (f64, f64) {
-        (
-            (self.bbox[2] - self.bbox[0]) / self.width as f64,
-            (self.bbox[3] - self.bbox[1]) / self.height as f64,
-        )
+        ((self.bbox[2] - self.bbox[0]) / self.width as f64, (self.bbox[3] - self.bbox[1]) / self.height as f64)
     }
 
     /// The pixel position (column, row from the top) of a map position.
@@ -77,7 +74,12 @@ impl View {
     /// `None` when it cannot be transformed.
     pub fn crs84_box(&self, margin: f64) -> Option<Bbox> {
         let (rx, ry) = self.resolution();
-        let b = [self.bbox[0] - margin * rx, self.bbox[1] - margin * ry, self.bbox[2] + margin * rx, self.bbox[3] + margin * ry];
+        let b = [
+            self.bbox[0] - margin * rx,
+            self.bbox[1] - margin * ry,
+            self.bbox[2] + margin * rx,
+            self.bbox[3] + margin * ry,
+        ];
         let to = Projector::new(self.crs, Crs::Crs84)?;
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
         for i in 0..=16 {
@@ -179,7 +181,8 @@ pub fn parse_bbox(text: &str, crs: Crs, axis_order: bool) -> Result<[f64; 4], Og
     }
     let mut v = [0.0; 4];
     for (o, p) in v.iter_mut().zip(&parts) {
-        *o = p.trim().parse::<f64>().ok().filter(|f| f.is_finite()).ok_or_else(|| bad("BBOX values must be numbers"))?;
+        *o =
+            p.trim().parse::<f64>().ok().filter(|f| f.is_finite()).ok_or_else(|| bad("BBOX values must be numbers"))?;
     }
     if v[0] >= v[2] || v[1] >= v[3] {
         return Err(bad("BBOX minimum values must be less than its maximum values"));

@@ -121,11 +121,8 @@ pub fn quantize(rgba: &[u8]) -> (Vec<[u8; 4]>, Vec<u8>) {
     }
     let mut ranked: Vec<(u16, (u64, [u64; 4]))> = buckets.into_iter().collect();
     ranked.sort_unstable_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(&b.0)));
-    let palette: Vec<[u8; 4]> = ranked
-        .iter()
-        .take(256)
-        .map(|(_, (n, sum))| [0, 1, 2, 3].map(|k| (sum[k] / n.max(&1)) as u8))
-        .collect();
+    let palette: Vec<[u8; 4]> =
+        ranked.iter().take(256).map(|(_, (n, sum))| [0, 1, 2, 3].map(|k| (sum[k] / n.max(&1)) as u8)).collect();
     let mut cache: HashMap<[u8; 4], u8> = HashMap::new();
     let indices = rgba
         .chunks_exact(4)
@@ -205,7 +202,8 @@ mod tests {
 
     #[test]
     fn many_colours_get_a_palette_of_256() {
-        let rgba: Vec<u8> = (0..70_000u32).flat_map(|i| [(i % 256) as u8, (i / 256 % 256) as u8, (i / 7 % 256) as u8, 255]).collect();
+        let rgba: Vec<u8> =
+            (0..70_000u32).flat_map(|i| [(i % 256) as u8, (i / 256 % 256) as u8, (i / 7 % 256) as u8, 255]).collect();
         let (palette, idx) = quantize(&rgba);
         assert!(palette.len() <= 256);
         assert_eq!(idx.len(), 70_000);

@@ -53,11 +53,7 @@ pub fn compose(canvas: &mut Pixmap, layer: &Pixmap) {
 /// Parses `0xRRGGBB` (WMS `BGCOLOR`), `#RRGGBB` or `RRGGBB`.
 pub fn parse_rgb(text: &str) -> Option<[u8; 3]> {
     let t = text.trim();
-    let hex = t
-        .strip_prefix("0x")
-        .or_else(|| t.strip_prefix("0X"))
-        .or_else(|| t.strip_prefix('#'))
-        .unwrap_or(t);
+    let hex = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")).or_else(|| t.strip_prefix('#')).unwrap_or(t);
     if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }

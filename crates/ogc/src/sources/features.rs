@@ -31,7 +31,14 @@ pub fn styles() -> Vec<(StyleInfo, VectorStyle)> {
     [("default", "Translucent fill with an outline", default), ("outline", "Outline only", outline)]
         .into_iter()
         .map(|(name, title, v)| {
-            (StyleInfo { name: name.into(), title: title.into(), legend: Legend::Swatch { fill: v.fill, stroke: v.stroke } }, v)
+            (
+                StyleInfo {
+                    name: name.into(),
+                    title: title.into(),
+                    legend: Legend::Swatch { fill: v.fill, stroke: v.stroke },
+                },
+                v,
+            )
         })
         .collect()
 }
@@ -53,8 +60,15 @@ impl FeatureLayers {
         Self { features, max_features }
     }
 
-    async fn info(&self, account: &AccountId, id: &str, title: String, description: String) -> Result<LayerInfo, SourceError> {
-        let extent = self.features.extent(account, id).await.map_err(|e| SourceError::from_err("collection extent", e))?;
+    async fn info(
+        &self,
+        account: &AccountId,
+        id: &str,
+        title: String,
+        description: String,
+    ) -> Result<LayerInfo, SourceError> {
+        let extent =
+            self.features.extent(account, id).await.map_err(|e| SourceError::from_err("collection extent", e))?;
         Ok(LayerInfo {
             name: format!("{PREFIX}:{id}"),
             title,
@@ -68,13 +82,26 @@ impl FeatureLayers {
     }
 
     /// Features of `collection` whose boxes meet `bbox`, at most `max`.
-    async fn fetch(&self, account: &AccountId, collection: &str, bbox: Bbox, max: usize) -> Result<Vec<Feature>, SourceError> {
+    async fn fetch(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        bbox: Bbox,
+        max: usize,
+    ) -> Result<Vec<Feature>, SourceError> {
         let mut out = Vec::new();
         let mut start = Start::First;
         loop {
             let want = (max - out.len()).min(PAGE as usize) as u32;
-            let q = ListQuery { collection: collection.to_owned(), bbox: Some(bbox), limit: want, start, ..ListQuery::default() };
-            let page = self.features.list(account, &q).await.map_err(|e| SourceError::from_err("listing features", e))?;
+            let q = ListQuery {
+                collection: collection.to_owned(),
+                bbox: Some(bbox),
+                limit: want,
+                start,
+                ..ListQuery::default()
+            };
+            let page =
+                self.features.list(account, &q).await.map_err(|e| SourceError::from_err("listing features", e))?;
             out.extend(page.features);
             match page.next {
                 Some(c) if out.len() < max => start = Start::Cursor(c),
@@ -172,7 +199,12 @@ impl LayerSource for FeatureLayers {
                 .into_iter()
                 .filter(|f| f.geometry.as_ref().is_some_and(|g| PixelGeometry::of(g, &to).hits(px, py, TOLERANCE)))
                 .take(count)
-                .map(|f| Hit { layer: name.clone(), id: Some(f.id), properties: f.properties, geometry: f.geometry.map(Value::from) })
+                .map(|f| Hit {
+                    layer: name.clone(),
+                    id: Some(f.id),
+                    properties: f.properties,
+                    geometry: f.geometry.map(Value::from),
+                })
                 .collect()
         })
         .await

@@ -48,7 +48,10 @@ pub fn exception_report(err: &OgcError) -> String {
             ("version", "1.3.0"),
             ("xmlns", "http://www.opengis.net/ogc"),
             ("xmlns:xsi", crate::ows::XSI_NS),
-            ("xsi:schemaLocation", "http://www.opengis.net/ogc http://schemas.opengis.net/wms/1.3.0/exceptions_1_3_0.xsd"),
+            (
+                "xsi:schemaLocation",
+                "http://www.opengis.net/ogc http://schemas.opengis.net/wms/1.3.0/exceptions_1_3_0.xsd",
+            ),
         ],
     );
     let code = err.code.as_str();
@@ -85,7 +88,9 @@ impl OgcService {
         let result = self.wms_request(account, &kvp, ctx).await;
         match result {
             Ok(r) => r,
-            Err(e) if exceptions != ExceptionMode::Xml && is_get_map(&kvp) => self.image_exception(&kvp, &e, exceptions),
+            Err(e) if exceptions != ExceptionMode::Xml && is_get_map(&kvp) => {
+                self.image_exception(&kvp, &e, exceptions)
+            }
             Err(e) => error_reply(&e),
         }
     }
@@ -138,12 +143,19 @@ impl OgcService {
         let version = kvp.get("VERSION").or_else(|| kvp.get("WMTVER")).unwrap_or("1.3.0").trim();
         let v111 = version.starts_with("1.1") || version.starts_with("1.0");
         if !v111 && version != "1.3.0" && version != "1.3" {
-            return Err(OgcError::invalid("VERSION", format!("WMS version `{}` is not offered; use 1.3.0", clip(version))));
+            return Err(OgcError::invalid(
+                "VERSION",
+                format!("WMS version `{}` is not offered; use 1.3.0", clip(version)),
+            ));
         }
         let layers: Vec<String> =
             kvp.required("LAYERS")?.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect();
         if layers.is_empty() {
-            return Err(OgcError::new(ExceptionCode::MissingParameterValue, Some("LAYERS".into()), "name at least one layer"));
+            return Err(OgcError::new(
+                ExceptionCode::MissingParameterValue,
+                Some("LAYERS".into()),
+                "name at least one layer",
+            ));
         }
         if layers.len() > self.config.max_layers {
             return Err(OgcError::invalid(
@@ -223,7 +235,9 @@ impl OgcService {
         let v = kvp.required(key)?;
         match v.trim().parse::<u64>() {
             Ok(n) if n >= 1 && n <= u64::from(max) => Ok(n as u32),
-            _ => Err(OgcError::invalid(key, format!("{key} must be a whole number from 1 to {max}, not `{}`", clip(v)))),
+            _ => {
+                Err(OgcError::invalid(key, format!("{key} must be a whole number from 1 to {max}, not `{}`", clip(v))))
+            }
         }
     }
 
@@ -344,7 +358,11 @@ impl OgcService {
         let format = match kvp.get("FORMAT") {
             None => ImageFormat::Png,
             Some(f) => ImageFormat::parse(f).ok_or_else(|| {
-                OgcError::new(ExceptionCode::InvalidFormat, Some("FORMAT".into()), "legends are image/png or image/jpeg")
+                OgcError::new(
+                    ExceptionCode::InvalidFormat,
+                    Some("FORMAT".into()),
+                    "legends are image/png or image/jpeg",
+                )
             })?,
         };
         let w = kvp.uint("WIDTH", 512)?.unwrap_or(u64::from(legend::SIZE.0)).max(1) as u32;

@@ -112,7 +112,11 @@ impl OgcService {
     }
 
     /// The view of a tile, with the layer resolved.
-    async fn tile_view(&self, account: &AccountId, t: &TileRequest) -> Result<(View, Vec<crate::service::MapLayer>), OgcError> {
+    async fn tile_view(
+        &self,
+        account: &AccountId,
+        t: &TileRequest,
+    ) -> Result<(View, Vec<crate::service::MapLayer>), OgcError> {
         let layers = self.resolve_layers(account, &[t.layer.as_str()], &[t.style.as_str()]).await.map_err(|e| {
             // WMTS names the parameter LAYER and STYLE.
             let locator = match e.code {
@@ -160,7 +164,10 @@ impl OgcService {
             .find(|(mime, ext, _)| t.format.eq_ignore_ascii_case(mime) || t.format.eq_ignore_ascii_case(ext))
             .map(|(_, _, f)| *f)
             .ok_or_else(|| {
-                OgcError::invalid("FORMAT", format!("`{}` is not offered; tiles are image/png or image/jpeg", clip(&t.format)))
+                OgcError::invalid(
+                    "FORMAT",
+                    format!("`{}` is not offered; tiles are image/png or image/jpeg", clip(&t.format)),
+                )
             })?;
         let (view, layers) = self.tile_view(account, t).await?;
         let background = (format == ImageFormat::Jpeg).then_some([255, 255, 255]);
@@ -183,13 +190,12 @@ impl OgcService {
                 )
             })?;
         let (view, layers) = self.tile_view(account, &r.tile).await?;
-        let pixel = |v: &str, key: &str| -> Result<u32, OgcError> {
-            v.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|n| *n < view.width)
-                .ok_or_else(|| OgcError::invalid(key, format!("{key} is a pixel of the tile: 0 to {}", view.width - 1)))
-        };
+        let pixel =
+            |v: &str, key: &str| -> Result<u32, OgcError> {
+                v.trim().parse::<u32>().ok().filter(|n| *n < view.width).ok_or_else(|| {
+                    OgcError::invalid(key, format!("{key} is a pixel of the tile: 0 to {}", view.width - 1))
+                })
+            };
         let (i, j) = (pixel(&r.i, "I")?, pixel(&r.j, "J")?);
         let l = &layers[0];
         let hits = l.source.feature_info(account, &l.info, &view, i, j, 10).await.map_err(|e| {

@@ -28,8 +28,8 @@ pub(crate) fn context(state: &AppState, headers: &HeaderMap, query: Option<&str>
 /// matching `If-None-Match`.
 pub(crate) fn respond(reply: Reply, headers: &HeaderMap) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::BAD_REQUEST);
-    let content_type =
-        HeaderValue::from_str(&reply.content_type).unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream"));
+    let content_type = HeaderValue::from_str(&reply.content_type)
+        .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream"));
     let mut out = Vec::with_capacity(3);
     out.push((header::CONTENT_TYPE, content_type));
     if let Some(age) = reply.max_age {
@@ -39,7 +39,8 @@ pub(crate) fn respond(reply: Reply, headers: &HeaderMap) -> Response {
     }
     if let Some(etag) = reply.etag.as_deref().and_then(|e| HeaderValue::from_str(e).ok()) {
         let fresh = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| {
-            v.split(',').any(|t| t.trim() == "*" || t.trim().trim_start_matches("W/") == reply.etag.as_deref().unwrap_or(""))
+            v.split(',')
+                .any(|t| t.trim() == "*" || t.trim().trim_start_matches("W/") == reply.etag.as_deref().unwrap_or(""))
         });
         out.push((header::ETAG, etag));
         if fresh && status == StatusCode::OK {

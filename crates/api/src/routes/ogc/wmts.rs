@@ -68,7 +68,12 @@ pub struct TokenParam {
         (status = 400, description = "An OWS ExceptionReport (MissingParameterValue, InvalidParameterValue, TileOutOfRange, ...)", body = String, content_type = "text/xml"),
     )
 )]
-async fn get_wmts(State(state): State<AppState>, caller: Caller, headers: HeaderMap, RawQuery(q): RawQuery) -> Response {
+async fn get_wmts(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
     let query = q.unwrap_or_default();
     let ctx = context(&state, &headers, Some(&query));
     respond(state.ogc.wmts(&caller.account_id, &query, &ctx).await, &headers)
@@ -120,9 +125,17 @@ async fn get_wmts_tile(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    Path((layer, style, tile_matrix_set, tile_matrix, row, col)): Path<(String, String, String, String, String, String)>,
+    Path((layer, style, tile_matrix_set, tile_matrix, row, col)): Path<(
+        String,
+        String,
+        String,
+        String,
+        String,
+        String,
+    )>,
 ) -> Response {
-    let (col, format) = col.rsplit_once('.').map_or((col.clone(), String::new()), |(c, e)| (c.to_owned(), e.to_owned()));
+    let (col, format) =
+        col.rsplit_once('.').map_or((col.clone(), String::new()), |(c, e)| (c.to_owned(), e.to_owned()));
     let t = TileRequest { layer, style, tile_matrix_set, tile_matrix, row, col, format };
     let reply = match state.ogc.get_tile(&caller.account_id, &t).await {
         Ok(r) => r,
