@@ -144,6 +144,26 @@ impl Projector {
     }
 }
 
+/// Where a CRS is meant to be used (EPSG's area of use, CRS84), for the CRSs offered by default;
+/// `None` for the world or an unlisted CRS. Boxes are clipped to it before they are transformed,
+/// so that a layer in Sydney gets no meaningless LV95 box.
+pub fn area_of_use(crs: Crs) -> Option<[f64; 4]> {
+    match crs {
+        Crs::Epsg(3857) => Some([-180.0, -85.06, 180.0, 85.06]),
+        Crs::Epsg(2056) => Some([5.96, 45.82, 10.49, 47.81]),
+        Crs::Epsg(7856) | Crs::Epsg(28356) => Some([150.0, -58.96, 156.0, -13.87]),
+        Crs::Epsg(32756) => Some([150.0, -80.0, 156.0, 0.0]),
+        _ => None,
+    }
+}
+
+/// The part of a CRS84 box inside `crs`'s area of use; `None` when they do not meet.
+pub fn clip_to_area(b: [f64; 4], crs: Crs) -> Option<[f64; 4]> {
+    let Some(a) = area_of_use(crs) else { return Some(b) };
+    let c = [b[0].max(a[0]), b[1].max(a[1]), b[2].min(a[2]), b[3].min(a[3])];
+    (c[0] < c[2] && c[1] < c[3]).then_some(c)
+}
+
 /// A CRS84 box in `crs` (easting first), edges sampled; `None` when it cannot be transformed.
 /// Latitudes are clipped to ±85.06° for Web Mercator.
 pub fn bbox_from_crs84(b: [f64; 4], crs: Crs) -> Option<[f64; 4]> {

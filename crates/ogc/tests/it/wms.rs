@@ -65,6 +65,7 @@ async fn epsg_4326_bounding_boxes_are_latitude_first() {
     assert!((m[0] - 16_809_243.1).abs() < 1.0 && m[1] < -3_900_000.0, "{m:?}");
     let utm = bbox("EPSG:32756");
     assert!(utm[0] > 300_000.0 && utm[0] < 400_000.0 && utm[1] > 6_200_000.0, "{utm:?}");
+    assert!(!layer.children().any(|n| n.has_tag_name("BoundingBox") && n.attribute("CRS") == Some("EPSG:2056")));
     let geo = layer.children().find(|n| n.has_tag_name("EX_GeographicBoundingBox")).unwrap();
     let west = geo.children().find(|n| n.has_tag_name("westBoundLongitude")).unwrap().text().unwrap();
     assert_eq!(west, "151");
