@@ -115,8 +115,8 @@ pub fn quantize(rgba: &[u8]) -> (Vec<[u8; 4]>, Vec<u8>) {
         let c = normalise([px[0], px[1], px[2], px[3]]);
         let e = buckets.entry(bucket(c)).or_insert((0, [0; 4]));
         e.0 += 1;
-        for k in 0..4 {
-            e.1[k] += u64::from(c[k]);
+        for (sum, v) in e.1.iter_mut().zip(c) {
+            *sum += u64::from(v);
         }
     }
     let mut ranked: Vec<(u16, (u64, [u64; 4]))> = buckets.into_iter().collect();

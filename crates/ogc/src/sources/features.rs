@@ -10,7 +10,6 @@ use meridian_cadastre::{FeatureService, ListQuery, Start};
 use meridian_core::id::AccountId;
 use meridian_features::Bbox;
 use meridian_store::features::Feature;
-use serde_json::Value;
 
 /// The prefix of feature layer names.
 pub const PREFIX: &str = "features";
@@ -199,12 +198,7 @@ impl LayerSource for FeatureLayers {
                 .into_iter()
                 .filter(|f| f.geometry.as_ref().is_some_and(|g| PixelGeometry::of(g, &to).hits(px, py, TOLERANCE)))
                 .take(count)
-                .map(|f| Hit {
-                    layer: name.clone(),
-                    id: Some(f.id),
-                    properties: f.properties,
-                    geometry: f.geometry.map(Value::from),
-                })
+                .map(|f| Hit { layer: name.clone(), id: Some(f.id), properties: f.properties, geometry: f.geometry })
                 .collect()
         })
         .await

@@ -48,6 +48,19 @@ pub struct WmtsParams {
     access_token: Option<String>,
 }
 
+/// The path of a RESTful feature info request.
+#[derive(Debug, Deserialize)]
+struct InfoPath {
+    layer: String,
+    style: String,
+    tile_matrix_set: String,
+    tile_matrix: String,
+    tile_row: String,
+    tile_col: String,
+    j: String,
+    i: String,
+}
+
 /// A short-lived access token, for clients that cannot send headers.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -168,17 +181,9 @@ async fn get_wmts_feature_info(
     State(state): State<AppState>,
     caller: Caller,
     headers: HeaderMap,
-    Path((layer, style, tile_matrix_set, tile_matrix, row, col, j, i)): Path<(
-        String,
-        String,
-        String,
-        String,
-        String,
-        String,
-        String,
-        String,
-    )>,
+    Path(p): Path<InfoPath>,
 ) -> Response {
+    let InfoPath { layer, style, tile_matrix_set, tile_matrix, tile_row: row, tile_col: col, j, i } = p;
     let (i, info_format) = i.rsplit_once('.').map_or((i.clone(), String::new()), |(c, e)| (c.to_owned(), e.to_owned()));
     let tile = TileRequest { layer, style, tile_matrix_set, tile_matrix, row, col, format: "image/png".into() };
     let r = TileInfoRequest { tile, i, j, info_format };
