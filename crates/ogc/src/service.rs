@@ -109,7 +109,13 @@ impl Reply {
 pub struct OgcService {
     pub(crate) catalogue: Catalogue,
     pub(crate) config: MapConfig,
+    /// Rendered tiles of raster layers (DEM datasets and job outputs never change once
+    /// written); vector layers change with every feature write and are drawn each time.
+    pub(crate) tiles: std::sync::Mutex<std::collections::HashMap<String, Bytes>>,
 }
+
+/// Tiles kept in memory; the cache starts afresh when full.
+pub(crate) const TILE_CACHE_CAPACITY: usize = 2_048;
 
 /// A layer chosen for a map, with its source and style.
 pub(crate) struct MapLayer {
@@ -121,7 +127,7 @@ pub(crate) struct MapLayer {
 impl OgcService {
     /// The service over a catalogue.
     pub fn new(catalogue: Catalogue, config: MapConfig) -> Self {
-        Self { catalogue, config }
+        Self { catalogue, config, tiles: std::sync::Mutex::new(std::collections::HashMap::new()) }
     }
 
     /// The catalogue (WFS lists its vector layers).
@@ -216,5 +222,21 @@ impl OgcService {
         })
         .await
         .map_err(|_| OgcError::internal())?
+    }
+}
+
+impl OgcService {
+    /// A cached tile.
+    pub(crate) fn cached_tile(&self, key: &str) -> Option<Bytes> {
+        self.tiles.lock().unwrap_or_else(|p| p.into_inner()).get(key).cloned()
+    }
+
+    /// Keeps a tile.
+    pub(crate) fn cache_tile(&self, key: String, body: Bytes) {
+        let mut tiles = self.tiles.lock().unwrap_or_else(|p| p.into_inner());
+        if tiles.len() >= TILE_CACHE_CAPACITY {
+            tiles.clear();
+        }
+        tiles.insert(key, body);
     }
 }

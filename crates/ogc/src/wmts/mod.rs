@@ -170,8 +170,28 @@ impl OgcService {
                 )
             })?;
         let (view, layers) = self.tile_view(account, t).await?;
-        let background = (format == ImageFormat::Jpeg).then_some([255, 255, 255]);
-        let body = self.render_map(account, &layers, &view, format, background).await?;
+        let cacheable = layers.iter().all(|l| l.info.kind == crate::catalogue::LayerKind::Raster);
+        let key = format!(
+            "{account}/{}/{}/{}/{}/{}/{}/{}",
+            layers[0].info.name,
+            layers[0].style.name,
+            t.tile_matrix_set,
+            t.tile_matrix,
+            view.bbox[0],
+            view.bbox[3],
+            format.media_type()
+        );
+        let body = match cacheable.then(|| self.cached_tile(&key)).flatten() {
+            Some(b) => b,
+            None => {
+                let background = (format == ImageFormat::Jpeg).then_some([255, 255, 255]);
+                let body = bytes::Bytes::from(self.render_map(account, &layers, &view, format, background).await?);
+                if cacheable {
+                    self.cache_tile(key, body.clone());
+                }
+                body
+            }
+        };
         let mut reply = Reply::ok(format.content_type(), body).with_etag();
         reply.max_age = Some(self.config.tile_max_age);
         Ok(reply)
