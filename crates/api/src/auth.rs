@@ -248,6 +248,14 @@ mod tests {
     }
 
     #[test]
+    fn query_tokens_are_read_from_access_token_only() {
+        assert_eq!(query_token("SERVICE=WMS&access_token=a.b.c&x=1").as_deref(), Some("a.b.c"));
+        assert_eq!(query_token("ACCESS_TOKEN=a.b.c"), None);
+        assert_eq!(query_token("access_token=&x=1"), None);
+        assert_eq!(query_token("token=a.b.c"), None);
+    }
+
+    #[test]
     fn areas_from_paths() {
         assert_eq!(area_of("/v1/dns/zones"), "dns");
         assert_eq!(area_of("/api/v1/realtime/twin/x"), "twin");
