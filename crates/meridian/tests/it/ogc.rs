@@ -105,7 +105,7 @@ print(json.dumps(res))
     for c in ["CRS:84", "EPSG:4326", "EPSG:3857", "EPSG:2056", "EPSG:7856", "EPSG:28356", "EPSG:32756"] {
         assert!(crs.contains(&c), "{crs:?}");
     }
-    assert_eq!(res["styles"], json!(["default", "outline"]));
+    assert_eq!(res["styles"], json!(["default", "labels", "outline"]));
     let b: Vec<f64> = res["bbox84"].as_array().unwrap()[..4].iter().map(|v| v.as_f64().unwrap()).collect();
     // The store keeps extents in single precision.
     assert!((b[0] - 151.0).abs() < 1e-4 && (b[1] + 34.0).abs() < 1e-4 && (b[2] - 151.2).abs() < 1e-4, "{b:?}");

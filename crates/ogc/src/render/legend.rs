@@ -16,7 +16,10 @@ pub fn draw(legend: &Legend, width: u32, height: u32) -> Option<Pixmap> {
             let m = (w.min(h) * 0.15).max(1.0);
             let ring = vec![(m, m), (w - m, m), (w - m, h - m), (m, h - m), (m, m)];
             let g = PixelGeometry { polygons: vec![vec![ring]], ..PixelGeometry::default() };
-            g.draw(&mut p, &VectorStyle { fill: *fill, stroke: *stroke, stroke_width: 1.5, point_radius: 4.0 });
+            g.draw(
+                &mut p,
+                &VectorStyle { fill: *fill, stroke: *stroke, stroke_width: 1.5, point_radius: 4.0, labels: false },
+            );
         }
         Legend::Ramp(stops) if !stops.is_empty() => {
             // Highest value at the top, as map legends read.

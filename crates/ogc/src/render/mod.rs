@@ -5,6 +5,7 @@
 
 pub mod encode;
 pub mod legend;
+pub mod text;
 pub mod vector;
 
 pub use encode::{encode, ImageFormat};

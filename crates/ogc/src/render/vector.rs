@@ -13,6 +13,76 @@ pub struct VectorStyle {
     pub stroke: Option<[u8; 4]>,
     pub stroke_width: f32,
     pub point_radius: f32,
+    /// Whether features are labelled (see [`label_of`]).
+    pub labels: bool,
+}
+
+/// The label of a feature: its `name`, `title` or `label` property, a parcel's `lot/plan`, or
+/// its id.
+pub fn label_of(id: &str, properties: &serde_json::Map<String, Value>) -> String {
+    let text = |k: &str| properties.get(k).and_then(Value::as_str).filter(|s| !s.is_empty());
+    if let Some(t) = text("name").or_else(|| text("title")).or_else(|| text("label")) {
+        return t.chars().take(40).collect();
+    }
+    match (properties.get("lot"), properties.get("plan")) {
+        (Some(l), Some(p)) => format!("{}/{}", plain(l), plain(p)),
+        _ => id.chars().take(40).collect(),
+    }
+}
+
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Draws features (id, properties, CRS84 geometry) over `view`, then their labels when the style
+/// asks for them, so that labels stay above every feature of the layer.
+pub fn draw_features<'a>(
+    pixmap: &mut Pixmap,
+    view: &View,
+    style: &VectorStyle,
+    features: impl IntoIterator<Item = (&'a str, &'a serde_json::Map<String, Value>, &'a Value)>,
+) {
+    let Some(to) = ToPixels::new(view) else { return };
+    let mut anchors = Vec::new();
+    for (id, properties, geometry) in features {
+        let pg = PixelGeometry::of(geometry, &to);
+        pg.draw(pixmap, style);
+        if style.labels {
+            anchors.extend(pg.anchor().map(|a| (a, label_of(id, properties))));
+        }
+    }
+    let mut labeller = Labeller::default();
+    for (a, text) in anchors {
+        labeller.place(pixmap, a, &text);
+    }
+}
+
+/// Places labels without overlaps: a label whose box meets one already drawn is skipped.
+#[derive(Default)]
+pub struct Labeller {
+    placed: Vec<[f32; 4]>,
+}
+
+impl Labeller {
+    /// Draws `text` centred on `anchor` unless it would overlap an earlier label.
+    pub fn place(&mut self, pixmap: &mut Pixmap, anchor: (f32, f32), text: &str) {
+        let (w, h) = crate::render::text::size(text, 1);
+        let (w, h) = (w as f32, h as f32);
+        let b =
+            [anchor.0 - w / 2.0 - 2.0, anchor.1 - h / 2.0 - 2.0, anchor.0 + w / 2.0 + 2.0, anchor.1 + h / 2.0 + 2.0];
+        if b[2] < 0.0 || b[3] < 0.0 || b[0] > pixmap.width() as f32 || b[1] > pixmap.height() as f32 {
+            return;
+        }
+        if self.placed.iter().any(|p| p[0] < b[2] && b[0] < p[2] && p[1] < b[3] && b[1] < p[3]) {
+            return;
+        }
+        self.placed.push(b);
+        let (x, y) = ((anchor.0 - w / 2.0).round(), (anchor.1 - h / 2.0).round());
+        crate::render::text::draw(pixmap, x, y, text, 1, [40, 20, 10, 255], Some([255, 255, 255, 220]));
+    }
 }
 
 /// Most positions of one geometry that are drawn; the rest of a larger one is skipped.
@@ -177,6 +247,30 @@ impl PixelGeometry {
                 pixmap.stroke_path(&path, &paint(s), &stroke, Transform::identity(), None);
             }
         }
+    }
+
+    /// Where a label goes: the centre of the largest polygon's box, the middle vertex of the
+    /// first line, or the first point.
+    pub fn anchor(&self) -> Option<(f32, f32)> {
+        let boxed = |ring: &[(f32, f32)]| {
+            ring.iter().fold([f32::MAX, f32::MAX, f32::MIN, f32::MIN], |b, &(x, y)| {
+                [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)]
+            })
+        };
+        if let Some(b) = self
+            .polygons
+            .iter()
+            .filter_map(|p| p.first())
+            .filter(|r| !r.is_empty())
+            .map(|r| boxed(r))
+            .max_by(|a, b| ((a[2] - a[0]) * (a[3] - a[1])).total_cmp(&((b[2] - b[0]) * (b[3] - b[1]))))
+        {
+            return Some(((b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0));
+        }
+        if let Some(l) = self.lines.iter().find(|l| !l.is_empty()) {
+            return Some(l[l.len() / 2]);
+        }
+        self.points.first().copied()
     }
 
     /// Whether pixel position (`x`, `y`) hits the geometry: inside a polygon, or within

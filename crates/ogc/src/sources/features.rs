@@ -3,7 +3,7 @@
 //! down to the spatial index.
 
 use crate::catalogue::{Hit, LayerInfo, LayerKind, LayerSource, Legend, SourceError, StyleInfo};
-use crate::render::vector::{PixelGeometry, ToPixels, VectorStyle};
+use crate::render::vector::{draw_features, PixelGeometry, ToPixels, VectorStyle};
 use crate::srs::View;
 use async_trait::async_trait;
 use meridian_cadastre::{FeatureService, ListQuery, Start};
@@ -25,21 +25,33 @@ pub fn styles() -> Vec<(StyleInfo, VectorStyle)> {
         stroke: Some([160, 64, 26, 255]),
         stroke_width: 1.5,
         point_radius: 4.0,
+        labels: false,
     };
-    let outline = VectorStyle { fill: None, stroke: Some([200, 30, 30, 255]), stroke_width: 2.0, point_radius: 4.0 };
-    [("default", "Translucent fill with an outline", default), ("outline", "Outline only", outline)]
-        .into_iter()
-        .map(|(name, title, v)| {
-            (
-                StyleInfo {
-                    name: name.into(),
-                    title: title.into(),
-                    legend: Legend::Swatch { fill: v.fill, stroke: v.stroke },
-                },
-                v,
-            )
-        })
-        .collect()
+    let outline = VectorStyle {
+        fill: None,
+        stroke: Some([200, 30, 30, 255]),
+        stroke_width: 2.0,
+        point_radius: 4.0,
+        labels: false,
+    };
+    let labels = VectorStyle { labels: true, ..default };
+    [
+        ("default", "Translucent fill with an outline", default),
+        ("outline", "Outline only", outline),
+        ("labels", "Translucent fill, outline and a label (name, or lot/plan for parcels)", labels),
+    ]
+    .into_iter()
+    .map(|(name, title, v)| {
+        (
+            StyleInfo {
+                name: name.into(),
+                title: title.into(),
+                legend: Legend::Swatch { fill: v.fill, stroke: v.stroke },
+            },
+            v,
+        )
+    })
+    .collect()
 }
 
 fn vector_style(name: &str) -> VectorStyle {
@@ -161,12 +173,12 @@ impl LayerSource for FeatureLayers {
         let view = *view;
         tokio::task::spawn_blocking(move || {
             let mut pixmap = tiny_skia::Pixmap::new(view.width, view.height)?;
-            let to = ToPixels::new(&view)?;
-            for f in &features {
-                if let Some(g) = &f.geometry {
-                    PixelGeometry::of(g, &to).draw(&mut pixmap, &vs);
-                }
-            }
+            draw_features(
+                &mut pixmap,
+                &view,
+                &vs,
+                features.iter().filter_map(|f| f.geometry.as_ref().map(|g| (f.id.as_str(), &f.properties, g))),
+            );
             Some(pixmap)
         })
         .await

@@ -252,8 +252,8 @@ impl OgcService {
         Ok(Reply::ok(req.format.content_type(), body))
     }
 
-    /// An error as an image: blank (BLANK), or with a red cross and the message in a PNG text
-    /// chunk (INIMAGE; no fonts are shipped, so the text is not drawn).
+    /// An error as an image: blank (BLANK), or with the exception code and message written in it
+    /// (INIMAGE).
     fn image_exception(&self, kvp: &Kvp, err: &OgcError, mode: ExceptionMode) -> Reply {
         let size = |k: &str, max: u32| {
             kvp.get(k).and_then(|v| v.trim().parse::<u32>().ok()).filter(|v| *v >= 1 && *v <= max).unwrap_or(256)
@@ -266,17 +266,19 @@ impl OgcService {
             return error_reply(err);
         };
         if mode == ExceptionMode::InImage {
-            let mut pb = tiny_skia::PathBuilder::new();
-            pb.move_to(0.0, 0.0);
-            pb.line_to(w as f32, h as f32);
-            pb.move_to(w as f32, 0.0);
-            pb.line_to(0.0, h as f32);
-            if let Some(path) = pb.finish() {
-                let mut paint = tiny_skia::Paint::default();
-                paint.set_color_rgba8(220, 30, 30, 255);
-                paint.anti_alias = true;
-                let stroke = tiny_skia::Stroke { width: 2.0, ..tiny_skia::Stroke::default() };
-                canvas.stroke_path(&path, &paint, &stroke, tiny_skia::Transform::identity(), None);
+            // The code and message, wrapped to the image's width, as MapServer writes them.
+            let text = format!("{}: {}", err.code.as_str(), err.message);
+            let columns = (w.saturating_sub(8) / 6) as usize;
+            for (k, line) in render::text::wrap(&text, columns).iter().take((h / 10) as usize).enumerate() {
+                render::text::draw(
+                    &mut canvas,
+                    4.0,
+                    4.0 + k as f32 * 10.0,
+                    line,
+                    1,
+                    [180, 20, 20, 255],
+                    Some([255, 255, 255, 255]),
+                );
             }
         }
         let rgba = render::rgba_of(&canvas);

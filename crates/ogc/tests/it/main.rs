@@ -11,7 +11,7 @@ mod wmts;
 use async_trait::async_trait;
 use meridian_core::id::AccountId;
 use meridian_ogc::catalogue::{Hit, LayerInfo, LayerKind, LayerSource, SourceError, StyleInfo};
-use meridian_ogc::render::vector::{PixelGeometry, ToPixels};
+use meridian_ogc::render::vector::{draw_features, PixelGeometry, ToPixels};
 use meridian_ogc::srs::View;
 use meridian_ogc::{Catalogue, Context, MapConfig, OgcService};
 use serde_json::{json, Value};
@@ -65,8 +65,8 @@ impl LayerSource for TestLayers {
     ) -> Result<Option<tiny_skia::Pixmap>, SourceError> {
         let vs = meridian_ogc::sources::features::styles().into_iter().find(|(s, _)| s.name == style.name).unwrap().1;
         let mut p = tiny_skia::Pixmap::new(view.width, view.height).unwrap();
-        let to = ToPixels::new(view).unwrap();
-        PixelGeometry::of(&square(), &to).draw(&mut p, &vs);
+        let props = json!({"lot": "7", "plan": "DP1"}).as_object().cloned().unwrap();
+        draw_features(&mut p, view, &vs, [("f1", &props, &square())]);
         Ok(Some(p))
     }
     async fn feature_info(

@@ -191,9 +191,27 @@ async fn image_exceptions() {
     let (w, h, rgba) = decode_png(&r.body);
     assert_eq!((w, h), (100, 100));
     assert!(rgba.chunks_exact(4).all(|p| p == [255, 255, 255, 255]));
-    let r = s.wms(&owner, &q.replace("BLANK", "INIMAGE"), &ctx()).await;
+    let r = s.wms(&owner, &q.replace("BLANK", "INIMAGE").replace("WIDTH=100", "WIDTH=300"), &ctx()).await;
     let (w, _, rgba) = decode_png(&r.body);
-    assert_ne!(pixel(&rgba, w, 50, 50), [255, 255, 255, 255]);
+    // The message is written in red on the first rows, the rest stays blank.
+    let red = |p: [u8; 4]| p[0] > 150 && p[1] < 60 && p[2] < 60;
+    assert!((0..w).any(|x| (4..11).any(|y| red(pixel(&rgba, w, x, y)))));
+    assert_eq!(pixel(&rgba, w, 150, 95), [255, 255, 255, 255]);
+}
+
+#[tokio::test]
+async fn labels_are_drawn_at_the_centre() {
+    let (s, owner) = service();
+    let q = map_query("CRS:84", "150.9,-34.1,151.3,-33.7", "&TRANSPARENT=TRUE");
+    let plain = s.wms(&owner, &q, &ctx()).await;
+    let labelled = s.wms(&owner, &q.replace("STYLES=", "STYLES=labels"), &ctx()).await;
+    let (w, _, a) = decode_png(&plain.body);
+    let (_, _, b) = decode_png(&labelled.body);
+    // "7/DP1" is 29 × 7 px centred on (50, 50): dark dots there, nothing changed far from it.
+    let dark = |p: [u8; 4]| p[3] == 255 && p[0] < 80;
+    assert!((36..65).any(|x| (46..54).any(|y| dark(pixel(&b, w, x, y)))));
+    assert!(!(36..65).any(|x| (46..54).any(|y| dark(pixel(&a, w, x, y)))));
+    assert_eq!(pixel(&a, w, 30, 70), pixel(&b, w, 30, 70));
 }
 
 #[tokio::test]
