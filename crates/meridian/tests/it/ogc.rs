@@ -382,6 +382,16 @@ async fn ogc_dem_layers_in_lv95_with_styles_and_elevation_info() {
     let info = format!(
         "/api/v1/ogc/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetFeatureInfo&LAYERS=dem:{dataset}&QUERY_LAYERS=dem:{dataset}&STYLES=&CRS=EPSG:2056&BBOX=2573000,1085000,2574000,1086000&WIDTH=64&HEIGHT=64&FORMAT=image/png&INFO_FORMAT=application/json&I=32&J=32"
     );
+    // Boxes no point of which reaches the DEM's CRS draw nothing, and are no server fault.
+    for bbox in ["-1e300,-1e300,1e300,1e300", "-20037508,19000000,-19000000,20037508"] {
+        let far = format!(
+            "/api/v1/ogc/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=dem:{dataset}&STYLES=&CRS=EPSG:3857&BBOX={bbox}&WIDTH=16&HEIGHT=16&FORMAT=image/png"
+        );
+        assert_eq!(s.get(&far, &key).await.status(), 200, "{bbox}");
+        let far_info =
+            info.replace("CRS=EPSG:2056&BBOX=2573000,1085000,2574000,1086000", &format!("CRS=EPSG:3857&BBOX={bbox}"));
+        assert_eq!(s.get(&far_info, &key).await.status(), 200, "{bbox}");
+    }
     let v: Value = s.get(&info, &key).await.json().await.unwrap();
     let elevation = v["features"][0]["properties"]["elevation"].as_f64().unwrap();
     assert!(elevation > 300.0 && elevation < 3000.0, "{v}");

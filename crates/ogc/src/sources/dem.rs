@@ -233,8 +233,14 @@ impl LayerSource for DemLayers {
             let rgba = match &target {
                 Target::Style(s) => renderer.render_grid_rgba(&grid, view.ground_scale(), s),
                 Target::Paint(p) => renderer.render_layer_grid_rgba(&grid, p),
-            }
-            .map_err(|e| SourceError::from_err("rendering a DEM", e))?;
+            };
+            let rgba = match rgba {
+                Ok(r) => r,
+                // A map no point of which reaches the DEM's CRS (a box far outside the
+                // projection's domain) shows nothing of it; that is the request, not a fault.
+                Err(meridian_raster::Error::Crs(_) | meridian_raster::Error::InvalidArgument(_)) => None,
+                Err(e) => return Err(SourceError::from_err("rendering a DEM", e)),
+            };
             Ok(rgba.and_then(|px| pixmap_from_rgba(&px, view.width, view.height)))
         })
         .await
@@ -261,8 +267,10 @@ impl LayerSource for DemLayers {
             let grid = Grid::from_bbox([x0, y0, x1, y1], 1, 1, epsg);
             let to_src = meridian_raster::crs::Transformer::new(epsg, opened.epsg().unwrap_or(epsg))
                 .map_err(|e| SourceError::from_err("DEM CRS", e))?;
-            let pos = warp::source_positions(&grid, &opened.geo_transform(), &to_src, 1)
-                .map_err(|e| SourceError::from_err("DEM sample", e))?;
+            let Ok(pos) = warp::source_positions(&grid, &opened.geo_transform(), &to_src, 1) else {
+                // The point does not reach the DEM's CRS: nothing is under it.
+                return Ok(vec![f32::NAN]);
+            };
             let mut values = Vec::new();
             for b in 0..if is_dataset { 1 } else { bands } {
                 let v = warp::warp_band_positions(&opened, b, &grid, &pos, Resampling::Nearest, None)

@@ -80,7 +80,8 @@ impl OgcService {
                 return Err(OgcError::invalid("VERSION", "the WMTS version is 1.0.0"));
             }
         }
-        let tile = || -> Result<TileRequest, OgcError> {
+        // GetFeatureInfo repeats the GetTile parameters; its FORMAT is not needed to answer it.
+        let tile = |format_required: bool| -> Result<TileRequest, OgcError> {
             Ok(TileRequest {
                 layer: kvp.required("LAYER")?.to_owned(),
                 style: kvp.get("STYLE").unwrap_or("").to_owned(),
@@ -88,15 +89,19 @@ impl OgcService {
                 tile_matrix: kvp.required("TILEMATRIX")?.to_owned(),
                 row: kvp.required("TILEROW")?.to_owned(),
                 col: kvp.required("TILECOL")?.to_owned(),
-                format: kvp.required("FORMAT")?.to_owned(),
+                format: if format_required {
+                    kvp.required("FORMAT")?.to_owned()
+                } else {
+                    kvp.get("FORMAT").unwrap_or("image/png").to_owned()
+                },
             })
         };
         match request.to_ascii_lowercase().as_str() {
             "getcapabilities" => Ok(Reply::ok("text/xml", self.wmts_capabilities(account, ctx).await?)),
-            "gettile" => self.get_tile(account, &tile()?).await,
+            "gettile" => self.get_tile(account, &tile(true)?).await,
             "getfeatureinfo" => {
                 let req = TileInfoRequest {
-                    tile: TileRequest { format: "image/png".into(), ..tile()? },
+                    tile: tile(false)?,
                     i: kvp.required("I")?.to_owned(),
                     j: kvp.required("J")?.to_owned(),
                     info_format: kvp.required("INFOFORMAT")?.to_owned(),

@@ -101,3 +101,25 @@ async fn tile_errors_are_ows_exception_reports() {
     let r = s.wmts(&owner, "SERVICE=WMTS&REQUEST=GetTile&VERSION=1.0.0", &ctx()).await;
     assert_eq!(exception_code(&r.body), "MissingParameterValue");
 }
+
+#[tokio::test]
+async fn feature_info_by_kvp() {
+    let (s, owner) = service();
+    // WorldCRS84Quad level 7: 151.1 °E, 33.9 °S is tile (88, 235), pixel (114, 27).
+    let q = |i: u32, fmt: &str| {
+        format!(
+            "SERVICE=WMTS&REQUEST=GetFeatureInfo&VERSION=1.0.0&LAYER=test:square&STYLE=default&TILEMATRIXSET=WorldCRS84Quad&TILEMATRIX=7&TILEROW=88&TILECOL=235&J=27&I={i}&INFOFORMAT={fmt}"
+        )
+    };
+    let r = s.wmts(&owner, &q(114, "application/json"), &ctx()).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(v["features"][0]["properties"]["plan"], "DP1");
+    let r = s.wmts(&owner, &q(250, "application/json"), &ctx()).await;
+    let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(v["features"].as_array().unwrap().len(), 0);
+    let r = s.wmts(&owner, &q(256, "application/json"), &ctx()).await;
+    assert_eq!(exception_code(&r.body), "InvalidParameterValue");
+    let r = s.wmts(&owner, &q(5, "image/png"), &ctx()).await;
+    assert_eq!(exception_code(&r.body), "InvalidParameterValue");
+}
