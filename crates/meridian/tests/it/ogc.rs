@@ -208,6 +208,11 @@ async fn ogc_gdal_wms_to_geotiff_and_wmts_info() {
     assert_eq!(&values(&loc_out)[..3], &[255, 255, 255]);
     assert!(wmts_info.contains("Driver: WMTS"), "{wmts_info}");
     assert!(wmts_info.contains("Pseudo-Mercator") || wmts_info.contains("3857"), "{wmts_info}");
+    // GDAL takes the layer's extent from the capabilities: the parcel, not the world.
+    assert!(
+        wmts_info.contains("Upper Left  (16809243.") && wmts_info.contains("Lower Right (16831508."),
+        "{wmts_info}"
+    );
 }
 
 #[tokio::test]

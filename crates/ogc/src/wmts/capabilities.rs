@@ -103,9 +103,30 @@ impl OgcService {
                         x.text("InfoFormat", &[], mime);
                     }
                 }
+                // Only the sets the layer reaches, with the tiles that hold it.
                 for s in &sets {
+                    let limits = match l.bbox {
+                        Some(b) => match s.limits(b) {
+                            Some(limits) => Some(limits),
+                            None => continue,
+                        },
+                        None => None,
+                    };
                     x.open("TileMatrixSetLink", &[]);
                     x.text("TileMatrixSet", &[], s.id);
+                    if let Some(limits) = limits {
+                        x.open("TileMatrixSetLimits", &[]);
+                        for t in limits {
+                            x.open("TileMatrixLimits", &[]);
+                            x.text("TileMatrix", &[], &t.matrix);
+                            x.text("MinTileRow", &[], &t.min_row.to_string());
+                            x.text("MaxTileRow", &[], &t.max_row.to_string());
+                            x.text("MinTileCol", &[], &t.min_col.to_string());
+                            x.text("MaxTileCol", &[], &t.max_col.to_string());
+                            x.close();
+                        }
+                        x.close();
+                    }
                     x.close();
                 }
                 let base = format!("/{}/{{Style}}/{{TileMatrixSet}}/{{TileMatrix}}/{{TileRow}}/{{TileCol}}", l.name);

@@ -150,3 +150,45 @@ impl TileMatrixSet {
         [x0, y1 - span, x0 + span, y1]
     }
 }
+
+/// The tiles of one matrix that hold data: rows and columns, inclusive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileLimits {
+    pub matrix: String,
+    pub min_row: u32,
+    pub max_row: u32,
+    pub min_col: u32,
+    pub max_col: u32,
+}
+
+impl TileMatrixSet {
+    /// The tiles of every matrix that a CRS84 box touches; `None` when the box lies outside
+    /// the set (a layer in Sydney has no tiles in the Swiss set).
+    pub fn limits(&self, crs84: [f64; 4]) -> Option<Vec<TileLimits>> {
+        let clipped = crate::srs::clip_to_area(crs84, self.crs)?;
+        let b = crate::srs::bbox_from_crs84(clipped, self.crs)?;
+        let e = self.extent;
+        let b = [b[0].max(e[0]), b[1].max(e[1]), b[2].min(e[2]), b[3].min(e[3])];
+        if b[0] > b[2] || b[1] > b[3] {
+            return None;
+        }
+        Some(
+            self.matrices
+                .iter()
+                .map(|m| {
+                    let span = f64::from(self.tile_size) * m.resolution;
+                    let col = |x: f64| (((x - self.top_left.0) / span).floor().max(0.0) as u32).min(m.matrix_width - 1);
+                    let row =
+                        |y: f64| (((self.top_left.1 - y) / span).floor().max(0.0) as u32).min(m.matrix_height - 1);
+                    TileLimits {
+                        matrix: m.id.clone(),
+                        min_row: row(b[3]),
+                        max_row: row(b[1]),
+                        min_col: col(b[0]),
+                        max_col: col(b[2]),
+                    }
+                })
+                .collect(),
+        )
+    }
+}

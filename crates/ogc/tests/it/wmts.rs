@@ -36,6 +36,30 @@ async fn capabilities_declare_both_encodings_and_the_three_sets() {
     );
 }
 
+#[tokio::test]
+async fn layers_link_the_sets_they_reach_with_their_tile_limits() {
+    let (s, owner) = service();
+    let r = s.wmts(&owner, "SERVICE=WMTS&REQUEST=GetCapabilities", &ctx()).await;
+    let text = std::str::from_utf8(&r.body).unwrap();
+    let doc = roxmltree::Document::parse(text).unwrap();
+    let layer = doc.descendants().find(|n| n.has_tag_name("Layer")).unwrap();
+    let links: Vec<roxmltree::Node> = layer.children().filter(|n| n.has_tag_name("TileMatrixSetLink")).collect();
+    let sets: Vec<&str> =
+        links.iter().map(|l| l.children().find(|c| c.has_tag_name("TileMatrixSet")).unwrap().text().unwrap()).collect();
+    // The square is near Sydney: no Swiss tiles.
+    assert_eq!(sets, vec!["WebMercatorQuad", "WorldCRS84Quad"]);
+    let z8 = links[0]
+        .descendants()
+        .find(|n| {
+            n.has_tag_name("TileMatrixLimits")
+                && n.children().any(|c| c.has_tag_name("TileMatrix") && c.text() == Some("8"))
+        })
+        .unwrap();
+    let v = |k: &str| z8.children().find(|c| c.has_tag_name(k)).unwrap().text().unwrap().parse::<u32>().unwrap();
+    assert_eq!((v("MinTileCol"), v("MaxTileCol")), (235, 235));
+    assert_eq!((v("MinTileRow"), v("MaxTileRow")), (153, 153));
+}
+
 #[test]
 fn lv95_matrices_follow_swisstopo() {
     let s = TileMatrixSet::swiss_lv95();
