@@ -1,7 +1,6 @@
 //! What every handler can reach.
 
 use crate::ratelimit::RateLimiter;
-use crate::token::TokenKeys;
 use meridian_core::config::Config;
 use meridian_jobs::Waker;
 use meridian_store::Store;
@@ -14,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 pub struct AppState {
     pub config: Arc<Config>,
     pub store: Store,
-    pub tokens: Arc<TokenKeys>,
+    /// Accounts, API keys and access tokens.
+    pub accounts: Arc<meridian_accounts::AccountService>,
     pub limiter: Arc<RateLimiter>,
     pub metrics: PrometheusHandle,
     /// Wakes the job workers after a submit.
@@ -45,7 +45,8 @@ impl AppState {
         job_waker: Waker,
         event_waker: Waker,
     ) -> Result<Self, meridian_store::StoreError> {
-        let tokens = Arc::new(TokenKeys::load(&config, &store).await?);
+        let tokens = meridian_accounts::TokenKeys::load(&config, &store).await?;
+        let accounts = Arc::new(meridian_accounts::AccountService::new(store.clone(), tokens));
         let limiter = Arc::new(RateLimiter::new(config.rate_limits.clone()));
         let waker = event_waker.clone();
         let dns = Arc::new(meridian_dns::service::DnsService::new(
@@ -64,7 +65,7 @@ impl AppState {
         Ok(Self {
             config,
             store: store.clone(),
-            tokens,
+            accounts,
             limiter,
             metrics: crate::telemetry::prometheus(),
             job_waker,
