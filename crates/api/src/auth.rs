@@ -9,26 +9,19 @@ use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::Response;
-use meridian_core::id::{AccountId, ApiKeyId};
-use meridian_core::scope::{self, Access, Scope};
+use meridian_core::scope::Access;
 
-pub use meridian_accounts::{generate_key, hash_key, KEY_PREFIX};
+pub use meridian_accounts::{generate_key, hash_key, Principal, KEY_PREFIX};
 
-/// Who is calling.
+/// Who is calling: the account service's principal, as a handler extracts it.
 #[derive(Clone, Debug)]
-pub struct Caller {
-    pub account_id: AccountId,
-    pub key_id: ApiKeyId,
-    /// Empty means every scope.
-    pub scopes: Vec<Scope>,
-    /// Whether the credential was an access token rather than the key itself.
-    pub via_token: bool,
-}
+pub struct Caller(pub Principal);
 
-impl Caller {
-    /// Whether the caller may perform `access` on `area`.
-    pub fn allows(&self, area: &str, access: Access) -> bool {
-        self.scopes.is_empty() || scope::any_allows(&self.scopes, area, access)
+impl std::ops::Deref for Caller {
+    type Target = Principal;
+
+    fn deref(&self) -> &Principal {
+        &self.0
     }
 }
 
@@ -84,19 +77,7 @@ pub fn check_source(credential: &str, source: CredentialSource) -> Result<(), Ap
 /// Resolves a credential to a caller, or says why not.
 pub async fn authenticate(state: &AppState, credential: &str, allow_token: bool) -> Result<Caller, ApiError> {
     let p = state.accounts.authenticate(credential, allow_token).await?;
-    Ok(Caller { account_id: p.account_id, key_id: p.key_id, scopes: p.scopes, via_token: p.via_token })
-}
-
-impl Caller {
-    /// The caller as the account service knows it.
-    pub fn principal(&self) -> meridian_accounts::Principal {
-        meridian_accounts::Principal {
-            account_id: self.account_id.clone(),
-            key_id: self.key_id.clone(),
-            scopes: self.scopes.clone(),
-            via_token: self.via_token,
-        }
-    }
+    Ok(Caller(p))
 }
 
 /// The API area a path belongs to, which selects scopes and rate limits.

@@ -129,7 +129,7 @@ async fn create_api_key(
         expires_at: body.expires_at,
         expires_in: body.expires_in,
     };
-    let (secret, key) = state.accounts.create_key(&caller.principal(), &ask).await?;
+    let (secret, key) = state.accounts.create_key(&caller, &ask).await?;
     let location = format!("/api/v1/account/api-keys/{}", key.id);
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(CreatedApiKey { key: key.into(), api_key: secret })))
 }
