@@ -64,6 +64,16 @@ pub fn credential(headers: &HeaderMap) -> Option<(&str, CredentialSource)> {
         .map(|c| (c, CredentialSource::ApiKeyHeader))
 }
 
+/// The `access_token` of a query string. Map clients (OGC services) cannot always send
+/// headers, so the OGC paths also take a short-lived access token there; API keys never go in
+/// URLs, and request logs record the path only, never the query.
+pub fn query_token(query: &str) -> Option<String> {
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "access_token")
+        .map(|(_, v)| v.trim().to_owned())
+        .filter(|v| !v.is_empty())
+}
+
 /// `X-Api-Key` is for API keys: anything else there is refused before it is looked at.
 pub fn check_source(credential: &str, source: CredentialSource) -> Result<(), ApiError> {
     if source == CredentialSource::ApiKeyHeader && !credential.starts_with(KEY_PREFIX) {
@@ -112,7 +122,12 @@ pub fn access_of(method: &Method) -> Access {
 pub async fn require_auth(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let area = area_of(req.uri().path());
     let access = access_of(req.method());
+    let from_query = (area == "ogc").then(|| req.uri().query().and_then(query_token)).flatten();
     let caller = match credential(req.headers()) {
+        None if from_query.as_deref().is_some_and(|t| t.starts_with(KEY_PREFIX)) => {
+            Err(ApiError::unauthenticated("access_token takes access tokens only; API keys never go in URLs"))
+        }
+        None if from_query.is_some() => authenticate(&state, from_query.as_deref().unwrap_or_default(), true).await,
         None => Err(ApiError::unauthenticated("send Authorization: Bearer <API key or access token>, or X-Api-Key")),
         Some((c, source)) => match check_source(c, source) {
             Ok(()) => authenticate(&state, c, true).await,

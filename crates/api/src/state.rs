@@ -29,6 +29,8 @@ pub struct AppState {
     pub dem: Arc<meridian_dem::DemService>,
     /// The feature service (cadastre parcels and feature collections): writes and queries.
     pub features: meridian_cadastre::FeatureService,
+    /// The map services (WMS, WMTS) over the layer catalogue the areas register in.
+    pub ogc: Arc<meridian_ogc::OgcService>,
     /// Webhook subscriptions: rules, secret rotation, test events, replays.
     pub subscriptions: meridian_webhooks::SubscriptionService,
     /// Parent of every request's cancellation token ([`crate::extract::RequestCancel`]);
@@ -62,6 +64,8 @@ impl AppState {
             event_waker.clone(),
             delivery_waker.clone(),
         );
+        let features = meridian_cadastre::FeatureService::new(store.clone());
+        let ogc = Arc::new(ogc_service(&config, &features, &dem, &store));
         Ok(Self {
             config,
             store: store.clone(),
@@ -73,9 +77,36 @@ impl AppState {
             delivery_waker,
             dns,
             dem,
-            features: meridian_cadastre::FeatureService::new(store.clone()),
+            features,
+            ogc,
             subscriptions,
             requests: CancellationToken::new(),
         })
     }
+}
+
+/// The map services with every area's layers registered.
+fn ogc_service(
+    config: &Config,
+    features: &meridian_cadastre::FeatureService,
+    dem: &Arc<meridian_dem::DemService>,
+    store: &Store,
+) -> meridian_ogc::OgcService {
+    use meridian_ogc::sources::{DemLayers, FeatureLayers};
+    let mut catalogue = meridian_ogc::Catalogue::new();
+    catalogue.register(Arc::new(FeatureLayers::new(features.clone(), config.maps.max_features)));
+    catalogue.register(Arc::new(DemLayers::new(dem.clone(), store.clone())));
+    let maps = &config.maps;
+    meridian_ogc::OgcService::new(
+        catalogue,
+        meridian_ogc::MapConfig {
+            max_width: maps.max_width,
+            max_height: maps.max_height,
+            max_layers: maps.max_layers,
+            max_features: maps.max_features,
+            tile_max_age: maps.tile_max_age,
+            max_zoom: config.dem.max_zoom,
+            ..meridian_ogc::MapConfig::default()
+        },
+    )
 }

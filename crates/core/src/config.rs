@@ -47,6 +47,7 @@ pub struct Config {
     pub webhooks: WebhooksConfig,
     pub dem: DemConfig,
     pub features: FeaturesConfig,
+    pub maps: MapsConfig,
 }
 
 /// Listeners, data directory and which roles this process plays.
@@ -364,6 +365,35 @@ impl Default for FeaturesConfig {
             filter_max_bytes: 64 * 1024,
             filter_max_depth: 64,
             filter_max_terms: 10_000,
+        }
+    }
+}
+
+/// The map services (WMS, WMTS): sizes and limits.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MapsConfig {
+    /// Largest WMS GetMap WIDTH, in pixels.
+    pub max_width: u32,
+    /// Largest WMS GetMap HEIGHT, in pixels.
+    pub max_height: u32,
+    /// Most layers in one GetMap.
+    pub max_layers: usize,
+    /// Most features drawn from one layer in one map or tile.
+    pub max_features: usize,
+    /// `Cache-Control: max-age` of WMTS tiles.
+    #[serde(with = "humantime_serde")]
+    pub tile_max_age: Duration,
+}
+
+impl Default for MapsConfig {
+    fn default() -> Self {
+        Self {
+            max_width: 4096,
+            max_height: 4096,
+            max_layers: 16,
+            max_features: 50_000,
+            tile_max_age: Duration::from_secs(300),
         }
     }
 }

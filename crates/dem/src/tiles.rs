@@ -215,7 +215,7 @@ const OPENED_CAPACITY: usize = 64;
 
 /// How an output layer is painted: hillshade in grey, colour reliefs as they are, slope in
 /// degrees on the slope style's ramp, other values on a ramp over the layer's range.
-fn layer_paint(
+pub fn layer_paint(
     params: &JobParams,
     layer: &str,
     info: &RasterInfo,

@@ -178,10 +178,22 @@ impl<'a> TileRenderer<'a> {
             return Err(Error::arg("tile size must be 256 or 512"));
         }
         let (grid, pos) = self.tile_positions(z, x, y, size, 0)?;
+        self.paint_layer(&grid, &pos, paint)
+    }
+
+    /// Renders a processed raster over any grid (a WMS map, a tile of another tile matrix set)
+    /// as RGBA pixels, row by row from the top; `None` when the grid holds no data.
+    pub fn render_layer_grid_rgba(&self, grid: &Grid, paint: &LayerPaint) -> Result<Option<Vec<u8>>> {
+        let to_src = transformer(grid.epsg, self.to_src.target_epsg())?;
+        let pos = warp::source_positions(grid, &self.src.geo_transform(), &to_src, 16)?;
+        self.paint_layer(grid, &pos, paint)
+    }
+
+    fn paint_layer(&self, grid: &Grid, pos: &[(f64, f64)], paint: &LayerPaint) -> Result<Option<Vec<u8>>> {
         let band = |b: usize, r: Resampling| -> Result<Option<Vec<f32>>> {
-            Ok(warp::warp_band_positions(self.src, b, &grid, &pos, r, None)?.map(|w| w.data))
+            Ok(warp::warp_band_positions(self.src, b, grid, pos, r, None)?.map(|w| w.data))
         };
-        let mut rgba = vec![0u8; size * size * 4];
+        let mut rgba = vec![0u8; grid.width * grid.height * 4];
         let mut any = false;
         match paint {
             LayerPaint::Gray => {
@@ -248,21 +260,62 @@ impl<'a> TileRenderer<'a> {
         }
         let buffer = if style.needs_buffer() { 1 } else { 0 };
         let Some(dem) = self.elevation(z, x, y, size, buffer)? else { return Ok(None) };
+        // Web Mercator metres are cos(lat) ground metres.
+        self.shade(&dem, size, size, buffer, self.tile_lat(z, y).cos(), style)
+    }
+
+    /// Renders `style` over any grid (a WMS map, a tile of another tile matrix set) as RGBA
+    /// pixels, row by row from the top; `None` when the grid holds no data. `scale` is the
+    /// ground metres of one unit of the grid's CRS (1 for metres, about 111 120 for degrees, the
+    /// cosine of the latitude for Web Mercator), as gdaldem's `-s` takes it.
+    pub fn render_grid_rgba(&self, grid: &Grid, scale: f64, style: &TileStyle) -> Result<Option<Vec<u8>>> {
+        let buffer = if style.needs_buffer() { 1 } else { 0 };
+        let gt = grid.geo_transform.0;
+        let padded = Grid {
+            width: grid.width + 2 * buffer,
+            height: grid.height + 2 * buffer,
+            geo_transform: crate::GeoTransform([
+                gt[0] - buffer as f64 * gt[1],
+                gt[1],
+                gt[2],
+                gt[3] - buffer as f64 * gt[5],
+                gt[4],
+                gt[5],
+            ]),
+            epsg: grid.epsg,
+        };
+        let to_src = transformer(grid.epsg, self.to_src.target_epsg())?;
+        let pos = warp::source_positions(&padded, &self.src.geo_transform(), &to_src, 16)?;
+        let Some(dem) = warp::warp_positions(self.src, &padded, &pos, self.resampling, None)? else { return Ok(None) };
+        self.shade(&dem, grid.width, grid.height, buffer, scale, style)
+    }
+
+    /// Shades, colours or encodes a warped DEM of `width` × `height` pixels plus `buffer` pixels
+    /// on each side.
+    fn shade(
+        &self,
+        dem: &Raster<f32>,
+        width: usize,
+        height: usize,
+        buffer: usize,
+        scale: f64,
+        style: &TileStyle,
+    ) -> Result<Option<Vec<u8>>> {
         if dem.data.iter().all(|v| v.is_nan()) {
             return Ok(None);
         }
-        let n = size + 2 * buffer;
-        let mut rgba = vec![0u8; size * size * 4];
+        let n = width + 2 * buffer;
+        let mut rgba = vec![0u8; width * height * 4];
         let inner = |r: usize, c: usize| (r + buffer) * n + c + buffer;
         match style {
             TileStyle::TerrainRgb | TileStyle::Terrarium => {
-                for r in 0..size {
-                    for c in 0..size {
+                for r in 0..height {
+                    for c in 0..width {
                         let h = dem.data[inner(r, c)];
                         if h.is_nan() {
                             continue;
                         }
-                        let px = &mut rgba[(r * size + c) * 4..(r * size + c) * 4 + 4];
+                        let px = &mut rgba[(r * width + c) * 4..(r * width + c) * 4 + 4];
                         px.copy_from_slice(&if matches!(style, TileStyle::TerrainRgb) {
                             terrain_rgb(h as f64)
                         } else {
@@ -272,36 +325,33 @@ impl<'a> TileRenderer<'a> {
                 }
             }
             TileStyle::Hillshade(o) => {
-                let lat = self.tile_lat(z, y);
                 let mut o = o.clone();
-                // Web Mercator metres are cos(lat) ground metres.
-                o.scale = lat.cos();
+                o.scale = scale;
                 o.compute_edges = true;
-                let (out, _) = dem::run_to_raster(&Operation::Hillshade(o), &dem)?;
+                let (out, _) = dem::run_to_raster(&Operation::Hillshade(o), dem)?;
                 let dem::Output::Byte(shade) = out else { return Err(Error::arg("unexpected output")) };
-                for r in 0..size {
-                    for c in 0..size {
+                for r in 0..height {
+                    for c in 0..width {
                         let v = shade.data[inner(r, c)];
                         if v == 0 || dem.data[inner(r, c)].is_nan() {
                             continue;
                         }
-                        rgba[(r * size + c) * 4..(r * size + c) * 4 + 4].copy_from_slice(&[v, v, v, 255]);
+                        rgba[(r * width + c) * 4..(r * width + c) * 4 + 4].copy_from_slice(&[v, v, v, 255]);
                     }
                 }
             }
             TileStyle::Slope => {
-                let lat = self.tile_lat(z, y);
-                let o = SlopeOptions { scale: lat.cos(), compute_edges: true, ..SlopeOptions::default() };
-                let (out, _) = dem::run_to_raster(&Operation::Slope(o), &dem)?;
+                let o = SlopeOptions { scale, compute_edges: true, ..SlopeOptions::default() };
+                let (out, _) = dem::run_to_raster(&Operation::Slope(o), dem)?;
                 let dem::Output::Float32(slope) = out else { return Err(Error::arg("unexpected output")) };
                 let table = slope_ramp().table(0.0, 90.0);
-                for r in 0..size {
-                    for c in 0..size {
+                for r in 0..height {
+                    for c in 0..width {
                         let v = slope.data[inner(r, c)];
                         if v == dem::FLOAT_NODATA || dem.data[inner(r, c)].is_nan() {
                             continue;
                         }
-                        rgba[(r * size + c) * 4..(r * size + c) * 4 + 4].copy_from_slice(&table.color(v as f64));
+                        rgba[(r * width + c) * 4..(r * width + c) * 4 + 4].copy_from_slice(&table.color(v as f64));
                     }
                 }
             }
@@ -309,13 +359,13 @@ impl<'a> TileRenderer<'a> {
                 o.validate()?;
                 let (lo, hi) = self.range()?;
                 let table = o.table(lo, hi);
-                for r in 0..size {
-                    for c in 0..size {
+                for r in 0..height {
+                    for c in 0..width {
                         let h = dem.data[inner(r, c)];
                         if h.is_nan() {
                             continue;
                         }
-                        rgba[(r * size + c) * 4..(r * size + c) * 4 + 4].copy_from_slice(&table.color(h as f64));
+                        rgba[(r * width + c) * 4..(r * width + c) * 4 + 4].copy_from_slice(&table.color(h as f64));
                     }
                 }
             }

@@ -13,6 +13,7 @@ mod errors;
 mod http;
 mod interop;
 mod limits;
+mod ogc;
 mod ogc_interop;
 mod tools;
 mod uploads;

@@ -130,6 +130,13 @@ impl ColorReliefOptions {
         self.ramp.is_some() || self.stops.iter().flatten().any(|s| matches!(&s.value, StopValue::Text(t) if t != "nv"))
     }
 
+    /// `n` evenly spaced values from `min` to `max` with their colours, for legends.
+    pub fn samples(&self, min: f64, max: f64, n: usize) -> Vec<(f64, [u8; 4])> {
+        let table = self.table(min, max);
+        let steps = n.saturating_sub(1).max(1) as f64;
+        (0..n).map(|i| min + (max - min) * i as f64 / steps).map(|v| (v, table.color(v))).collect()
+    }
+
     /// Resolves the stops against the raster's range.
     pub(crate) fn table(&self, min: f64, max: f64) -> ColorTable {
         let mut entries = Vec::new();

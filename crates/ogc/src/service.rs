@@ -1,0 +1,242 @@
+//! [`OgcService`]: the WMS and WMTS operations over the catalogue, answering bytes with a media
+//! type and an HTTP status so that routes only copy them out. Errors come back as the service's
+//! own exception report, never as a panic or a bare 500.
+
+use crate::catalogue::{Catalogue, LayerInfo, LayerSource, StyleInfo};
+use crate::kvp::KvpLimits;
+use crate::ows::{ExceptionCode, OgcError};
+use crate::render::{self, ImageFormat};
+use crate::srs::{self, View};
+use bytes::Bytes;
+use meridian_core::crs::Crs;
+use meridian_core::id::AccountId;
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Limits and choices of the map services.
+#[derive(Clone, Debug)]
+pub struct MapConfig {
+    /// Largest GetMap WIDTH and HEIGHT.
+    pub max_width: u32,
+    pub max_height: u32,
+    /// Most layers in one GetMap.
+    pub max_layers: usize,
+    /// Most features drawn in one layer of one map or tile.
+    pub max_features: usize,
+    /// The CRSs every layer is offered in.
+    pub crs: Vec<Crs>,
+    /// `Cache-Control: max-age` of WMTS tiles.
+    pub tile_max_age: Duration,
+    /// Deepest WebMercatorQuad and WorldCRS84Quad level advertised.
+    pub max_zoom: u8,
+    pub kvp: KvpLimits,
+}
+
+impl Default for MapConfig {
+    fn default() -> Self {
+        Self {
+            max_width: 4096,
+            max_height: 4096,
+            max_layers: 16,
+            max_features: 50_000,
+            crs: srs::DEFAULT_CRS.iter().filter_map(|c| srs::parse(c)).collect(),
+            tile_max_age: Duration::from_secs(300),
+            max_zoom: 22,
+            kvp: KvpLimits::default(),
+        }
+    }
+}
+
+/// Where links in documents point and what they carry.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    /// Scheme and authority, e.g. `https://maps.example.com`.
+    pub base_url: String,
+    /// The access token the request came with (`access_token=`), repeated in every link so
+    /// that clients which cannot send headers keep working.
+    pub access_token: Option<String>,
+}
+
+impl Context {
+    /// An absolute URL of `path` (under the base), with the access token when there is one.
+    /// The result ends with `?` or `&`, ready for more parameters.
+    pub fn url(&self, path: &str) -> String {
+        match &self.access_token {
+            Some(t) => format!("{}{path}?access_token={}&", self.base_url, encode(t)),
+            None => format!("{}{path}?", self.base_url),
+        }
+    }
+
+    /// An absolute URL of `path` with the access token and nothing to add.
+    pub fn link(&self, path: &str) -> String {
+        match &self.access_token {
+            Some(t) => format!("{}{path}?access_token={}", self.base_url, encode(t)),
+            None => format!("{}{path}", self.base_url),
+        }
+    }
+}
+
+/// Percent-encodes a query value.
+pub fn encode(v: &str) -> String {
+    form_urlencoded::byte_serialize(v.as_bytes()).collect()
+}
+
+/// An answer: status, media type, body, and for cacheable ones a validator and lifetime.
+#[derive(Clone, Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub content_type: String,
+    pub body: Bytes,
+    pub etag: Option<String>,
+    pub max_age: Option<Duration>,
+}
+
+impl Reply {
+    /// A 200 answer.
+    pub fn ok(content_type: &str, body: impl Into<Bytes>) -> Self {
+        Self { status: 200, content_type: content_type.to_owned(), body: body.into(), etag: None, max_age: None }
+    }
+
+    /// Adds a strong validator made from the body.
+    pub fn with_etag(mut self) -> Self {
+        self.etag = Some(format!("\"{}\"", hex::encode(&Sha256::digest(&self.body)[..16])));
+        self
+    }
+}
+
+/// The WMS and WMTS of one platform.
+pub struct OgcService {
+    pub(crate) catalogue: Catalogue,
+    pub(crate) config: MapConfig,
+    /// Rendered tiles of raster layers (DEM datasets and job outputs never change once
+    /// written); vector layers change with every feature write and are drawn each time.
+    pub(crate) tiles: std::sync::Mutex<std::collections::HashMap<String, Bytes>>,
+}
+
+/// Tiles kept in memory; the cache starts afresh when full.
+pub(crate) const TILE_CACHE_CAPACITY: usize = 2_048;
+
+/// A layer chosen for a map, with its source and style.
+pub(crate) struct MapLayer {
+    pub(crate) source: Arc<dyn LayerSource>,
+    pub(crate) info: LayerInfo,
+    pub(crate) style: StyleInfo,
+}
+
+impl OgcService {
+    /// The service over a catalogue.
+    pub fn new(catalogue: Catalogue, config: MapConfig) -> Self {
+        Self { catalogue, config, tiles: std::sync::Mutex::new(std::collections::HashMap::new()) }
+    }
+
+    /// The catalogue (WFS lists its vector layers).
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MapConfig {
+        &self.config
+    }
+
+    /// Whether `crs` is offered.
+    pub(crate) fn offers(&self, crs: Crs) -> bool {
+        self.config.crs.contains(&crs) || (crs == Crs::Crs84 && self.config.crs.contains(&Crs::Epsg(4326)))
+    }
+
+    /// Resolves layer names and their styles (empty = default).
+    pub(crate) async fn resolve_layers(
+        &self,
+        account: &AccountId,
+        names: &[&str],
+        styles: &[&str],
+    ) -> Result<Vec<MapLayer>, OgcError> {
+        let mut out = Vec::with_capacity(names.len());
+        for (k, name) in names.iter().enumerate() {
+            let name = name.trim();
+            let (source, info) = self
+                .catalogue
+                .find(account, name)
+                .await
+                .map_err(|e| {
+                    tracing::error!(error = %e, "layer lookup failed");
+                    OgcError::internal()
+                })?
+                .ok_or_else(|| {
+                    OgcError::new(
+                        ExceptionCode::LayerNotDefined,
+                        Some("LAYERS".into()),
+                        format!("no layer named `{}`", crate::kvp::clip(name)),
+                    )
+                })?;
+            let wanted = styles.get(k).map_or("", |s| s.trim());
+            let style = info.style(wanted).cloned().ok_or_else(|| {
+                OgcError::new(
+                    ExceptionCode::StyleNotDefined,
+                    Some("STYLES".into()),
+                    format!(
+                        "layer `{}` has no style `{}`; its styles are {}",
+                        info.name,
+                        crate::kvp::clip(wanted),
+                        info.styles.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                )
+            })?;
+            out.push(MapLayer { source, info, style });
+        }
+        Ok(out)
+    }
+
+    /// Draws `layers` over `view` in order and encodes the result.
+    pub(crate) async fn render_map(
+        &self,
+        account: &AccountId,
+        layers: &[MapLayer],
+        view: &View,
+        format: ImageFormat,
+        background: Option<[u8; 3]>,
+    ) -> Result<Vec<u8>, OgcError> {
+        let mut images = Vec::with_capacity(layers.len());
+        for l in layers {
+            match l.source.render(account, &l.info, &l.style, view).await {
+                Ok(Some(p)) => images.push(p),
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::error!(error = %e, layer = %l.info.name, "rendering a layer failed");
+                    return Err(OgcError::internal());
+                }
+            }
+        }
+        let (w, h) = (view.width, view.height);
+        tokio::task::spawn_blocking(move || {
+            let mut canvas = render::canvas(w, h, background).ok_or_else(OgcError::internal)?;
+            for img in &images {
+                render::compose(&mut canvas, img);
+            }
+            let rgba = render::rgba_of(&canvas);
+            render::encode(&rgba, w, h, format, background.unwrap_or([255, 255, 255])).map_err(|e| {
+                tracing::error!(error = %e, "encoding a map failed");
+                OgcError::internal()
+            })
+        })
+        .await
+        .map_err(|_| OgcError::internal())?
+    }
+}
+
+impl OgcService {
+    /// A cached tile.
+    pub(crate) fn cached_tile(&self, key: &str) -> Option<Bytes> {
+        self.tiles.lock().unwrap_or_else(|p| p.into_inner()).get(key).cloned()
+    }
+
+    /// Keeps a tile.
+    pub(crate) fn cache_tile(&self, key: String, body: Bytes) {
+        let mut tiles = self.tiles.lock().unwrap_or_else(|p| p.into_inner());
+        if tiles.len() >= TILE_CACHE_CAPACITY {
+            tiles.clear();
+        }
+        tiles.insert(key, body);
+    }
+}
