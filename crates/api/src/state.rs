@@ -29,6 +29,8 @@ pub struct AppState {
     pub dem: Arc<meridian_dem::DemService>,
     /// The feature service (cadastre parcels and feature collections): writes and queries.
     pub features: meridian_cadastre::FeatureService,
+    /// WFS 2.0 over the feature service.
+    pub wfs: Arc<meridian_ogc::wfs::WfsService>,
     /// Webhook subscriptions: rules, secret rotation, test events, replays.
     pub subscriptions: meridian_webhooks::SubscriptionService,
     /// Parent of every request's cancellation token ([`crate::extract::RequestCancel`]);
@@ -61,6 +63,11 @@ impl AppState {
             event_waker.clone(),
             delivery_waker.clone(),
         );
+        let features = meridian_cadastre::FeatureService::new(store.clone());
+        let wfs = Arc::new(meridian_ogc::wfs::WfsService::new(
+            Arc::new(features.clone()),
+            meridian_ogc::wfs::WfsLimits::default(),
+        ));
         Ok(Self {
             config,
             store: store.clone(),
@@ -72,7 +79,8 @@ impl AppState {
             delivery_waker,
             dns,
             dem,
-            features: meridian_cadastre::FeatureService::new(store.clone()),
+            features,
+            wfs,
             subscriptions,
             requests: CancellationToken::new(),
         })

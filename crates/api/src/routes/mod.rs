@@ -7,6 +7,7 @@ pub mod dem;
 pub mod dns;
 pub mod features;
 pub mod jobs;
+pub mod ogc;
 pub mod system;
 pub mod tokens;
 pub mod webhooks;
@@ -41,7 +42,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "dns", description = "DNS zones, records, zone files and DNSSEC, served by the authoritative DNS server"),
         (name = "cadastre", description = "Cadastral parcels: spatial filters, CRS, CQL2, versions"),
         (name = "dem", description = "DEM processing jobs (gdaldem operations, contours) and terrain tiles"),
-        (name = "ogc", description = "OGC API Features (Parts 1-4)"),
+        (name = "ogc", description = "OGC API Features (Parts 1-4) and WFS 2.0"),
         (name = "system", description = "Health, metrics, OpenAPI and documentation"),
         (name = "webhooks", description = "Webhook subscriptions, signed at-least-once deliveries, replay"),
     ),
@@ -182,6 +183,7 @@ fn protected_routes() -> OpenApiRouter<AppState> {
         .merge(webhooks::router())
         .merge(features::parcels::router())
         .merge(features::ogc::protected())
+        .merge(ogc::router())
 }
 
 /// The whole HTTP API.
