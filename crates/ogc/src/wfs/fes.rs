@@ -46,7 +46,7 @@ pub fn from_element(el: &Element, ctx: &FesContext<'_>) -> OwsResult<Expr> {
         return Err(OwsException::parsing(LOC, format!("expected fes:Filter, found {}", el.name)));
     }
     // Several ResourceIds side by side select any of them.
-    if !el.children.is_empty() && el.children.iter().all(|c| is_id(c)) {
+    if !el.children.is_empty() && el.children.iter().all(is_id) {
         return resource_ids(el.children.iter());
     }
     match el.children.as_slice() {

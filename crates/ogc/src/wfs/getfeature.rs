@@ -486,7 +486,7 @@ pub async fn get_feature(
             if crs != Crs::Crs84 {
                 let _ = write!(head, "\"crs\":{},", json!({"type": "name", "properties": {"name": srs::name(crs)}}));
             }
-            let _ = write!(head, "\"links\":{},\"features\":[\n", Value::Array(links));
+            let _ = writeln!(head, "\"links\":{},\"features\":[", Value::Array(links));
             (JSON, head, "\n]}\n".to_owned())
         }
         (Format::Gml, value_collection) => {

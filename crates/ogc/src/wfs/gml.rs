@@ -147,7 +147,7 @@ impl Reader {
         if nums.iter().any(|n| !n.is_finite()) {
             return Err("coordinates must be finite".into());
         }
-        if nums.len() % dim != 0 || nums.is_empty() {
+        if !nums.len().is_multiple_of(dim) || nums.is_empty() {
             return Err(format!("a position list of {} numbers does not hold {dim}-dimensional positions", nums.len()));
         }
         self.count(nums.len() / dim)?;

@@ -117,7 +117,9 @@ impl OwsException {
     /// parameter): client mistakes keep their meaning, internal failures say nothing.
     pub fn from_features(e: FeatureError, locator: &str) -> Self {
         match e {
-            FeatureError::Domain(d) => Self::from_domain(d, locator),
+            FeatureError::Domain(d) | FeatureError::Store(meridian_store::StoreError::Domain(d)) => {
+                Self::from_domain(d, locator)
+            }
             other => Self::internal(other),
         }
     }
