@@ -208,7 +208,7 @@ impl WfsService {
                         names.iter().map(|n| find_type(&all, n, "typeNames").cloned()).collect::<OwsResult<Vec<_>>>()?
                     }
                 };
-                Ok(Response::text("application/gml+xml; version=3.2; subtype=xsd", capabilities::schema(&chosen)))
+                Ok(Response::text(XML, capabilities::schema(&chosen)))
             }
             Operation::ListStoredQueries => {
                 let types = self.feature_types(&ctx.account).await?;
