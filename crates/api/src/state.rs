@@ -31,6 +31,8 @@ pub struct AppState {
     pub features: meridian_cadastre::FeatureService,
     /// The map services (WMS, WMTS) over the layer catalogue the areas register in.
     pub ogc: Arc<meridian_ogc::OgcService>,
+    /// WFS 2.0 over the feature service.
+    pub wfs: Arc<meridian_ogc::wfs::WfsService>,
     /// Webhook subscriptions: rules, secret rotation, test events, replays.
     pub subscriptions: meridian_webhooks::SubscriptionService,
     /// Parent of every request's cancellation token ([`crate::extract::RequestCancel`]);
@@ -66,6 +68,10 @@ impl AppState {
         );
         let features = meridian_cadastre::FeatureService::new(store.clone());
         let ogc = Arc::new(ogc_service(&config, &features, &dem, &store));
+        let wfs = Arc::new(meridian_ogc::wfs::WfsService::new(
+            Arc::new(features.clone()),
+            meridian_ogc::wfs::WfsLimits::default(),
+        ));
         Ok(Self {
             config,
             store: store.clone(),
@@ -79,6 +85,7 @@ impl AppState {
             dem,
             features,
             ogc,
+            wfs,
             subscriptions,
             requests: CancellationToken::new(),
         })
