@@ -4,67 +4,24 @@
 
 use crate::error::ApiError;
 use crate::state::AppState;
-pub use crate::token::TokenKeys;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, Method};
 use axum::middleware::Next;
 use axum::response::Response;
-use meridian_core::id::{AccountId, ApiKeyId};
-use meridian_core::scope::{self, Access, Scope};
-use meridian_core::Timestamp;
-use meridian_store::model::ApiKey;
-use rand::Rng;
-use sha2::{Digest, Sha256};
+use meridian_core::scope::Access;
 
-/// Every API key starts with this, so that secret scanners and people can recognise one.
-pub const KEY_PREFIX: &str = "mrd_";
+pub use meridian_accounts::{generate_key, hash_key, Principal, KEY_PREFIX};
 
-/// A fresh API key: the secret (shown once) and the record to store.
-pub fn generate_key(
-    account_id: &AccountId,
-    name: &str,
-    scopes: Vec<Scope>,
-    expires_at: Option<Timestamp>,
-) -> (String, ApiKey) {
-    const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    let mut rng = rand::thread_rng();
-    let body: String = (0..40).map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char).collect();
-    let secret = format!("{KEY_PREFIX}{body}");
-    let key = ApiKey {
-        id: ApiKeyId::generate(),
-        account_id: account_id.clone(),
-        name: name.to_owned(),
-        prefix: secret[..KEY_PREFIX.len() + 6].to_owned(),
-        hash: hash_key(&secret),
-        scopes,
-        created_at: Timestamp::now(),
-        expires_at,
-        revoked_at: None,
-    };
-    (secret, key)
-}
-
-/// Hex SHA-256 of a key. Keys carry 238 bits of entropy, so a fast hash is enough.
-pub fn hash_key(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
-}
-
-/// Who is calling.
+/// Who is calling: the account service's principal, as a handler extracts it.
 #[derive(Clone, Debug)]
-pub struct Caller {
-    pub account_id: AccountId,
-    pub key_id: ApiKeyId,
-    /// Empty means every scope.
-    pub scopes: Vec<Scope>,
-    /// Whether the credential was an access token rather than the key itself.
-    pub via_token: bool,
-}
+pub struct Caller(pub Principal);
 
-impl Caller {
-    /// Whether the caller may perform `access` on `area`.
-    pub fn allows(&self, area: &str, access: Access) -> bool {
-        self.scopes.is_empty() || scope::any_allows(&self.scopes, area, access)
+impl std::ops::Deref for Caller {
+    type Target = Principal;
+
+    fn deref(&self) -> &Principal {
+        &self.0
     }
 }
 
@@ -129,25 +86,8 @@ pub fn check_source(credential: &str, source: CredentialSource) -> Result<(), Ap
 
 /// Resolves a credential to a caller, or says why not.
 pub async fn authenticate(state: &AppState, credential: &str, allow_token: bool) -> Result<Caller, ApiError> {
-    let now = Timestamp::now();
-    let (key, via_token) = if credential.starts_with(KEY_PREFIX) {
-        let key = state.store.accounts.find_api_key_by_hash(&hash_key(credential)).await?;
-        (key, false)
-    } else if allow_token {
-        let claims = state
-            .tokens
-            .verify(credential, now)
-            .ok_or_else(|| ApiError::unauthenticated("the access token is invalid or expired"))?;
-        let key = state.store.accounts.get_api_key(&AccountId(claims.sub), &ApiKeyId(claims.kid)).await?;
-        (key, true)
-    } else {
-        return Err(ApiError::unauthenticated("this operation needs an API key, not an access token"));
-    };
-    let key = key.ok_or_else(|| ApiError::unauthenticated("the API key is not known"))?;
-    if !key.is_usable(now) {
-        return Err(ApiError::unauthenticated("the API key was revoked or has expired"));
-    }
-    Ok(Caller { account_id: key.account_id, key_id: key.id, scopes: key.scopes, via_token })
+    let p = state.accounts.authenticate(credential, allow_token).await?;
+    Ok(Caller(p))
 }
 
 /// The API area a path belongs to, which selects scopes and rate limits.
@@ -220,32 +160,6 @@ pub async fn require_auth(State(state): State<AppState>, mut req: Request, next:
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn keys() -> TokenKeys {
-        TokenKeys { secret: b"0123456789abcdef0123456789abcdef".to_vec(), ttl: std::time::Duration::from_secs(60) }
-    }
-
-    #[test]
-    fn tokens_verify_and_expire_and_resist_tampering() {
-        let (_, key) = generate_key(&AccountId::generate(), "k", vec![], None);
-        let now = Timestamp::now();
-        let token = keys().issue(&key, now);
-        assert!(keys().verify(&token, now).is_some());
-        assert!(keys().verify(&token, now.plus(std::time::Duration::from_secs(61))).is_none());
-        let mut tampered = token.clone();
-        tampered.insert(token.find('.').unwrap_or(0) + 3, 'x');
-        assert!(keys().verify(&tampered, now).is_none());
-        let other = TokenKeys { secret: b"another-secret-another-secret-xx".to_vec(), ttl: keys().ttl };
-        assert!(other.verify(&token, now).is_none());
-    }
-
-    #[test]
-    fn keys_hash_and_prefix() {
-        let (secret, key) = generate_key(&AccountId::generate(), "k", vec![], None);
-        assert!(secret.starts_with(KEY_PREFIX));
-        assert_eq!(key.hash, hash_key(&secret));
-        assert!(secret.starts_with(&key.prefix));
-    }
 
     #[test]
     fn query_tokens_are_read_from_access_token_only() {

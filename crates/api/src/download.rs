@@ -7,12 +7,12 @@ use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use meridian_core::problem::code;
-use meridian_store::blobs::{self, ByteRange, ObjectStore};
-use std::sync::Arc;
+use meridian_store::blobs::ByteRange;
+use meridian_store::BlobStore;
 
 /// A stored file to serve.
 pub struct Download<'a> {
-    pub store: &'a Arc<dyn ObjectStore>,
+    pub store: &'a BlobStore,
     pub key: &'a str,
     /// The file's size as recorded when it was written.
     pub size: u64,
@@ -74,9 +74,8 @@ pub async fn serve(d: Download<'_>, headers: &HeaderMap) -> ApiResult<Response> 
         },
     };
     let ranged = range.is_some();
-    let read = blobs::read(d.store, d.key, range)
-        .await?
-        .ok_or_else(|| ApiError::internal(format!("blob {} is missing", d.key)))?;
+    let read =
+        d.store.read(d.key, range).await?.ok_or_else(|| ApiError::internal(format!("blob {} is missing", d.key)))?;
     let mut response = Response::new(Body::from_stream(read.stream));
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_str(d.media_type).map_err(ApiError::internal)?);

@@ -140,7 +140,21 @@ impl From<meridian_cadastre::Error> for ApiError {
         match e {
             meridian_cadastre::Error::Domain(d) => d.into(),
             meridian_cadastre::Error::Store(s) => s.into(),
+            meridian_cadastre::Error::Malformed(detail) => Self::malformed(detail),
+            meridian_cadastre::Error::UnsupportedCrs { param, why } => {
+                crate::routes::features::unsupported_crs(&param, &why)
+            }
             other => Self::internal(other),
+        }
+    }
+}
+
+impl From<meridian_accounts::Error> for ApiError {
+    fn from(e: meridian_accounts::Error) -> Self {
+        match e {
+            meridian_accounts::Error::Domain(d) => d.into(),
+            meridian_accounts::Error::Store(s) => s.into(),
+            meridian_accounts::Error::Unauthenticated(why) => Self::unauthenticated(why),
         }
     }
 }

@@ -14,7 +14,6 @@ pub mod ratelimit;
 pub mod routes;
 pub mod state;
 pub mod telemetry;
-pub mod token;
 pub mod upload;
 
 pub use error::ApiError;

@@ -1,7 +1,6 @@
 //! What every handler can reach.
 
 use crate::ratelimit::RateLimiter;
-use crate::token::TokenKeys;
 use meridian_core::config::Config;
 use meridian_jobs::Waker;
 use meridian_store::Store;
@@ -14,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 pub struct AppState {
     pub config: Arc<Config>,
     pub store: Store,
-    pub tokens: Arc<TokenKeys>,
+    /// Accounts, API keys and access tokens.
+    pub accounts: Arc<meridian_accounts::AccountService>,
     pub limiter: Arc<RateLimiter>,
     pub metrics: PrometheusHandle,
     /// Wakes the job workers after a submit.
@@ -31,6 +31,8 @@ pub struct AppState {
     pub features: meridian_cadastre::FeatureService,
     /// The map services (WMS, WMTS) over the layer catalogue the areas register in.
     pub ogc: Arc<meridian_ogc::OgcService>,
+    /// WFS 2.0 over the feature service.
+    pub wfs: Arc<meridian_ogc::wfs::WfsService>,
     /// Webhook subscriptions: rules, secret rotation, test events, replays.
     pub subscriptions: meridian_webhooks::SubscriptionService,
     /// Parent of every request's cancellation token ([`crate::extract::RequestCancel`]);
@@ -47,7 +49,8 @@ impl AppState {
         job_waker: Waker,
         event_waker: Waker,
     ) -> Result<Self, meridian_store::StoreError> {
-        let tokens = Arc::new(TokenKeys::load(&config, &store).await?);
+        let tokens = meridian_accounts::TokenKeys::load(&config, &store).await?;
+        let accounts = Arc::new(meridian_accounts::AccountService::new(store.clone(), tokens));
         let limiter = Arc::new(RateLimiter::new(config.rate_limits.clone()));
         let waker = event_waker.clone();
         let dns = Arc::new(meridian_dns::service::DnsService::new(
@@ -65,10 +68,14 @@ impl AppState {
         );
         let features = meridian_cadastre::FeatureService::new(store.clone());
         let ogc = Arc::new(ogc_service(&config, &features, &dem, &store));
+        let wfs = Arc::new(meridian_ogc::wfs::WfsService::new(
+            Arc::new(features.clone()),
+            meridian_ogc::wfs::WfsLimits::default(),
+        ));
         Ok(Self {
             config,
             store: store.clone(),
-            tokens,
+            accounts,
             limiter,
             metrics: crate::telemetry::prometheus(),
             job_waker,
@@ -78,6 +85,7 @@ impl AppState {
             dem,
             features,
             ogc,
+            wfs,
             subscriptions,
             requests: CancellationToken::new(),
         })

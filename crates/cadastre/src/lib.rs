@@ -6,6 +6,7 @@
 //! store can decide into its indexes and stream the rest through the exact tests in batches, so a
 //! page costs the same at any collection size.
 
+pub mod import;
 pub mod query;
 pub mod write;
 
@@ -14,6 +15,7 @@ use meridian_core::{DomainError, Timestamp};
 use meridian_store::features::{Extent, Feature, FeatureCollection, FeatureVersion};
 use meridian_store::{Store, StoreError};
 
+pub use import::{ImportJobHandler, Imported, UploadFormat, UploadMeta, IMPORT_JOB};
 pub use query::{Cursor, FeaturePage, ListQuery, Start};
 pub use write::Draft;
 
@@ -29,6 +31,12 @@ pub enum Error {
     Store(#[from] StoreError),
     #[error("background work failed: {0}")]
     Join(String),
+    /// An upload that cannot be read as its format (400).
+    #[error("{0}")]
+    Malformed(String),
+    /// A CRS that is named but not supported (400).
+    #[error("{param}: {why}")]
+    UnsupportedCrs { param: String, why: String },
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,6 +1,8 @@
-//! Coordinate reference systems: parsing CRS identifiers as OGC API Features uses them, axis
+//! The one CRS module of the platform: parsing CRS identifiers as OGC services use them, axis
 //! order, and transformation between any two EPSG codes that have a definition (pure Rust,
-//! proj4rs with the EPSG definitions compiled in).
+//! proj4rs with the EPSG definitions compiled in). Vector code transforms positions in each CRS's
+//! own axis order ([`Transformer::new`]); raster code works x east, y north on both sides
+//! ([`Transformer::between_epsg`]), and transforms grids of points in place.
 
 use proj4rs::Proj;
 use std::fmt;
@@ -70,6 +72,14 @@ impl Crs {
         self.proj().is_ok_and(|p| p.is_latlong())
     }
 
+    /// The EPSG code (4326 for CRS84).
+    pub fn epsg(&self) -> u16 {
+        match self {
+            Crs::Crs84 => 4326,
+            Crs::Epsg(c) => *c,
+        }
+    }
+
     /// Whether the first axis is latitude (EPSG geographic CRSs by URI, per OGC API Features Part 2).
     pub fn lat_first(&self) -> bool {
         matches!(self, Crs::Epsg(_)) && self.is_geographic()
@@ -82,8 +92,10 @@ impl fmt::Display for Crs {
     }
 }
 
-/// Transforms coordinates between two CRSs, each in its own axis order.
+/// Transforms coordinates between two CRSs.
 pub struct Transformer {
+    src_epsg: u16,
+    dst_epsg: u16,
     src: Proj,
     dst: Proj,
     src_geo: bool,
@@ -98,6 +110,8 @@ impl Transformer {
     pub fn new(from: Crs, to: Crs) -> Result<Self, String> {
         let (src, dst) = (from.proj()?, to.proj()?);
         Ok(Self {
+            src_epsg: from.epsg(),
+            dst_epsg: to.epsg(),
             src_geo: src.is_latlong(),
             dst_geo: dst.is_latlong(),
             src_swap: from.lat_first(),
@@ -106,6 +120,46 @@ impl Transformer {
             src,
             dst,
         })
+    }
+
+    /// A transformer between two EPSG codes with x east and y north on both sides (longitude
+    /// first for geographic CRSs), as rasters and GIS software order them.
+    pub fn between_epsg(from: u16, to: u16) -> Result<Self, String> {
+        let mut t = Self::new(Crs::Epsg(from), Crs::Epsg(to))?;
+        t.src_swap = false;
+        t.dst_swap = false;
+        Ok(t)
+    }
+
+    /// The EPSG code of the source CRS (4326 for CRS84).
+    pub fn source_epsg(&self) -> u16 {
+        self.src_epsg
+    }
+
+    /// The EPSG code of the target CRS (4326 for CRS84).
+    pub fn target_epsg(&self) -> u16 {
+        self.dst_epsg
+    }
+
+    /// Whether target coordinates are degrees.
+    pub fn target_is_geographic(&self) -> bool {
+        self.dst_geo
+    }
+
+    /// Transforms points in place; a point that cannot be transformed becomes NaN. Returns how
+    /// many failed.
+    pub fn apply_in_place(&self, points: &mut [(f64, f64)]) -> usize {
+        let mut failed = 0;
+        for p in points.iter_mut() {
+            match self.apply(p.0, p.1) {
+                Some(q) => *p = q,
+                None => {
+                    *p = (f64::NAN, f64::NAN);
+                    failed += 1;
+                }
+            }
+        }
+        failed
     }
 
     /// Transforms one position; `None` when it cannot be transformed (out of the projection's domain).
@@ -132,6 +186,21 @@ impl Transformer {
     }
 }
 
+/// Whether an EPSG code names a geographic CRS (false for unknown codes).
+pub fn is_geographic_epsg(code: u16) -> bool {
+    Crs::Epsg(code).is_geographic()
+}
+
+/// The UTM zone EPSG code (WGS 84) for a longitude and latitude.
+pub fn utm_epsg(lon: f64, lat: f64) -> u16 {
+    let zone = (((lon + 180.0) / 6.0).floor() as i32).clamp(0, 59) + 1;
+    if lat >= 0.0 {
+        32600 + zone as u16
+    } else {
+        32700 + zone as u16
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +224,32 @@ mod tests {
             assert_eq!(e, format!("EPSG:{code} is an unknown or unsupported CRS"), "{text}");
         }
         assert!(Crs::parse("nonsense").is_err_and(|e| e.contains("is not a CRS identifier")));
+    }
+
+    #[test]
+    fn swiss_reference_point_matches_swisstopo() -> Result<(), String> {
+        // swisstopo's reference: Zimmerwald 2602030.74, 1191775.03 (LV95) is 7.46527°E, 46.87709°N
+        // (to about a metre with the 3-parameter datum shift).
+        let t = Transformer::between_epsg(2056, 4326)?;
+        let (lon, lat) = t.apply(2_602_030.74, 1_191_775.03).ok_or("no transform")?;
+        assert!((lon - 7.465_27).abs() < 2e-5, "{lon}");
+        assert!((lat - 46.877_09).abs() < 2e-5, "{lat}");
+        let back = Transformer::between_epsg(4326, 2056)?.apply(lon, lat).ok_or("no transform")?;
+        assert!((back.0 - 2_602_030.74).abs() < 0.01 && (back.1 - 1_191_775.03).abs() < 0.01);
+        Ok(())
+    }
+
+    #[test]
+    fn rasters_work_x_east_and_utm_zones() -> Result<(), String> {
+        let t = Transformer::between_epsg(4326, 3857)?;
+        let (x, y) = t.apply(180.0, 0.0).ok_or("no transform")?;
+        assert!((x - 20_037_508.342_789_244).abs() < 1e-3 && y.abs() < 1e-6);
+        assert_eq!(utm_epsg(7.4, 46.9), 32632);
+        let mut pts = [(9.0, 0.0), (f64::NAN, 0.0)];
+        assert_eq!(Transformer::between_epsg(4326, 32632)?.apply_in_place(&mut pts), 1);
+        assert!((pts[0].0 - 500_000.0).abs() < 1e-3 && pts[0].1.abs() < 1e-3);
+        assert!(is_geographic_epsg(4326) && !is_geographic_epsg(2056));
+        Ok(())
     }
 
     #[test]

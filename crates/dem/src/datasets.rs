@@ -1,5 +1,6 @@
 //! Uploaded DEMs: a GeoTIFF checked by opening it with the engine (header, georeferencing, and
-//! its first block decoded), stored in the blob store under the account with a small record.
+//! its first block decoded), its file stored in the blob store under the account and its record
+//! as a row (`meridian_store::DemRepo`).
 
 use crate::blobs::keys;
 use crate::{DemService, Error, Result};
@@ -8,6 +9,7 @@ use meridian_core::page::Page;
 use meridian_core::{DomainError, FieldError, Timestamp};
 use meridian_raster::tiff::{GeoTiff, Limits};
 use meridian_raster::tile::TileRenderer;
+use meridian_store::dem::DemDataset;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -98,8 +100,37 @@ pub fn inspect(path: &Path, pointer: &str, limits: Limits) -> std::result::Resul
     Ok(RasterInfo::of(&t))
 }
 
+impl Dataset {
+    /// The dataset as the store keeps it.
+    fn to_row(&self) -> Result<DemDataset> {
+        Ok(DemDataset {
+            id: self.id.as_str().to_owned(),
+            account_id: self.account_id.clone(),
+            filename: self.filename.clone(),
+            size: self.size,
+            info: serde_json::to_value(&self.info).map_err(|e| Error::Internal(e.to_string()))?,
+            created_at: self.created_at,
+        })
+    }
+
+    /// A stored row as a dataset.
+    fn of_row(row: DemDataset) -> Result<Self> {
+        let info = serde_json::from_value(row.info)
+            .map_err(|e| Error::Internal(format!("dataset {} has an unreadable record: {e}", row.id)))?;
+        Ok(Self {
+            id: DatasetId(row.id),
+            account_id: row.account_id,
+            filename: row.filename,
+            size: row.size,
+            info,
+            created_at: row.created_at,
+        })
+    }
+}
+
 impl DemService {
-    /// Stores a checked upload (a local file) as a new dataset of `account`.
+    /// Stores a checked upload (a local file) as a new dataset of `account`: the file goes to the
+    /// blob store first, then the row; a failure leaves neither.
     pub async fn create_dataset(
         &self,
         account: &AccountId,
@@ -109,7 +140,7 @@ impl DemService {
     ) -> Result<Dataset> {
         let id = DatasetId::generate();
         let stored = async {
-            let size = self.blobs.upload_file(&keys::dataset_source(account, &id), file).await?;
+            let size = self.blobs().upload_file(&keys::dataset_source(account, &id), file).await?;
             let dataset = Dataset {
                 id: id.clone(),
                 account_id: account.clone(),
@@ -118,12 +149,12 @@ impl DemService {
                 info,
                 created_at: Timestamp::now(),
             };
-            self.blobs.put_json(&keys::dataset_record(account, &id), &dataset).await?;
+            self.store.dem.insert_dataset(&dataset.to_row()?).await?;
             Ok::<_, Error>(dataset)
         }
         .await;
         if stored.is_err() {
-            if let Err(e) = self.blobs.delete_prefix(&keys::dataset(account, &id)).await {
+            if let Err(e) = self.blobs().delete_prefix(&keys::dataset(account, &id)).await {
                 tracing::warn!(error = %e, dataset = %id, "cleaning up a failed upload failed");
             }
         }
@@ -136,31 +167,36 @@ impl DemService {
         if !meridian_core::id::has_shape(id, DatasetId::PREFIX) {
             return Err(not_found());
         }
-        let id = DatasetId(id.to_owned());
-        self.blobs.get_json::<Dataset>(&keys::dataset_record(account, &id)).await?.ok_or_else(not_found)
+        Dataset::of_row(self.store.dem.get_dataset(account, id).await?.ok_or_else(not_found)?)
     }
 
     /// The account's datasets, newest first, and how many there are.
     pub async fn list_datasets(&self, account: &AccountId, page: Page) -> Result<(Vec<Dataset>, u64)> {
-        let prefix = object_store::path::Path::from(format!("{account}/dem/datasets"));
-        let listing = self.blobs.store().list_with_delimiter(Some(&prefix)).await?;
-        let mut ids: Vec<String> = listing
-            .common_prefixes
-            .iter()
-            .filter_map(|p| p.filename().map(str::to_owned))
-            .filter(|id| meridian_core::id::has_shape(id, DatasetId::PREFIX))
-            .collect();
-        // Ids are time-ordered.
-        ids.sort_unstable_by(|a, b| b.cmp(a));
-        let total = ids.len() as u64;
-        let mut found = Vec::new();
-        let skip = usize::try_from(page.offset).unwrap_or(usize::MAX);
-        for id in ids.into_iter().skip(skip).take(page.limit as usize) {
-            if let Some(d) = self.blobs.get_json::<Dataset>(&keys::dataset_record(account, &DatasetId(id))).await? {
-                found.push(d);
+        let (rows, total) = self.store.dem.list_datasets(account, page).await?;
+        Ok((rows.into_iter().map(Dataset::of_row).collect::<Result<_>>()?, total))
+    }
+
+    /// Records, as rows, datasets stored before datasets were rows (a `dataset.json` beside the
+    /// file in the blob store); returns how many were adopted. Run at start; idempotent.
+    pub async fn adopt_blob_records(&self) -> Result<u64> {
+        use futures::TryStreamExt;
+        let store = self.blobs().object_store();
+        let records: Vec<_> = store
+            .list(None)
+            .try_filter(|m| futures::future::ready(m.location.as_ref().ends_with("/dataset.json")))
+            .try_collect()
+            .await?;
+        let mut adopted = 0u64;
+        for meta in records {
+            let key = meta.location.to_string();
+            let Some(d) = self.blobs().get_json::<Dataset>(&key).await? else { continue };
+            if self.store.dem.get_dataset(&d.account_id, d.id.as_str()).await?.is_none() {
+                self.store.dem.insert_dataset(&d.to_row()?).await?;
+                adopted += 1;
             }
+            self.blobs().delete(&key).await?;
         }
-        Ok((found, total))
+        Ok(adopted)
     }
 
     /// Deletes a dataset and its files; refused (409) while a queued or running job reads it.
@@ -188,9 +224,10 @@ impl DemService {
         self.delete_dataset(account, &d.id).await
     }
 
-    /// Deletes a dataset's blobs (cleanup when its job could not be queued).
+    /// Deletes a dataset: the row first (it disappears for readers), then its blobs.
     pub async fn delete_dataset(&self, account: &AccountId, id: &DatasetId) -> Result<()> {
-        self.blobs.delete_prefix(&keys::dataset(account, id)).await
+        self.store.dem.delete_dataset(account, id.as_str()).await?;
+        Ok(self.blobs().delete_prefix(&keys::dataset(account, id)).await?)
     }
 }
 

@@ -314,9 +314,9 @@ impl DemService {
             return Ok(());
         }
         let (blobs, key, limits, handle) =
-            (self.blobs.clone(), source.key.clone(), self.raster_limits(), Handle::current());
+            (self.blobs().clone(), source.key.clone(), self.raster_limits(), Handle::current());
         let range = tokio::task::spawn_blocking(move || -> Result<Option<(f64, f64)>> {
-            let src = blobs.open_geotiff(&key, &handle, limits)?;
+            let src = crate::blobs::open_geotiff(&blobs, &key, &handle, limits)?;
             Ok(dem::value_range(&src, &|_| true)?)
         })
         .await
@@ -389,6 +389,12 @@ impl From<meridian_raster::Error> for Stop {
     }
 }
 
+impl From<meridian_store::StoreError> for Stop {
+    fn from(e: meridian_store::StoreError) -> Self {
+        Stop::Internal(e.to_string())
+    }
+}
+
 impl From<std::io::Error> for Stop {
     fn from(e: std::io::Error) -> Self {
         Stop::Internal(e.to_string())
@@ -427,7 +433,7 @@ impl JobHandler for DemJobHandler {
             Ok(Err(stop)) => {
                 // The job ends here: outputs written so far will never be shown.
                 let folder = keys::job_outputs(&ctx.job.account_id, &ctx.job.id);
-                if let Err(e) = self.service.blobs.delete_prefix(&folder).await {
+                if let Err(e) = self.service.blobs().delete_prefix(&folder).await {
                     tracing::warn!(error = %e, "removing the outputs of an unfinished job failed");
                 }
                 return Err(match stop {
@@ -489,11 +495,9 @@ impl DemService {
         // Outputs are written here in 512-pixel tiles; colour relief has up to four bands per
         // source sample, so only the per-chunk limits apply to them.
         let own = Limits { max_pixels: u64::MAX, ..limits };
-        let src = self
-            .blobs
-            .open_geotiff(&params.source_key, handle, limits)?
+        let src = crate::blobs::open_geotiff(self.blobs(), &params.source_key, handle, limits)?
             .with_interrupt(move || interrupted.is_cancelled());
-        let copy_for_tiles = params.makes_tiles_copy() && !handle.block_on(self.blobs.exists(&params.tiles_key))?;
+        let copy_for_tiles = params.makes_tiles_copy() && !handle.block_on(self.blobs().exists(&params.tiles_key))?;
         let progress = Progress { percent, steps: ops.len() + usize::from(copy_for_tiles) };
         let tmp = tempfile::tempdir_in(self.staging_dir()?)?;
         let mut step = 0;
@@ -505,7 +509,7 @@ impl DemService {
                 !cancel.is_cancelled()
             };
             write_cog_with_progress(&src, &cog, &CogOptions::default(), &report)?;
-            handle.block_on(self.blobs.upload_file(&params.tiles_key, &cog))?;
+            handle.block_on(self.blobs().upload_file(&params.tiles_key, &cog))?;
             std::fs::remove_file(&cog)?;
             step += 1;
             progress.at(step, 0.0);
@@ -608,7 +612,7 @@ impl DemService {
                     }
                 }
             };
-            let size = handle.block_on(self.blobs.upload_file(&key, &file))?;
+            let size = handle.block_on(self.blobs().upload_file(&key, &file))?;
             std::fs::remove_file(&file)?;
             outputs.push(OutputRecord { size, ..record });
             step += 1;

@@ -19,12 +19,11 @@ pub use job::{DemJobHandler, JobOutput, JobParams, OutputRecord, Statistics};
 pub use operations::DemOperation;
 pub use tiles::{Tile, TileQuery};
 
-use blobs::Blobs;
 use meridian_core::config::{Config, DemConfig};
 use meridian_core::id::JobId;
 use meridian_core::DomainError;
 use meridian_raster::tiff::{GeoTiff, Limits};
-use meridian_store::{Store, StoreError};
+use meridian_store::{BlobStore, Store, StoreError};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -53,7 +52,6 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// The DEM service shared by the HTTP routes and the job handler.
 pub struct DemService {
     store: Store,
-    blobs: Blobs,
     config: DemConfig,
     /// Where uploads and outputs are staged before they go to the blob store.
     tmp_dir: PathBuf,
@@ -73,14 +71,8 @@ impl DemService {
     /// The service over `store`, staging files in `<data_dir>/tmp` (made when first needed).
     pub fn new(config: &Config, store: Store) -> Self {
         let tmp_dir = config.server.data_dir.join("tmp");
-        let local_root = config.blob_url().strip_prefix("file://").map(|dir| {
-            let dir = PathBuf::from(dir);
-            std::fs::canonicalize(&dir).unwrap_or(dir)
-        });
-        let blobs = Blobs::new(store.blobs.object_store(), local_root);
         Self {
             store,
-            blobs,
             config: config.dem.clone(),
             tmp_dir,
             public_url: config.server.public_url.as_ref().map(|u| u.trim_end_matches('/').to_owned()),
@@ -99,9 +91,9 @@ impl DemService {
         raster_limits(&self.config)
     }
 
-    /// The area's blobs.
-    pub fn blobs(&self) -> &Blobs {
-        &self.blobs
+    /// The blob store the area's files live in.
+    pub fn blobs(&self) -> &BlobStore {
+        &self.store.blobs
     }
 
     /// Where uploads and outputs are staged, made if missing.

@@ -133,7 +133,7 @@ impl DemService {
                     o.ramp = Some(r);
                 }
                 // The COG copy once the job made it; the upload itself before.
-                let key = if job.status == JobStatus::Succeeded || self.blobs.exists(&params.tiles_key).await? {
+                let key = if job.status == JobStatus::Succeeded || self.blobs().exists(&params.tiles_key).await? {
                     params.tiles_key.clone()
                 } else {
                     params.source_key.clone()
@@ -164,7 +164,7 @@ impl DemService {
         }
         let cache_key = keys::tile(&job.account_id, &job.id, &name, z, x, y, size);
         if self.config.tile_cache {
-            if let Some(png) = self.blobs.get(&cache_key).await? {
+            if let Some(png) = self.blobs().get(&cache_key).await? {
                 return Ok(Tile { etag: etag(&png), png });
             }
         }
@@ -184,7 +184,7 @@ impl DemService {
         let png = Bytes::from(png);
         if self.config.tile_cache {
             // The answer does not wait for the cache.
-            let blobs = self.blobs.clone();
+            let blobs = self.blobs().clone();
             let (k, v) = (cache_key, png.clone());
             tokio::spawn(async move {
                 if let Err(e) = blobs.put(&k, v).await {
@@ -200,7 +200,7 @@ impl DemService {
         if let Some(t) = self.opened.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
             return Ok(t.clone());
         }
-        let t = Arc::new(self.blobs.open_geotiff(key, handle, self.raster_limits())?);
+        let t = Arc::new(crate::blobs::open_geotiff(self.blobs(), key, handle, self.raster_limits())?);
         let mut opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
         if opened.len() >= OPENED_CAPACITY {
             opened.clear();
@@ -267,7 +267,7 @@ impl DemService {
     /// Removes cached tiles written more than `ttl` ago, for every account; returns how many.
     pub async fn evict_tiles(&self, ttl: std::time::Duration) -> Result<u64> {
         let cutoff = chrono::Utc::now() - chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX);
-        self.blobs.evict_tiles_before(cutoff).await
+        crate::blobs::evict_tiles_before(self.blobs(), cutoff).await
     }
 }
 

@@ -116,14 +116,14 @@ fn run() -> anyhow::Result<()> {
 
 async fn create_account(config: &Config, name: String, email: String) -> anyhow::Result<()> {
     let store = serve::open_store(config).await?;
-    let body = meridian_api::routes::accounts::CreateAccount { name, email };
-    let (name, email) = meridian_api::routes::accounts::validate_signup(&body).map_err(|e| match e {
-        meridian_core::DomainError::Invalid(errors) => {
+    let tokens = meridian_accounts::TokenKeys::load(config, &store).await?;
+    let accounts = meridian_accounts::AccountService::new(store, tokens);
+    let (secret, account) = accounts.create_account(&name, &email).await.map_err(|e| match e {
+        meridian_accounts::Error::Domain(meridian_core::DomainError::Invalid(errors)) => {
             anyhow::anyhow!("{}", errors.iter().map(|e| e.detail.clone()).collect::<Vec<_>>().join("; "))
         }
         other => anyhow::anyhow!(other),
     })?;
-    let (secret, account) = meridian_api::routes::accounts::create(&store, name, email).await?;
     println!("account_id: {}", account.id);
     println!("api_key: {secret}");
     Ok(())

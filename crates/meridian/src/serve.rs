@@ -48,6 +48,11 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     let state = AppState::new(config.clone(), store.clone(), job_waker.clone(), event_waker.clone())
         .await
         .context("preparing the API")?;
+    // DEM datasets stored before they were database rows become rows.
+    let adopted = state.dem.adopt_blob_records().await.context("adopting stored DEM datasets")?;
+    if adopted > 0 {
+        tracing::info!(adopted, "DEM datasets adopted from the blob store");
+    }
 
     let mut tasks = JoinSet::new();
     if config.server.roles.api {
@@ -63,10 +68,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     if config.server.roles.workers {
         let mut pool = WorkerPool::new(store.clone(), config.jobs.clone(), job_waker.clone());
         pool.register(Arc::new(meridian_dem::DemJobHandler::new(state.dem.clone())));
-        pool.register(Arc::new(meridian_api::routes::features::import::ImportJobHandler::new(
-            store.clone(),
-            state.dem.blobs().clone(),
-        )));
+        pool.register(Arc::new(meridian_cadastre::ImportJobHandler::new(state.features.clone())));
         let stop = shutdown.clone();
         tasks.spawn(async move { pool.run(stop).await });
         let ttl = config.dem.tile_cache_ttl;

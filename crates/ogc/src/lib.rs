@@ -1,8 +1,11 @@
 //! Meridian's OGC classic services without HTTP: the per-tenant layer catalogue that areas
 //! register their layers in, KVP request parsing, capabilities documents, map rendering
 //! (anti-aliased vectors, DEM rasters reprojected like the terrain tiles, composition, PNG and
-//! JPEG), OGC exception reports and tile matrix sets; WMS 1.3.0 and WMTS 1.0.0 on top of them.
-//! The routes under `/api/v1/ogc` call [`OgcService`].
+//! JPEG), OGC exception reports and tile matrix sets; WMS 1.3.0 and WMTS 1.0.0 on top of them;
+//! and WFS 2.0 over the feature service ([`wfs`]: capabilities, XML Schema of feature types, GML
+//! 3.2 and GeoJSON output, FES 2.0 filters translated to CQL2, stored queries, transactions
+//! through the cadastre's write path). The routes under `/api/v1/ogc` call [`OgcService`] and
+//! [`wfs::WfsService`].
 
 pub mod catalogue;
 pub mod kvp;
@@ -11,6 +14,7 @@ pub mod render;
 pub mod service;
 pub mod sources;
 pub mod srs;
+pub mod wfs;
 pub mod wms;
 pub mod wmts;
 

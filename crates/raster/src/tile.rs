@@ -3,7 +3,7 @@
 //! seam) are warped from the source on the fly, then shaded, coloured or encoded. Pixels
 //! without data are transparent.
 
-use crate::crs::Transformer;
+use crate::crs::{transform_all, transformer, Transformer};
 use crate::dem::{
     self, ColorMode, ColorReliefOptions, ColorStop, HillshadeOptions, Operation, SlopeOptions, StopValue,
 };
@@ -92,17 +92,12 @@ impl<'a> TileRenderer<'a> {
     /// A renderer for `src`, which must carry an EPSG code.
     pub fn new(src: &'a GeoTiff) -> Result<Self> {
         let epsg = src.epsg().ok_or_else(|| Error::arg("the DEM has no EPSG code"))?;
-        Ok(Self {
-            src,
-            to_src: Transformer::new(3857, epsg)?,
-            range: OnceLock::new(),
-            resampling: Resampling::Bilinear,
-        })
+        Ok(Self { src, to_src: transformer(3857, epsg)?, range: OnceLock::new(), resampling: Resampling::Bilinear })
     }
 
     /// The DEM's bounds in longitude and latitude (min lon, min lat, max lon, max lat).
     pub fn bounds_wgs84(&self) -> Result<[f64; 4]> {
-        let t = Transformer::new(self.to_src.target().epsg(), 4326)?;
+        let t = transformer(self.to_src.target_epsg(), 4326)?;
         let gt = self.src.geo_transform();
         let (w, h) = (self.src.width() as f64, self.src.height() as f64);
         let mut pts = Vec::new();
@@ -110,7 +105,7 @@ impl<'a> TileRenderer<'a> {
             let f = i as f64 / 8.0;
             pts.extend([gt.apply(f * w, 0.0), gt.apply(f * w, h), gt.apply(0.0, f * h), gt.apply(w, f * h)]);
         }
-        t.transform_in_place(&mut pts)?;
+        transform_all(&t, &mut pts)?;
         let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
         for (x, y) in pts.into_iter().filter(|p| p.0.is_finite()) {
             b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
@@ -125,7 +120,7 @@ impl<'a> TileRenderer<'a> {
         let lat = ((b[1] + b[3]) / 2.0).to_radians();
         let gt = self.src.geo_transform();
         let res = gt.0[1].abs();
-        let ground = if self.to_src.target().is_geographic() { res * 111_320.0 * lat.cos() } else { res };
+        let ground = if self.to_src.target_is_geographic() { res * 111_320.0 * lat.cos() } else { res };
         let z_native = (2.0 * WEB_MERCATOR_EXTENT * lat.cos() / (tile_size as f64 * ground)).log2();
         let max = (z_native.ceil() + 1.0).clamp(0.0, 24.0) as u8;
         let span_m = (b[2] - b[0]).to_radians() * 6_378_137.0;
@@ -189,7 +184,7 @@ impl<'a> TileRenderer<'a> {
     /// Renders a processed raster over any grid (a WMS map, a tile of another tile matrix set)
     /// as RGBA pixels, row by row from the top; `None` when the grid holds no data.
     pub fn render_layer_grid_rgba(&self, grid: &Grid, paint: &LayerPaint) -> Result<Option<Vec<u8>>> {
-        let to_src = Transformer::new(grid.epsg, self.to_src.target().epsg())?;
+        let to_src = transformer(grid.epsg, self.to_src.target_epsg())?;
         let pos = warp::source_positions(grid, &self.src.geo_transform(), &to_src, 16)?;
         self.paint_layer(grid, &pos, paint)
     }
@@ -289,7 +284,7 @@ impl<'a> TileRenderer<'a> {
             ]),
             epsg: grid.epsg,
         };
-        let to_src = Transformer::new(grid.epsg, self.to_src.target().epsg())?;
+        let to_src = transformer(grid.epsg, self.to_src.target_epsg())?;
         let pos = warp::source_positions(&padded, &self.src.geo_transform(), &to_src, 16)?;
         let Some(dem) = warp::warp_positions(self.src, &padded, &pos, self.resampling, None)? else { return Ok(None) };
         self.shade(&dem, grid.width, grid.height, buffer, scale, style)

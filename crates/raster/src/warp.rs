@@ -4,7 +4,7 @@
 //! (Keys, a = −0.5) kernels that skip nodata neighbours. Only the source window (and the
 //! overview level) the target needs is read.
 
-use crate::crs::Transformer;
+use crate::crs::{transform_all, transformer, Transformer};
 use crate::tiff::GeoTiff;
 use crate::{Error, GeoTransform, Raster, Result, Window};
 use rayon::prelude::*;
@@ -60,7 +60,7 @@ pub fn source_positions(grid: &Grid, src_gt: &GeoTransform, t: &Transformer, ste
             nodes.push(grid.geo_transform.apply(node_col(i), node_row(j)));
         }
     }
-    t.transform_in_place(&mut nodes)?;
+    transform_all(t, &mut nodes)?;
     for p in nodes.iter_mut() {
         *p = inv.apply(p.0, p.1);
     }
@@ -191,7 +191,7 @@ pub fn pick_level(src: &GeoTiff, source_pixels_per_target: f64) -> usize {
 /// Warps band 1 of `src` onto `grid`. Target pixels without data are `nodata` (NaN if `None`).
 pub fn warp(src: &GeoTiff, grid: &Grid, resampling: Resampling, nodata: Option<f32>) -> Result<Option<Raster<f32>>> {
     let epsg = src.epsg().ok_or_else(|| Error::arg("the source has no EPSG code"))?;
-    let t = Transformer::new(grid.epsg, epsg)?;
+    let t = transformer(grid.epsg, epsg)?;
     let pos = source_positions(grid, &src.geo_transform(), &t, 8)?;
     warp_positions(src, grid, &pos, resampling, nodata)
 }

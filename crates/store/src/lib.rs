@@ -3,6 +3,7 @@
 //! migrations, and the blob store.
 
 pub mod blobs;
+pub mod dem;
 pub mod dns;
 pub mod error;
 pub mod features;
@@ -14,4 +15,4 @@ pub mod staging;
 
 pub use blobs::BlobStore;
 pub use error::{Result, StoreError};
-pub use repo::{AccountRepo, DnsRepo, FeatureRepo, JobRepo, OutboxRepo, SettingsRepo, Store};
+pub use repo::{AccountRepo, DemRepo, DnsRepo, FeatureRepo, JobRepo, OutboxRepo, SettingsRepo, Store};

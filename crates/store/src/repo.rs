@@ -236,10 +236,24 @@ pub struct SubscriptionChange {
     pub status: Option<SubscriptionStatus>,
 }
 
-/// Where a delivery is.
+/// Where a delivery is. The delivery lifecycle is this state machine, and every backend
+/// applies it through [`DeliveryStatus::after`] and the state sets below rather than naming
+/// states in its own queries:
+///
+/// ```text
+///             attempt ok                     attempt failed, schedule left
+///  pending ───────────────► succeeded   pending/failed ───────────────► failed
+///     │                        │            │
+///     │ attempt failed,        │ replay     │ attempt failed, schedule spent
+///     │ schedule spent         ▼ (all)      ▼
+///     └──────────────────► exhausted ◄── redeliver/replay ──► pending
+/// ```
+///
+/// `pending` and `failed` are due (a worker may claim them when their time comes); `succeeded`
+/// and `exhausted` are ended. Redelivery and replay start a new round from `pending`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeliveryStatus {
-    /// Not attempted yet.
+    /// Not attempted yet in this round.
     Pending,
     /// The last attempt failed; another is scheduled.
     Failed,
@@ -248,7 +262,52 @@ pub enum DeliveryStatus {
     Exhausted,
 }
 
+/// What can happen to a delivery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeliveryTransition {
+    /// A worker attempted it, with this outcome.
+    Attempted(AttemptOutcome),
+    /// Its owner asked for it again (`POST .../redeliver`).
+    Redeliver,
+    /// A replay of its subscription's events covers it; `only_failed` leaves successes alone.
+    Replay { only_failed: bool },
+}
+
 impl DeliveryStatus {
+    /// Every state.
+    pub const ALL: [Self; 4] = [Self::Pending, Self::Failed, Self::Succeeded, Self::Exhausted];
+    /// The states a worker may claim when due.
+    pub const DUE: [Self; 2] = [Self::Pending, Self::Failed];
+    /// The state of a new delivery, and of one a redelivery or replay starts again.
+    pub const START: Self = Self::Pending;
+
+    /// The state after `t`, or `None` when `t` is not allowed from here (a redelivery of a
+    /// delivery whose round has not started is refused; a replay skips it).
+    pub fn after(self, t: DeliveryTransition) -> Option<Self> {
+        use DeliveryTransition as T;
+        match (self, t) {
+            (Self::Pending | Self::Failed, T::Attempted(AttemptOutcome::Succeeded)) => Some(Self::Succeeded),
+            (Self::Pending | Self::Failed, T::Attempted(AttemptOutcome::RetryAt(_))) => Some(Self::Failed),
+            (Self::Pending | Self::Failed, T::Attempted(AttemptOutcome::Exhausted)) => Some(Self::Exhausted),
+            (Self::Succeeded | Self::Exhausted, T::Attempted(_)) => None,
+            (Self::Pending, T::Redeliver) => None,
+            (_, T::Redeliver) => Some(Self::START),
+            (Self::Failed | Self::Exhausted, T::Replay { .. }) => Some(Self::START),
+            (Self::Succeeded, T::Replay { only_failed }) => (!only_failed).then_some(Self::START),
+            (Self::Pending, T::Replay { .. }) => None,
+        }
+    }
+
+    /// The states from which `t` is allowed.
+    pub fn from_which(t: DeliveryTransition) -> Vec<Self> {
+        Self::ALL.into_iter().filter(|s| s.after(t).is_some()).collect()
+    }
+
+    /// Whether the delivery's round has ended.
+    pub fn is_ended(self) -> bool {
+        !Self::DUE.contains(&self)
+    }
+
     /// The stored and displayed name.
     pub fn as_str(&self) -> &'static str {
         match self {
@@ -268,6 +327,12 @@ impl DeliveryStatus {
             "exhausted" => Self::Exhausted,
             _ => return None,
         })
+    }
+
+    /// A set of states as an SQL list of literals, `('pending', 'failed')`, for backends.
+    pub fn sql_list(states: &[Self]) -> String {
+        let names: Vec<String> = states.iter().map(|s| format!("'{}'", s.as_str())).collect();
+        format!("({})", names.join(", "))
     }
 }
 
@@ -472,6 +537,19 @@ pub trait FeatureRepo: Send + Sync {
     async fn count_features_inside(&self, account: &AccountId, query: &crate::features::FeatureQuery) -> Result<u64>;
 }
 
+/// The DEM area's datasets (their files are blobs).
+#[async_trait]
+pub trait DemRepo: Send + Sync {
+    /// Records a dataset whose files are stored (an existing id is left as it is).
+    async fn insert_dataset(&self, dataset: &crate::dem::DemDataset) -> Result<()>;
+    /// One dataset of the account.
+    async fn get_dataset(&self, account: &AccountId, id: &str) -> Result<Option<crate::dem::DemDataset>>;
+    /// The account's datasets, newest first, and how many there are.
+    async fn list_datasets(&self, account: &AccountId, page: Page) -> Result<(Vec<crate::dem::DemDataset>, u64)>;
+    /// Forgets a dataset; false when there was none.
+    async fn delete_dataset(&self, account: &AccountId, id: &str) -> Result<bool>;
+}
+
 /// Liveness of the backing store.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -489,6 +567,7 @@ pub struct Store {
     pub webhooks: Arc<dyn WebhookRepo>,
     pub dns: Arc<dyn DnsRepo>,
     pub features: Arc<dyn FeatureRepo>,
+    pub dem: Arc<dyn DemRepo>,
     pub health: Arc<dyn Health>,
     pub blobs: BlobStore,
 }
@@ -504,4 +583,33 @@ pub struct StoreOptions {
     pub readers: u32,
     /// SQLite lock wait.
     pub busy_timeout: Duration,
+}
+
+#[cfg(test)]
+mod delivery_lifecycle {
+    use super::{AttemptOutcome as O, DeliveryStatus as S, DeliveryTransition as T};
+    use meridian_core::Timestamp;
+
+    #[test]
+    fn attempts_move_due_deliveries_only() {
+        let retry = T::Attempted(O::RetryAt(Timestamp::from_millis(0)));
+        for due in S::DUE {
+            assert_eq!(due.after(T::Attempted(O::Succeeded)), Some(S::Succeeded));
+            assert_eq!(due.after(retry), Some(S::Failed));
+            assert_eq!(due.after(T::Attempted(O::Exhausted)), Some(S::Exhausted));
+        }
+        for ended in [S::Succeeded, S::Exhausted] {
+            assert!(ended.is_ended());
+            assert_eq!(ended.after(retry), None);
+        }
+    }
+
+    #[test]
+    fn redelivery_and_replay_start_a_new_round() {
+        assert_eq!(S::from_which(T::Redeliver), vec![S::Failed, S::Succeeded, S::Exhausted]);
+        assert_eq!(S::from_which(T::Replay { only_failed: true }), vec![S::Failed, S::Exhausted]);
+        assert_eq!(S::from_which(T::Replay { only_failed: false }), vec![S::Failed, S::Succeeded, S::Exhausted]);
+        assert!(S::ALL.iter().filter_map(|s| s.after(T::Redeliver)).all(|s| s == S::START));
+        assert_eq!(S::sql_list(&S::DUE), "('pending', 'failed')");
+    }
 }

@@ -1,6 +1,6 @@
 //! Accounts: sign-up (public) and the caller's own account.
 
-use crate::auth::{generate_key, Caller};
+use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{ClientAddr, Json};
 use crate::state::AppState;
@@ -8,10 +8,8 @@ use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use meridian_core::config::Signup;
-use meridian_core::error::Validator;
-use meridian_core::id::AccountId;
 use meridian_core::problem::code;
-use meridian_core::{DomainError, Timestamp};
+use meridian_core::Timestamp;
 use meridian_store::model::Account;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -62,30 +60,6 @@ pub struct CreatedAccount {
     pub api_key: String,
 }
 
-/// Whether `email` looks like an address: one `@`, a local part, a dotted domain, no spaces.
-fn plausible_email(email: &str) -> bool {
-    let Some((local, domain)) = email.split_once('@') else { return false };
-    !local.is_empty()
-        && email.len() <= 254
-        && !domain.contains('@')
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
-}
-
-/// Checks and normalises a sign-up.
-pub fn validate_signup(body: &CreateAccount) -> Result<(String, String), DomainError> {
-    let name = body.name.trim().to_owned();
-    let email = body.email.trim().to_owned();
-    let mut v = Validator::new();
-    v.check(!name.is_empty(), "/name", "required", "name must not be empty");
-    v.check(name.chars().count() <= 100, "/name", "too_long", "name must be at most 100 characters");
-    v.check(plausible_email(&email), "/email", "invalid_email", "email must be an address like someone@example.com");
-    v.finish()?;
-    Ok((name, email))
-}
-
 /// Creates an account and returns its first API key.
 #[utoipa::path(
     post,
@@ -114,8 +88,7 @@ async fn create_account(
     }
     let client = client.map(|ip| ip.to_string()).unwrap_or_else(|| "local".into());
     let decision = state.limiter.check("signup", &client).map_err(|r| r.to_error())?;
-    let (name, email) = validate_signup(&body)?;
-    let (secret, account) = create(&state.store, name, email).await?;
+    let (secret, account) = state.accounts.create_account(&body.name, &body.email).await?;
     let mut response = (
         StatusCode::CREATED,
         [(header::LOCATION, "/api/v1/account")],
@@ -124,19 +97,6 @@ async fn create_account(
         .into_response();
     decision.write_headers(response.headers_mut());
     Ok(response)
-}
-
-/// Creates an account with a first, unscoped key; also used by `meridian account create`.
-pub async fn create(
-    store: &meridian_store::Store,
-    name: String,
-    email: String,
-) -> Result<(String, Account), meridian_store::StoreError> {
-    let account = Account { id: AccountId::generate(), name, email, created_at: Timestamp::now() };
-    let (secret, key) = generate_key(&account.id, "default", Vec::new(), None);
-    store.accounts.create_account(&account, &key).await?;
-    tracing::info!(account = %account.id, "account created");
-    Ok((secret, account))
 }
 
 /// The caller's account.
@@ -148,24 +108,9 @@ pub async fn create(
 )]
 async fn get_account(State(state): State<AppState>, caller: Caller) -> ApiResult<Json<AccountView>> {
     let account = state
-        .store
         .accounts
-        .get_account(&caller.account_id)
+        .account(&caller.account_id)
         .await?
         .ok_or_else(|| ApiError::unauthenticated("the account no longer exists"))?;
     Ok(Json(account.into()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn emails() {
-        assert!(plausible_email("a@example.com"));
-        assert!(!plausible_email("a@localhost"));
-        assert!(!plausible_email("a b@example.com"));
-        assert!(!plausible_email("@example.com"));
-        assert!(!plausible_email("a@@example.com"));
-    }
 }

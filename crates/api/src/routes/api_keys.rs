@@ -1,19 +1,15 @@
 //! API keys of the caller's account: list, create (scoped, expiring), show, revoke.
 
-use crate::auth::{generate_key, Caller};
-use crate::error::{ApiError, ApiResult};
+use crate::auth::Caller;
+use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
-use meridian_core::error::Validator;
-use meridian_core::id::ApiKeyId;
-use meridian_core::scope::Scope;
 use meridian_core::Timestamp;
 use meridian_store::model::ApiKey;
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -86,9 +82,6 @@ pub struct CreateApiKey {
     pub expires_in: Option<u64>,
 }
 
-/// The longest `expires_in`: 100 years.
-const MAX_EXPIRES_IN: u64 = 100 * 365 * 86_400;
-
 /// A new key: its record and, this once, the key.
 #[derive(Debug, Serialize, Deserialize, ToSchema)]
 pub struct CreatedApiKey {
@@ -111,64 +104,11 @@ async fn list_api_keys(
     Query(q): Query<PageQuery>,
 ) -> ApiResult<impl IntoResponse> {
     let page = crate::paging::page(&state.config, q.limit, q.offset)?;
-    let (keys, total) = state.store.accounts.list_api_keys(&caller.account_id, page).await?;
+    let (keys, total) = state.accounts.list_keys(&caller.account_id, page).await?;
     let body = Json(ApiKeyList { api_keys: keys.into_iter().map(Into::into).collect(), total });
     let mut response = body.into_response();
     crate::paging::link(&mut response, "/api/v1/account/api-keys", "", page, total);
     Ok(response)
-}
-
-/// Checks a creation request against the caller: a key can never grant more than its creator has.
-fn check_new_key(
-    caller: &Caller,
-    body: &CreateApiKey,
-    now: Timestamp,
-) -> Result<(Vec<Scope>, Option<Timestamp>), ApiError> {
-    let mut v = Validator::new();
-    let mut scopes = Vec::new();
-    for (i, s) in body.scopes.iter().flatten().enumerate() {
-        match s.parse::<Scope>() {
-            Ok(scope) => scopes.push(scope),
-            Err(why) => v.push(format!("/scopes/{i}"), "invalid_scope", why),
-        }
-    }
-    if let Some(name) = &body.name {
-        v.check(name.chars().count() <= 100, "/name", "too_long", "name must be at most 100 characters");
-    }
-    v.check(
-        !(body.expires_at.is_some() && body.expires_in.is_some()),
-        "/expires_in",
-        "conflicting_fields",
-        "give expires_at or expires_in, not both",
-    );
-    v.check(
-        body.expires_in.is_none_or(|secs| (1..=MAX_EXPIRES_IN).contains(&secs)),
-        "/expires_in",
-        "out_of_range",
-        format!("expires_in must be between 1 and {MAX_EXPIRES_IN} seconds (100 years)"),
-    );
-    let expires_at = match (body.expires_at, body.expires_in) {
-        (Some(at), _) => Some(at),
-        (None, Some(secs)) => Some(now.plus(Duration::from_secs(secs.min(MAX_EXPIRES_IN)))),
-        (None, None) => None,
-    };
-    if let Some(at) = expires_at {
-        v.check(at > now, "/expires_at", "in_the_past", "the expiry must be in the future");
-    }
-    v.finish()?;
-    if body.scopes.is_none() {
-        return Ok((caller.scopes.clone(), expires_at));
-    }
-    if !caller.scopes.is_empty() {
-        let within = |s: &Scope| match s {
-            Scope::All => false,
-            Scope::Area { area, access } => caller.allows(area, *access),
-        };
-        if scopes.is_empty() || !scopes.iter().all(within) {
-            return Err(ApiError::forbidden("a key cannot create a key with scopes it does not hold itself"));
-        }
-    }
-    Ok((scopes, expires_at))
 }
 
 #[utoipa::path(
@@ -183,10 +123,13 @@ async fn create_api_key(
     caller: Caller,
     Json(body): Json<CreateApiKey>,
 ) -> ApiResult<impl IntoResponse> {
-    let (scopes, expires_at) = check_new_key(&caller, &body, Timestamp::now())?;
-    let name = body.name.as_deref().map(str::trim).filter(|n| !n.is_empty()).unwrap_or("unnamed");
-    let (secret, key) = generate_key(&caller.account_id, name, scopes, expires_at);
-    state.store.accounts.create_api_key(&key).await?;
+    let ask = meridian_accounts::NewKey {
+        name: body.name,
+        scopes: body.scopes,
+        expires_at: body.expires_at,
+        expires_in: body.expires_in,
+    };
+    let (secret, key) = state.accounts.create_key(&caller, &ask).await?;
     let location = format!("/api/v1/account/api-keys/{}", key.id);
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(CreatedApiKey { key: key.into(), api_key: secret })))
 }
@@ -203,13 +146,7 @@ async fn get_api_key(
     caller: Caller,
     Path(key_id): Path<String>,
 ) -> ApiResult<Json<ApiKeyView>> {
-    let key = state
-        .store
-        .accounts
-        .get_api_key(&caller.account_id, &ApiKeyId(key_id.clone()))
-        .await?
-        .ok_or_else(|| meridian_core::DomainError::not_found("api key", key_id))?;
-    Ok(Json(key.into()))
+    Ok(Json(state.accounts.key(&caller.account_id, &key_id).await?.into()))
 }
 
 #[utoipa::path(
@@ -224,6 +161,5 @@ async fn revoke_api_key(
     caller: Caller,
     Path(key_id): Path<String>,
 ) -> ApiResult<Json<ApiKeyView>> {
-    let key = state.store.accounts.revoke_api_key(&caller.account_id, &ApiKeyId(key_id), Timestamp::now()).await?;
-    Ok(Json(key.into()))
+    Ok(Json(state.accounts.revoke_key(&caller.account_id, &key_id).await?.into()))
 }

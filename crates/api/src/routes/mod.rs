@@ -42,7 +42,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "dns", description = "DNS zones, records, zone files and DNSSEC, served by the authoritative DNS server"),
         (name = "cadastre", description = "Cadastral parcels: spatial filters, CRS, CQL2, versions"),
         (name = "dem", description = "DEM processing jobs (gdaldem operations, contours) and terrain tiles"),
-        (name = "ogc", description = "OGC API Features (Parts 1-4), WMS 1.3.0 and WMTS 1.0.0"),
+        (name = "ogc", description = "OGC API Features (Parts 1-4), WMS 1.3.0, WMTS 1.0.0 and WFS 2.0"),
         (name = "system", description = "Health, metrics, OpenAPI and documentation"),
         (name = "webhooks", description = "Webhook subscriptions, signed at-least-once deliveries, replay"),
     ),

@@ -7,7 +7,6 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::IntoResponse;
-use meridian_core::Timestamp;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -42,19 +41,7 @@ async fn create_token(State(state): State<AppState>, headers: HeaderMap) -> ApiR
     check_source(presented, source)?;
     let caller = authenticate(&state, presented, false).await?;
     let decision = state.limiter.check("account", caller.account_id.as_str()).map_err(|r| r.to_error())?;
-    let key = state
-        .store
-        .accounts
-        .get_api_key(&caller.account_id, &caller.key_id)
-        .await?
-        .ok_or_else(|| ApiError::unauthenticated("the API key is not known"))?;
-    let now = Timestamp::now();
-    let token = state.tokens.issue(&key, now);
-    let expires_in = key
-        .expires_at
-        .map(|at| ((at.millis() - now.millis()) / 1000).max(0) as u64)
-        .unwrap_or(u64::MAX)
-        .min(state.tokens.ttl().as_secs());
+    let (token, expires_in) = state.accounts.issue_token(&caller).await?;
     let mut response =
         Json(AccessToken { access_token: token, token_type: "Bearer".into(), expires_in }).into_response();
     response.headers_mut().insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("no-store"));

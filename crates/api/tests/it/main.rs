@@ -45,8 +45,7 @@ impl Harness {
 
     /// A new account; returns (account id, key).
     pub async fn account(&self, email: &str) -> (meridian_core::id::AccountId, String) {
-        let (key, account) =
-            meridian_api::routes::accounts::create(&self.state.store, "T".into(), email.into()).await.unwrap();
+        let (key, account) = self.state.accounts.create_account("T", email).await.unwrap();
         (account.id, key)
     }
 

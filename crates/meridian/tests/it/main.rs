@@ -18,6 +18,7 @@ mod ogc_interop;
 mod tools;
 mod uploads;
 mod webhooks;
+mod wfs;
 
 pub(crate) use tools::{have_python_module, have_tool};
 

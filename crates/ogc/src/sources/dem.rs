@@ -265,7 +265,7 @@ impl LayerSource for DemLayers {
         let bands = opened.bands().min(4);
         let sample = tokio::task::spawn_blocking(move || -> Result<Vec<f32>, SourceError> {
             let grid = Grid::from_bbox([x0, y0, x1, y1], 1, 1, epsg);
-            let to_src = meridian_raster::crs::Transformer::new(epsg, opened.epsg().unwrap_or(epsg))
+            let to_src = meridian_raster::crs::transformer(epsg, opened.epsg().unwrap_or(epsg))
                 .map_err(|e| SourceError::from_err("DEM CRS", e))?;
             let Ok(pos) = warp::source_positions(&grid, &opened.geo_transform(), &to_src, 1) else {
                 // The point does not reach the DEM's CRS: nothing is under it.
@@ -307,7 +307,7 @@ impl DemLayers {
         let blobs = self.dem.blobs().clone();
         let limits = self.dem.raster_limits();
         let k = key.to_owned();
-        let t = tokio::task::spawn_blocking(move || blobs.open_geotiff(&k, &handle, limits))
+        let t = tokio::task::spawn_blocking(move || meridian_dem::blobs::open_geotiff(&blobs, &k, &handle, limits))
             .await
             .map_err(|e| SourceError::from_err("opening a DEM", e))?
             .map_err(|e| SourceError::from_err("opening a DEM", e))?;

@@ -5,6 +5,7 @@
 
 mod fuzz;
 mod render;
+mod wfs;
 mod wms;
 mod wmts;
 

@@ -152,14 +152,14 @@ fn layer_tiles_paint_processed_rasters() {
     nearest.resampling = meridian_raster::warp::Resampling::Nearest;
     let rgba = nearest.render_layer_rgba(15, x, y, 256, &LayerPaint::Gray).unwrap().unwrap();
     let layer = hs.read_band::<u8>(0).unwrap();
-    let t = meridian_raster::crs::Transformer::new(3857, 2056).unwrap();
+    let t = meridian_raster::crs::transformer(3857, 2056).unwrap();
     let b = tile_bounds(15, x, y);
     let res = (b[2] - b[0]) / 256.0;
     let gt = hs.geo_transform().0;
     let (mut same, mut compared) = (0, 0);
     for (i, px) in rgba.chunks_exact(4).enumerate() {
         let (c, r) = ((i % 256) as f64 + 0.5, (i / 256) as f64 + 0.5);
-        let (sx, sy) = t.transform(b[0] + c * res, b[3] - r * res).unwrap();
+        let (sx, sy) = t.apply(b[0] + c * res, b[3] - r * res).unwrap();
         let (col, row) = (((sx - gt[0]) / gt[1]).floor(), ((sy - gt[3]) / gt[5]).floor());
         if col < 0.0 || row < 0.0 || col >= layer.width as f64 || row >= layer.height as f64 {
             continue;

@@ -1,7 +1,7 @@
 //! Reprojection against `gdalwarp` and CRS transformations against `gdaltransform`.
 
 use crate::{dem_path, have_tool, run, s, tmp};
-use meridian_raster::crs::Transformer;
+
 use meridian_raster::tiff::GeoTiff;
 use meridian_raster::warp::{self, Grid, Resampling};
 use std::process::Command;
@@ -24,10 +24,10 @@ fn points_match_gdaltransform() {
         child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
         let out = child.wait_with_output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
-        let t = Transformer::new(src, dst).unwrap();
+        let t = meridian_raster::crs::transformer(src, dst).unwrap();
         for (line, p) in text.lines().zip(pts) {
             let v: Vec<f64> = line.split_whitespace().map(|x| x.parse().unwrap()).collect();
-            let (x, y) = t.transform(p.0, p.1).unwrap();
+            let (x, y) = t.apply(p.0, p.1).unwrap();
             assert!((x - v[0]).abs() < tol && (y - v[1]).abs() < tol, "EPSG:{src}->{dst}: ({x}, {y}) vs {line}");
         }
     }

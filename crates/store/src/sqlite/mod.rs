@@ -1,6 +1,7 @@
 //! The embedded SQLite backend: WAL, one writer connection and a pool of readers.
 
 mod accounts;
+mod dem;
 mod dns;
 mod features;
 mod jobs;
@@ -27,6 +28,7 @@ const MIGRATION_FILES: &[(i64, &str, &str)] = &[
     (4, "features", include_str!("../../migrations/0004_features.sql")),
     (5, "feature extents", include_str!("../../migrations/0005_feature_extents.sql")),
     (6, "feature scale", include_str!("../../migrations/0006_feature_scale.sql")),
+    (7, "dem datasets", include_str!("../../migrations/0007_dem.sql")),
 ];
 
 /// The migrations compiled into the binary, built at run time (no compile-time macro, so the
@@ -85,6 +87,7 @@ impl SqliteDb {
             outbox: db.clone(),
             dns: db.clone(),
             features: db.clone(),
+            dem: db.clone(),
             webhooks: db.clone(),
             health: db,
             blobs,

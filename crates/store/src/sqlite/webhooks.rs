@@ -1,7 +1,7 @@
 use super::{ts, SqliteDb};
 use crate::repo::{
-    Attempt, AttemptOutcome, ClaimedDelivery, Delivery, DeliveryFilter, DeliveryStatus, NewDelivery, Subscription,
-    SubscriptionChange, SubscriptionStatus, WebhookRepo,
+    Attempt, AttemptOutcome, ClaimedDelivery, Delivery, DeliveryFilter, DeliveryStatus, DeliveryTransition,
+    NewDelivery, Subscription, SubscriptionChange, SubscriptionStatus, WebhookRepo,
 };
 use crate::{Result, StoreError};
 use async_trait::async_trait;
@@ -310,7 +310,7 @@ impl WebhookRepo for SqliteDb {
             inserted += sqlx::query(
                 "INSERT OR IGNORE INTO webhook_deliveries
                      (id, account_id, subscription_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
-                 SELECT ?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?6
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?7, ?6, ?6, ?6
                  WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = ?3 AND account_id = ?2)",
             )
             .bind(DeliveryId::generate().as_str())
@@ -319,6 +319,7 @@ impl WebhookRepo for SqliteDb {
             .bind(d.event_id.as_str())
             .bind(&d.event_type)
             .bind(now)
+            .bind(DeliveryStatus::START.as_str())
             .execute(&mut *tx)
             .await?
             .rows_affected();
@@ -361,7 +362,8 @@ impl WebhookRepo for SqliteDb {
 
     async fn replay(&self, account: &AccountId, deliveries: &[NewDelivery], only_failed: bool) -> Result<u64> {
         let now = Timestamp::now().millis();
-        let ended = if only_failed { "('failed', 'exhausted')" } else { "('failed', 'exhausted', 'succeeded')" };
+        let from = DeliveryStatus::sql_list(&DeliveryStatus::from_which(DeliveryTransition::Replay { only_failed }));
+        let start = DeliveryStatus::START.as_str();
         let mut sent = 0;
         let mut tx = self.write().await?;
         for d in deliveries {
@@ -369,9 +371,9 @@ impl WebhookRepo for SqliteDb {
                 continue;
             }
             let reset = sqlx::query(&format!(
-                "UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ?1,
+                "UPDATE webhook_deliveries SET status = '{start}', round_attempts = 0, next_attempt_at = ?1,
                      completed_at = NULL, updated_at = ?1
-                 WHERE event_id = ?2 AND subscription_id = ?3 AND account_id = ?4 AND status IN {ended}
+                 WHERE event_id = ?2 AND subscription_id = ?3 AND account_id = ?4 AND status IN {from}
                    AND (lease_expires_at IS NULL OR lease_expires_at < ?1)"
             ))
             .bind(now)
@@ -388,7 +390,7 @@ impl WebhookRepo for SqliteDb {
                     "INSERT OR IGNORE INTO webhook_deliveries
                          (id, account_id, subscription_id, event_id, event_type, status, next_attempt_at, created_at,
                           updated_at)
-                     SELECT ?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?6
+                     SELECT ?1, ?2, ?3, ?4, ?5, ?7, ?6, ?6, ?6
                      WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = ?3 AND account_id = ?2)",
                 )
                 .bind(DeliveryId::generate().as_str())
@@ -397,6 +399,7 @@ impl WebhookRepo for SqliteDb {
                 .bind(d.event_id.as_str())
                 .bind(&d.event_type)
                 .bind(now)
+                .bind(start)
                 .execute(&mut *tx)
                 .await?
                 .rows_affected()
@@ -417,7 +420,8 @@ impl WebhookRepo for SqliteDb {
                 .fetch_optional(&mut *tx)
                 .await?;
         let (status, lease) = row.ok_or_else(|| DomainError::not_found("delivery", id.as_str()))?;
-        if status == "pending" || lease.is_some_and(|l| l >= now) {
+        let allowed = DeliveryStatus::parse(&status).and_then(|s| s.after(DeliveryTransition::Redeliver)).is_some();
+        if !allowed || lease.is_some_and(|l| l >= now) {
             return Err(DomainError::conflict(
                 "delivery_in_flight",
                 format!("delivery {id} is about to be attempted; redeliver it once the attempt ended"),
@@ -425,12 +429,13 @@ impl WebhookRepo for SqliteDb {
             .into());
         }
         sqlx::query(
-            "UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ?1,
+            "UPDATE webhook_deliveries SET status = ?3, round_attempts = 0, next_attempt_at = ?1,
                  completed_at = NULL, updated_at = ?1
              WHERE id = ?2",
         )
         .bind(now)
         .bind(id.as_str())
+        .bind(DeliveryStatus::START.as_str())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -498,24 +503,25 @@ impl WebhookRepo for SqliteDb {
         let mut tx = self.write().await?;
         // Rank each subscription's due deliveries and take only as many as its free slots, so that
         // one slow endpoint cannot fill every worker.
-        let rows = sqlx::query(
+        let due = DeliveryStatus::sql_list(&DeliveryStatus::DUE);
+        let rows = sqlx::query(&format!(
             "WITH inflight AS (
                  SELECT subscription_id, count(*) AS n FROM webhook_deliveries
-                 WHERE status IN ('pending', 'failed') AND lease_expires_at >= ?1
+                 WHERE status IN {due} AND lease_expires_at >= ?1
                  GROUP BY subscription_id),
              due AS (
                  SELECT d.id, d.subscription_id, d.next_attempt_at,
                         row_number() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.id) AS rank
                  FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-                 WHERE d.status IN ('pending', 'failed') AND d.next_attempt_at <= ?1
+                 WHERE d.status IN {due} AND d.next_attempt_at <= ?1
                    AND (d.lease_expires_at IS NULL OR d.lease_expires_at < ?1) AND s.status = 'active')
              UPDATE webhook_deliveries SET lease_owner = ?2, lease_expires_at = ?3
              WHERE id IN (
                  SELECT due.id FROM due LEFT JOIN inflight ON inflight.subscription_id = due.subscription_id
                  WHERE due.rank + coalesce(inflight.n, 0) <= ?4
                  ORDER BY due.next_attempt_at LIMIT ?5)
-             RETURNING id",
-        )
+             RETURNING id"
+        ))
         .bind(now.millis())
         .bind(worker)
         .bind(now.plus(lease).millis())
@@ -587,19 +593,25 @@ impl WebhookRepo for SqliteDb {
         .bind(&attempt.response_body)
         .execute(&mut *tx)
         .await?;
-        let (status, next, completed) = match outcome {
-            AttemptOutcome::Succeeded => ("succeeded", None, Some(now)),
-            AttemptOutcome::RetryAt(at) => ("failed", Some(at.millis()), None),
-            AttemptOutcome::Exhausted => ("exhausted", None, Some(now)),
+        // Every due state goes to the same next state for an outcome; the update only touches a
+        // delivery in a due state (a claimed one is).
+        let status = DeliveryStatus::Pending
+            .after(DeliveryTransition::Attempted(outcome))
+            .ok_or_else(|| StoreError::Corrupt("an attempt outcome without a next state".into()))?;
+        let next = match outcome {
+            AttemptOutcome::RetryAt(at) => Some(at.millis()),
+            _ => None,
         };
-        let subscription: Option<(String,)> = sqlx::query_as(
+        let completed = status.is_ended().then_some(now);
+        let due = DeliveryStatus::sql_list(&DeliveryStatus::DUE);
+        let subscription: Option<(String,)> = sqlx::query_as(&format!(
             "UPDATE webhook_deliveries SET status = ?1, next_attempt_at = ?2, completed_at = ?3, updated_at = ?4,
                  attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
                  lease_owner = NULL, lease_expires_at = NULL
-             WHERE id = ?5 AND lease_owner = ?6
-             RETURNING subscription_id",
-        )
-        .bind(status)
+             WHERE id = ?5 AND lease_owner = ?6 AND status IN {due}
+             RETURNING subscription_id"
+        ))
+        .bind(status.as_str())
         .bind(next)
         .bind(completed)
         .bind(now)
@@ -642,11 +654,12 @@ impl WebhookRepo for SqliteDb {
     }
 
     async fn next_due(&self) -> Result<Option<Timestamp>> {
-        let next: Option<i64> = sqlx::query_scalar(
+        let due = DeliveryStatus::sql_list(&DeliveryStatus::DUE);
+        let next: Option<i64> = sqlx::query_scalar(&format!(
             "SELECT min(max(d.next_attempt_at, coalesce(d.lease_expires_at, 0))) FROM webhook_deliveries d
              JOIN webhook_subscriptions s ON s.id = d.subscription_id
-             WHERE d.status IN ('pending', 'failed') AND s.status = 'active'",
-        )
+             WHERE d.status IN {due} AND s.status = 'active'"
+        ))
         .fetch_one(self.read())
         .await?;
         Ok(ts(next))

@@ -16,7 +16,6 @@ use meridian_dem::job::KIND;
 use meridian_dem::JobOutput;
 use meridian_store::model::{Job, JobStatus};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -147,14 +146,16 @@ async fn get_dem_output(
     let record =
         output.find(&name).ok_or_else(|| DomainError::not_found("output", format!("{name} of job {job_id}")))?;
     let key = record.key(&job);
-    let etag = format!("\"{}\"", hex::encode(&Sha256::digest(format!("{key}:{}", record.size))[..16]));
+    // Outputs never change once their job succeeded: the job, the name and the size name them.
+    let etag = crate::etag::tag(&format!("{}-{}-", job.id, record.name), record.size as i64);
+    let etag = etag.to_str().unwrap_or("\"\"");
     let filename = format!("{}-{}", job.id, record.name);
     let download = crate::download::Download {
-        store: state.dem.blobs().store(),
+        store: state.dem.blobs(),
         key: &key,
         size: record.size,
         media_type: &record.media_type,
-        etag: &etag,
+        etag,
         filename: &filename,
         cache_control: "private, max-age=86400",
     };

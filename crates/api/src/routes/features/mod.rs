@@ -2,7 +2,6 @@
 //! and OGC API Features (`/api/v1/ogc/v1/features`), so that both serve the same data by the same rules.
 
 pub mod html;
-pub mod import;
 pub mod ogc;
 pub mod parcels;
 pub mod query;

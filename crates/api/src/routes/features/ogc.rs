@@ -3,7 +3,6 @@
 //! queryables, items with CRS, CQL2 and sorting, and create/replace/update/delete of items.
 
 use super::html;
-use super::import::{self, ImportParams, UploadFormat, UploadMeta};
 use super::parcels::{create_item, geojson, get_item, list_items, replace_item, retire_item, update_item};
 use super::query::base_url;
 use super::{LISTED_CRS, PARCELS};
@@ -15,6 +14,7 @@ use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
+use meridian_cadastre::import::{self, UploadFormat, UploadMeta};
 use meridian_core::crs::CRS84_URI;
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::features::{Extent, FeatureCollection};
@@ -548,15 +548,7 @@ async fn create_collection(
         .any(|v| v.split(',').any(|p| p.trim().eq_ignore_ascii_case("respond-async")));
     let base = base_url(&state, &headers);
     if size <= state.config.features.sync_import_bytes && !prefer_async {
-        let account = caller.account_id.clone();
-        let path = staged.path().to_owned();
-        let imported = tokio::task::spawn_blocking(move || -> Result<import::Imported, ApiError> {
-            let file = std::fs::File::open(&path).map_err(ApiError::internal)?;
-            import::read_upload(file, format, &meta, &account, Timestamp::now())
-        })
-        .await
-        .map_err(ApiError::internal)??;
-        import::store_import(&state.store, &imported).await?;
+        let imported = state.features.import_now(&caller.account_id, staged.path(), format, meta).await?;
         let c = &imported.collection;
         let mut body = describe(&base, c, None);
         body["numberOfFeatures"] = json!(imported.features.len());
@@ -567,35 +559,8 @@ async fn create_collection(
         }
         return Ok(r);
     }
-    // A named collection that exists already fails now rather than after the upload is read.
-    if let Some(id) = &meta.id {
-        if state.store.features.get_collection(&caller.account_id, id).await?.is_some() {
-            return Err(DomainError::conflict("collection_exists", format!("collection {id} already exists")).into());
-        }
-    }
-    let blob = format!("features/imports/{}/{}", caller.account_id.as_str(), meridian_core::id::new_id("upload"));
-    let blobs = state.dem.blobs();
-    blobs.upload_file(&blob, staged.path()).await.map_err(ApiError::internal)?;
-    let params = ImportParams { format, meta, blob: blob.clone(), bytes: size };
-    let job = state
-        .store
-        .jobs
-        .submit(meridian_store::model::NewJob {
-            account_id: caller.account_id.clone(),
-            kind: import::IMPORT_JOB.to_owned(),
-            params: serde_json::to_value(&params).map_err(ApiError::internal)?,
-            max_attempts: state.config.jobs.max_attempts,
-        })
-        .await;
-    let job = match job {
-        Ok(job) => job,
-        Err(e) => {
-            if let Err(cleanup) = blobs.delete(&blob).await {
-                tracing::warn!(error = %cleanup, "removing the upload of a job that was not queued failed");
-            }
-            return Err(e.into());
-        }
-    };
+    let max_attempts = state.config.jobs.max_attempts;
+    let job = state.features.submit_import(&caller.account_id, staged.path(), format, meta, max_attempts).await?;
     state.job_waker.wake();
     let location = format!("/api/v1/jobs/{}", job.id);
     let mut r = (StatusCode::ACCEPTED, Json(crate::routes::jobs::JobView::from(job))).into_response();

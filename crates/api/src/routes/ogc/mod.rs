@@ -1,9 +1,11 @@
-//! The OGC classic services under `/api/v1/ogc`: WMS 1.3.0 (`wms.rs`) and WMTS 1.0.0
-//! (`wmts.rs`). `meridian_ogc::OgcService` does the work; these routes hand it the raw query
+//! The OGC classic services under `/api/v1/ogc`: WMS 1.3.0 (`wms.rs`), WMTS 1.0.0 (`wmts.rs`)
+//! and WFS 2.0 (`wfs.rs`). `meridian_ogc::OgcService` and `meridian_ogc::wfs::WfsService` do the
+//! work; these routes hand it the raw query
 //! string, the caller's account and where links should point, and copy its reply out. Errors
 //! are the services' own exception reports (XML), never problem documents, except for
 //! authentication, which runs before.
 
+pub mod wfs;
 pub mod wms;
 pub mod wmts;
 
@@ -15,7 +17,7 @@ use utoipa_axum::router::OpenApiRouter;
 
 /// Every OGC classic service route.
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(wms::router()).merge(wmts::router())
+    OpenApiRouter::new().merge(wms::router()).merge(wmts::router()).merge(wfs::router())
 }
 
 /// The links' base and the access token of the query string, if the request carried one.

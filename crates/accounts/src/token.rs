@@ -1,6 +1,5 @@
 //! Access tokens: HS256 JWTs signed with a key shared by every node (configuration, or kept in
-//! the store). Apart from `auth` so that the state can hold the keys without depending on the
-//! middleware that reads the state.
+//! the store), carrying the scopes of the API key they were traded for.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -13,20 +12,21 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Claims {
-    pub(crate) iss: String,
-    pub(crate) sub: String,
-    pub(crate) kid: String,
-    pub(crate) scp: Vec<String>,
-    pub(crate) iat: i64,
-    pub(crate) exp: i64,
+/// What a token says.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Claims {
+    pub iss: String,
+    pub sub: String,
+    pub kid: String,
+    pub scp: Vec<String>,
+    pub iat: i64,
+    pub exp: i64,
 }
 
 /// Signs and verifies access tokens.
 pub struct TokenKeys {
-    pub(crate) secret: Vec<u8>,
-    pub(crate) ttl: std::time::Duration,
+    secret: Vec<u8>,
+    ttl: std::time::Duration,
 }
 
 impl TokenKeys {
@@ -41,6 +41,11 @@ impl TokenKeys {
             }
         };
         Ok(Self { secret, ttl: config.auth.access_token_ttl })
+    }
+
+    /// Keys from a secret (tests, tools).
+    pub fn from_secret(secret: &[u8], ttl: std::time::Duration) -> Self {
+        Self { secret: secret.to_vec(), ttl }
     }
 
     /// Lifetime of new tokens.
@@ -76,8 +81,8 @@ impl TokenKeys {
         format!("{signing_input}.{signature}")
     }
 
-    /// Verifies a token's signature and expiry; returns (account, key id, scopes).
-    pub(crate) fn verify(&self, token: &str, now: Timestamp) -> Option<Claims> {
+    /// Verifies a token's signature and expiry.
+    pub fn verify(&self, token: &str, now: Timestamp) -> Option<Claims> {
         let (signing_input, signature) = token.rsplit_once('.')?;
         let (header, payload) = signing_input.split_once('.')?;
         let header: serde_json::Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(header).ok()?).ok()?;
