@@ -89,7 +89,7 @@ ogr2ogr -f GPKG "$WORK/parcels.gpkg" "OAPIF:$BASE/api/v1/ogc/v1/features/collect
   --config GDAL_HTTP_HEADERS "X-Api-Key: $KEY" -oo PAGE_SIZE=10000 -nln parcels >/dev/null
 EXPORTED=$(ogrinfo -so -al "$WORK/parcels.gpkg" | sed -n 's/^Feature Count: //p')
 [ "$EXPORTED" = "$N" ] || { echo "exported $EXPORTED parcels, expected $N" >&2; exit 1; }
-cat >"$WORK/bench.map" <<MAP
+cat >"$WORK/bench.map" <<MAPFILE
 MAP
   NAME "bench"
   EXTENT -180 -90 180 90
@@ -133,8 +133,8 @@ MAP
       "wfs_enable_request" "*"
     END
     CLASS
-      STYLE COLOR 255 153 51 OPACITY 45 END
-      STYLE OUTLINECOLOR 102 51 0 WIDTH 1 END
+      STYLE COLOR 232 116 59 OPACITY 60 END
+      STYLE OUTLINECOLOR 160 64 26 WIDTH 1.5 END
     END
   END
   LAYER
@@ -145,7 +145,7 @@ MAP
     PROCESSING "RESAMPLE=BILINEAR"
   END
 END
-MAP
+MAPFILE
 cat >"$WORK/mapserver.conf" <<CONF
 CONFIG
   MAPS

@@ -210,10 +210,7 @@ impl OgcService {
         }
         let (w, h) = (view.width, view.height);
         tokio::task::spawn_blocking(move || {
-            let mut canvas = render::canvas(w, h, background).ok_or_else(OgcError::internal)?;
-            for img in &images {
-                render::compose(&mut canvas, img);
-            }
+            let canvas = render::compose_all(w, h, background, images).ok_or_else(OgcError::internal)?;
             let rgba = render::rgba_of(&canvas);
             render::encode(&rgba, w, h, format, background.unwrap_or([255, 255, 255])).map_err(|e| {
                 tracing::error!(error = %e, "encoding a map failed");

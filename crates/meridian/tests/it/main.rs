@@ -15,6 +15,7 @@ mod interop;
 mod limits;
 mod ogc;
 mod ogc_interop;
+mod ogc_mapserver;
 mod tools;
 mod uploads;
 mod webhooks;

@@ -29,10 +29,15 @@ pub fn pixmap_from_rgba(rgba: &[u8], width: u32, height: u32) -> Option<Pixmap> 
 
 /// Straight RGBA pixels of a pixmap.
 pub fn rgba_of(p: &Pixmap) -> Vec<u8> {
-    let mut out = Vec::with_capacity(p.data().len());
-    for px in p.pixels() {
-        let c = px.demultiply();
-        out.extend_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+    let mut out = p.data().to_vec();
+    // Opaque and empty pixels (most of a map) are the same premultiplied or not.
+    for px in out.chunks_exact_mut(4) {
+        let a = u16::from(px[3]);
+        if a != 0 && a != 255 {
+            for c in &mut px[..3] {
+                *c = ((u16::from(*c) * 255 + a / 2) / a).min(255) as u8;
+            }
+        }
     }
     out
 }
@@ -49,6 +54,23 @@ pub fn canvas(width: u32, height: u32, background: Option<[u8; 3]>) -> Option<Pi
 /// Draws `layer` over `canvas` (source over).
 pub fn compose(canvas: &mut Pixmap, layer: &Pixmap) {
     canvas.draw_pixmap(0, 0, layer.as_ref(), &PixmapPaint::default(), Transform::identity(), None);
+}
+
+/// The layers drawn in order over a canvas of `width` × `height`, transparent or filled with
+/// `background`. A lone layer on a transparent canvas is the map itself (no compositing pass).
+pub fn compose_all(width: u32, height: u32, background: Option<[u8; 3]>, mut layers: Vec<Pixmap>) -> Option<Pixmap> {
+    if background.is_none() && layers.len() == 1 {
+        let only = layers.pop()?;
+        if only.width() == width && only.height() == height {
+            return Some(only);
+        }
+        layers.push(only);
+    }
+    let mut canvas = canvas(width, height, background)?;
+    for layer in &layers {
+        compose(&mut canvas, layer);
+    }
+    Some(canvas)
 }
 
 /// Parses `0xRRGGBB` (WMS `BGCOLOR`), `#RRGGBB` or `RRGGBB`.

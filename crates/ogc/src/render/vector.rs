@@ -47,16 +47,48 @@ pub fn draw_features<'a>(
 ) {
     let Some(to) = ToPixels::new(view) else { return };
     let mut anchors = Vec::new();
+    // Every polygon of the layer goes into one path filled and stroked once: per-feature paths
+    // cost a rasteriser set-up each, which dominated maps of a thousand parcels. Stored rings
+    // follow RFC 7946 (holes wound against their shell), so the non-zero rule keeps holes open
+    // and lets features that overlap blend once, as one layer.
+    let mut polygons = PathBuilder::new();
     for (id, properties, geometry) in features {
         let pg = PixelGeometry::of(geometry, &to);
-        pg.draw(pixmap, style);
+        pg.add_polygons(&mut polygons);
+        pg.draw_lines_and_points(pixmap, style);
         if style.labels {
             anchors.extend(pg.anchor().map(|a| (a, label_of(id, properties))));
         }
     }
+    if let Some(path) = polygons.finish() {
+        fill_and_stroke(pixmap, &path, style, FillRule::Winding);
+    }
     let mut labeller = Labeller::default();
     for (a, text) in anchors {
         labeller.place(pixmap, a, &text);
+    }
+}
+
+/// An anti-aliased paint of one colour.
+fn paint_of(c: [u8; 4]) -> Paint<'static> {
+    let mut p = Paint::default();
+    p.set_color_rgba8(c[0], c[1], c[2], c[3]);
+    p.anti_alias = true;
+    p
+}
+
+/// The outline stroke of a style.
+fn stroke_of(style: &VectorStyle) -> Stroke {
+    Stroke { width: style.stroke_width, line_join: LineJoin::Round, line_cap: LineCap::Round, ..Stroke::default() }
+}
+
+/// Fills then outlines polygon rings.
+fn fill_and_stroke(pixmap: &mut Pixmap, path: &tiny_skia::Path, style: &VectorStyle, rule: FillRule) {
+    if let Some(fill) = style.fill {
+        pixmap.fill_path(path, &paint_of(fill), rule, Transform::identity(), None);
+    }
+    if let Some(s) = style.stroke {
+        pixmap.stroke_path(path, &paint_of(s), &stroke_of(style), Transform::identity(), None);
     }
 }
 
@@ -195,20 +227,17 @@ impl PixelGeometry {
 
     /// Draws the geometry.
     pub fn draw(&self, pixmap: &mut Pixmap, style: &VectorStyle) {
-        let paint = |c: [u8; 4]| {
-            let mut p = Paint::default();
-            p.set_color_rgba8(c[0], c[1], c[2], c[3]);
-            p.anti_alias = true;
-            p
-        };
-        let stroke = Stroke {
-            width: style.stroke_width,
-            line_join: LineJoin::Round,
-            line_cap: LineCap::Round,
-            ..Stroke::default()
-        };
+        let mut pb = PathBuilder::new();
+        self.add_polygons(&mut pb);
+        if let Some(path) = pb.finish() {
+            fill_and_stroke(pixmap, &path, style, FillRule::EvenOdd);
+        }
+        self.draw_lines_and_points(pixmap, style);
+    }
+
+    /// Adds the polygons' rings to a path.
+    pub fn add_polygons(&self, pb: &mut PathBuilder) {
         for rings in &self.polygons {
-            let mut pb = PathBuilder::new();
             for ring in rings.iter().filter(|r| r.len() >= 3) {
                 pb.move_to(ring[0].0, ring[0].1);
                 for &(x, y) in &ring[1..] {
@@ -216,14 +245,12 @@ impl PixelGeometry {
                 }
                 pb.close();
             }
-            let Some(path) = pb.finish() else { continue };
-            if let Some(fill) = style.fill {
-                pixmap.fill_path(&path, &paint(fill), FillRule::EvenOdd, Transform::identity(), None);
-            }
-            if let Some(s) = style.stroke {
-                pixmap.stroke_path(&path, &paint(s), &stroke, Transform::identity(), None);
-            }
         }
+    }
+
+    /// Draws the lines and points (polygons are drawn by [`Self::add_polygons`] and a fill).
+    pub fn draw_lines_and_points(&self, pixmap: &mut Pixmap, style: &VectorStyle) {
+        let stroke = stroke_of(style);
         for line in self.lines.iter().filter(|l| l.len() >= 2) {
             let mut pb = PathBuilder::new();
             pb.move_to(line[0].0, line[0].1);
@@ -233,7 +260,7 @@ impl PixelGeometry {
             let Some(path) = pb.finish() else { continue };
             let color = style.stroke.or(style.fill).unwrap_or([0, 0, 0, 255]);
             let width = Stroke { width: style.stroke_width.max(1.0) * 1.5, ..stroke.clone() };
-            pixmap.stroke_path(&path, &paint(color), &width, Transform::identity(), None);
+            pixmap.stroke_path(&path, &paint_of(color), &width, Transform::identity(), None);
         }
         for &(x, y) in &self.points {
             let Some(path) = PathBuilder::from_circle(x, y, style.point_radius) else { continue };
@@ -241,10 +268,10 @@ impl PixelGeometry {
                 c[3] = c[3].max(200);
                 c
             }) {
-                pixmap.fill_path(&path, &paint(fill), FillRule::Winding, Transform::identity(), None);
+                pixmap.fill_path(&path, &paint_of(fill), FillRule::Winding, Transform::identity(), None);
             }
             if let Some(s) = style.stroke {
-                pixmap.stroke_path(&path, &paint(s), &stroke, Transform::identity(), None);
+                pixmap.stroke_path(&path, &paint_of(s), &stroke, Transform::identity(), None);
             }
         }
     }

@@ -285,8 +285,9 @@ impl OgcService {
         match render::encode(&rgba, w, h, format, bg) {
             Ok(body) => {
                 let mut r = Reply::ok(format.content_type(), body);
-                // The image is the answer the client asked for; the status still says it failed.
-                r.status = err.code.http_status();
+                // The image is the answer the client asked for, sent with 200 as MapServer and
+                // GeoServer do: map clients draw only images that arrive with a success status.
+                r.status = 200;
                 r
             }
             Err(_) => error_reply(err),

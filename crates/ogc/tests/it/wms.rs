@@ -187,7 +187,7 @@ async fn image_exceptions() {
     let (s, owner) = service();
     let q = map_query("CRS:84", "150.9,-34.1,151.3,-33.7", "&EXCEPTIONS=BLANK").replace("test:square", "test:none");
     let r = s.wms(&owner, &q, &ctx()).await;
-    assert_eq!(r.content_type, "image/png");
+    assert_eq!((r.status, r.content_type.as_str()), (200, "image/png"));
     let (w, h, rgba) = decode_png(&r.body);
     assert_eq!((w, h), (100, 100));
     assert!(rgba.chunks_exact(4).all(|p| p == [255, 255, 255, 255]));

@@ -56,7 +56,7 @@ pub struct WmsParams {
     tag = "ogc",
     params(WmsParams),
     responses(
-        (status = 200, description = "Capabilities (text/xml), a map (PNG or JPEG), feature info (HTML, JSON, XML or text) or a legend",
+        (status = 200, description = "Capabilities (text/xml), a map (PNG or JPEG), feature info (HTML, JSON, XML or text), a legend, or with EXCEPTIONS=INIMAGE|BLANK an error drawn in (or left out of) the requested image",
             content(
                 (String = "text/xml"),
                 (Vec<u8> = "image/png"),
@@ -65,8 +65,8 @@ pub struct WmsParams {
                 (String = "text/html"),
                 (String = "text/plain"),
             )),
-        (status = 400, description = "A WMS ServiceExceptionReport (LayerNotDefined, InvalidCRS, InvalidParameterValue, ...), or an image with EXCEPTIONS=INIMAGE|BLANK",
-            content((String = "text/xml"), (Vec<u8> = "image/png"), (Vec<u8> = "image/jpeg"))),
+        (status = 400, description = "A WMS ServiceExceptionReport (LayerNotDefined, InvalidCRS, InvalidParameterValue, ...)",
+            content((String = "text/xml"))),
     )
 )]
 async fn get_wms(State(state): State<AppState>, caller: Caller, headers: HeaderMap, RawQuery(q): RawQuery) -> Response {
