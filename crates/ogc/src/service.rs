@@ -4,7 +4,7 @@
 
 use crate::catalogue::{Catalogue, LayerInfo, LayerSource, StyleInfo};
 use crate::kvp::KvpLimits;
-use crate::ows::{ExceptionCode, OgcError};
+use crate::ows::{ExceptionCode, OgcError, Service};
 use crate::render::{self, ImageFormat};
 use crate::srs::{self, View};
 use bytes::Bytes;
@@ -40,7 +40,7 @@ impl Default for MapConfig {
             max_height: 4096,
             max_layers: 16,
             max_features: 50_000,
-            crs: srs::DEFAULT_CRS.iter().filter_map(|c| srs::parse(c)).collect(),
+            crs: srs::DEFAULT_CRS.iter().filter_map(|c| srs::parse(c).ok()).collect(),
             tile_max_age: Duration::from_secs(300),
             max_zoom: 22,
             kvp: KvpLimits::default(),
@@ -96,6 +96,11 @@ impl Reply {
     /// A 200 answer.
     pub fn ok(content_type: &str, body: impl Into<Bytes>) -> Self {
         Self { status: 200, content_type: content_type.to_owned(), body: body.into(), etag: None, max_age: None }
+    }
+
+    /// `err` as `service`'s exception report, with the status that service gives its code.
+    pub fn error(service: Service, err: &OgcError) -> Self {
+        Self { status: service.status(err.code), ..Self::ok("text/xml", service.report(err)) }
     }
 
     /// Adds a strong validator made from the body.

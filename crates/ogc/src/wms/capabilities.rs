@@ -34,7 +34,7 @@ fn bounding_boxes(x: &mut Xml, crs_list: &[Crs], b: [f64; 4]) {
     x.close();
     for &crs in crs_list {
         let Some(mut bb) = srs::clip_to_area(b, crs).and_then(|c| srs::bbox_from_crs84(c, crs)) else { continue };
-        if srs::northing_first(crs) {
+        if crs.lat_first() {
             bb = [bb[1], bb[0], bb[3], bb[2]];
         }
         let name = srs::name(crs);
