@@ -150,6 +150,17 @@ impl OgcService {
         self.config.crs.contains(&crs) || (crs == Crs::Crs84 && self.config.crs.contains(&Crs::Epsg(4326)))
     }
 
+    /// Every layer of `account`, grouped by source (the capabilities documents).
+    pub(crate) async fn layer_groups(
+        &self,
+        account: &AccountId,
+    ) -> Result<Vec<(Arc<dyn LayerSource>, Vec<LayerInfo>)>, OgcError> {
+        self.catalogue.layers(account).await.map_err(|e| {
+            tracing::error!(error = %e, "listing layers failed");
+            OgcError::internal()
+        })
+    }
+
     /// Resolves layer names and their styles (empty = default).
     pub(crate) async fn resolve_layers(
         &self,

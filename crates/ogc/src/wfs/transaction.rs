@@ -101,6 +101,13 @@ fn default_crs(el: &Element) -> OgcResult<Crs> {
     }
 }
 
+/// The feature type an Update or Delete names (`typeName`).
+fn action_type<'a>(types: &'a [FeatureType], action: &Element, handle: &str) -> OgcResult<&'a FeatureType> {
+    let name =
+        action.attr("typeName").or_else(|| action.attr("typeNames")).ok_or_else(|| OgcError::missing("typeName"))?;
+    find_type(types, name, handle)
+}
+
 /// The live features of a type that a filter selects (at most `max_changes`).
 async fn targets(
     svc: &WfsService,
@@ -179,11 +186,7 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OgcResult<Vec<
                 }
             }
             "Update" => {
-                let name = action
-                    .attr("typeName")
-                    .or_else(|| action.attr("typeNames"))
-                    .ok_or_else(|| OgcError::missing("typeName"))?;
-                let ty = find_type(&types, name, &handle)?;
+                let ty = action_type(&types, action, &handle)?;
                 let crs = default_crs(action)?;
                 let mut props = Map::new();
                 let mut geom: Option<Value> = None;
@@ -246,11 +249,7 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OgcResult<Vec<
                 plans.push(Planned::Replace { handle, changes });
             }
             "Delete" => {
-                let name = action
-                    .attr("typeName")
-                    .or_else(|| action.attr("typeNames"))
-                    .ok_or_else(|| OgcError::missing("typeName"))?;
-                let ty = find_type(&types, name, &handle)?;
+                let ty = action_type(&types, action, &handle)?;
                 let targets = targets(svc, ctx, ty, action, &handle).await?;
                 plans.push(Planned::Delete { targets });
             }

@@ -56,10 +56,7 @@ fn dcp(x: &mut Xml, href: &str) {
 impl OgcService {
     /// The capabilities document of `account`'s layers.
     pub async fn wms_capabilities(&self, account: &AccountId, ctx: &Context) -> Result<String, OgcError> {
-        let groups = self.catalogue.layers(account).await.map_err(|e| {
-            tracing::error!(error = %e, "listing layers failed");
-            OgcError::internal()
-        })?;
+        let groups = self.layer_groups(account).await?;
         let url = ctx.url(PATH);
         let mut x = Xml::new();
         x.open(

@@ -25,10 +25,7 @@ fn template(ctx: &Context, path: &str) -> String {
 impl OgcService {
     /// The capabilities document of `account`'s layers.
     pub async fn wmts_capabilities(&self, account: &AccountId, ctx: &Context) -> Result<String, OgcError> {
-        let groups = self.catalogue.layers(account).await.map_err(|e| {
-            tracing::error!(error = %e, "listing layers failed");
-            OgcError::internal()
-        })?;
+        let groups = self.layer_groups(account).await?;
         let sets = TileMatrixSet::all(self.config.max_zoom);
         let kvp = ctx.url(PATH);
         let rest = |p: &str| template(ctx, &format!("{REST_PATH}{p}"));
