@@ -4,7 +4,6 @@
 //! hostile query string costs little. Shared by WMS, WMTS and WFS.
 
 use crate::ows::{ExceptionCode, OgcError};
-use std::collections::HashMap;
 
 /// What a request may hold.
 #[derive(Clone, Copy, Debug)]
@@ -23,15 +22,20 @@ impl Default for KvpLimits {
     }
 }
 
-/// A parsed KVP request: upper-cased keys, values as sent (percent-decoded).
+/// A parsed KVP request: upper-cased keys, values as sent (percent-decoded), in request order.
+///
+/// The services read it differently, each through its own accessors: WMS and WMTS keep the
+/// first of a key given twice and count an empty value as given ([`Kvp::get`]: `STYLES=` is
+/// legal); WFS refuses a key given twice ([`Kvp::unique`]) and counts an empty value as absent
+/// ([`Kvp::given`]).
 #[derive(Clone, Debug, Default)]
 pub struct Kvp {
-    pairs: HashMap<String, String>,
+    pairs: Vec<(String, String)>,
 }
 
 impl Kvp {
-    /// Reads a query string (without the `?`). A key given twice keeps its first value, as
-    /// MapServer and GeoServer do; an empty value counts as given (`STYLES=` is legal).
+    /// Reads a query string (without the `?`) within `limits`. Every pair is kept, a key given
+    /// twice too; keys are trimmed and upper-cased, pairs without a key dropped.
     pub fn parse(query: &str, limits: KvpLimits) -> Result<Self, OgcError> {
         if query.len() > limits.max_bytes {
             return Err(OgcError::new(
@@ -40,7 +44,7 @@ impl Kvp {
                 format!("the request is longer than {} bytes", limits.max_bytes),
             ));
         }
-        let mut pairs = HashMap::new();
+        let mut pairs = Vec::new();
         for (n, (k, v)) in form_urlencoded::parse(query.as_bytes()).enumerate() {
             if n >= limits.max_pairs {
                 return Err(OgcError::new(
@@ -50,9 +54,8 @@ impl Kvp {
                 ));
             }
             if v.len() > limits.max_value_bytes {
-                return Err(OgcError::new(
-                    ExceptionCode::InvalidParameterValue,
-                    Some(k.to_ascii_uppercase()),
+                return Err(OgcError::invalid(
+                    &k.to_ascii_uppercase(),
                     format!("the value of {k} is longer than {} bytes", limits.max_value_bytes),
                 ));
             }
@@ -60,49 +63,55 @@ impl Kvp {
             if key.is_empty() {
                 continue;
             }
-            pairs.entry(key).or_insert_with(|| v.into_owned());
+            pairs.push((key, v.into_owned()));
         }
         Ok(Self { pairs })
     }
 
+    /// The request, refusing a key given more than once: its meaning would be a guess (WFS).
+    pub fn unique(self) -> Result<Self, OgcError> {
+        for (n, (k, _)) in self.pairs.iter().enumerate() {
+            if self.pairs[..n].iter().any(|(p, _)| p == k) {
+                return Err(OgcError::invalid(k, format!("the parameter {k} is given more than once")));
+            }
+        }
+        Ok(self)
+    }
+
     /// A map from pairs (tests, RESTful routes that turn path parts into KVP).
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
-        let mut map = HashMap::new();
-        for (k, v) in pairs {
-            map.entry(k.to_ascii_uppercase()).or_insert_with(|| v.to_owned());
-        }
-        Self { pairs: map }
+        Self { pairs: pairs.into_iter().map(|(k, v)| (k.to_ascii_uppercase(), v.to_owned())).collect() }
     }
 
-    /// The value of `key` (any case), if given.
+    /// The (first) value of `key` (any case), if given; an empty value counts as given.
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.pairs.get(&key.to_ascii_uppercase()).map(String::as_str)
+        self.pairs.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v.as_str())
     }
 
-    /// The value of `key`, or `MissingParameterValue` naming it.
+    /// The value of `key` unless it is empty or blank, which counts as not given.
+    pub fn given(&self, key: &str) -> Option<&str> {
+        self.get(key).filter(|v| !v.trim().is_empty())
+    }
+
+    /// The value of `key`, or `MissingParameterValue` naming it as written here; an empty value
+    /// is missing.
     pub fn required(&self, key: &str) -> Result<&str, OgcError> {
-        match self.get(key) {
-            Some(v) if !v.trim().is_empty() => Ok(v),
-            _ => Err(OgcError::new(
-                ExceptionCode::MissingParameterValue,
-                Some(key.to_ascii_uppercase()),
-                format!("the {} parameter is required", key.to_ascii_uppercase()),
-            )),
-        }
+        self.given(key).ok_or_else(|| OgcError::missing(key))
     }
 
     /// Sets a value (RESTful requests fill their path parts in).
     pub fn set(&mut self, key: &str, value: impl Into<String>) {
-        self.pairs.insert(key.to_ascii_uppercase(), value.into());
+        let key = key.to_ascii_uppercase();
+        self.pairs.retain(|(k, _)| *k != key);
+        self.pairs.push((key, value.into()));
     }
 
     /// A positive integer no greater than `max`, or `InvalidParameterValue`.
     pub fn uint(&self, key: &str, max: u64) -> Result<Option<u64>, OgcError> {
         let Some(v) = self.get(key) else { return Ok(None) };
         let bad = || {
-            OgcError::new(
-                ExceptionCode::InvalidParameterValue,
-                Some(key.to_ascii_uppercase()),
+            OgcError::invalid(
+                &key.to_ascii_uppercase(),
                 format!("{} must be a whole number from 0 to {max}, not `{}`", key.to_ascii_uppercase(), clip(v)),
             )
         };
@@ -113,9 +122,14 @@ impl Kvp {
         Ok(Some(n))
     }
 
-    /// Every key (upper case).
+    /// Every key (upper case), in request order.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.pairs.keys().map(String::as_str)
+        self.pairs.iter().map(|(k, _)| k.as_str())
+    }
+
+    /// Every pair (upper-cased keys), in request order.
+    pub fn pairs(&self) -> &[(String, String)] {
+        &self.pairs
     }
 }
 
@@ -150,5 +164,15 @@ mod tests {
         assert!(Kvp::parse("a=1&b=2&c=3", l).is_err());
         assert!(Kvp::parse("a=12345678901", l).is_err());
         assert!(Kvp::parse("a=1&b=2", l).is_ok());
+    }
+
+    #[test]
+    fn duplicates_keep_the_first_or_are_refused() {
+        let k = Kvp::parse("a=1&A=2&b=", KvpLimits::default()).unwrap_or_default();
+        assert_eq!(k.get("a"), Some("1"));
+        assert_eq!(k.get("b"), Some(""));
+        assert_eq!(k.given("b"), None);
+        assert_eq!(k.unique().err().and_then(|e| e.locator), Some("A".to_owned()));
+        assert!(Kvp::parse("a=1&b=2", KvpLimits::default()).and_then(Kvp::unique).is_ok());
     }
 }

@@ -1,8 +1,12 @@
 //! OGC Web Services Common (OWS 1.1) pieces shared by WMS, WMTS and WFS: exception codes, the
-//! error type every request parser returns, the `ows:ExceptionReport` document, XML escaping
-//! and a small writer for capabilities documents, and the `ows:ServiceIdentification`,
-//! `ows:ServiceProvider` and `ows:OperationsMetadata` sections.
+//! error type every request parser returns, how each service answers an error (its HTTP status
+//! policy and its exception report document), XML escaping and a small writer for capabilities
+//! documents, and the `ows:ServiceIdentification`, `ows:ServiceProvider` and
+//! `ows:OperationsMetadata` sections.
 
+use meridian_cadastre::Error as FeatureError;
+use meridian_core::DomainError;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// OWS 1.1 namespace.
@@ -11,9 +15,12 @@ pub const OWS_NS: &str = "http://www.opengis.net/ows/1.1";
 pub const XLINK_NS: &str = "http://www.w3.org/1999/xlink";
 /// XML Schema instance namespace.
 pub const XSI_NS: &str = "http://www.w3.org/2001/XMLSchema-instance";
+/// XML Schema namespace.
+pub const XSD_NS: &str = "http://www.w3.org/2001/XMLSchema";
 
-/// The exception codes of WMS 1.3.0 (Annex A.3) and OWS Common 1.1 (Table 25), plus WMTS's
-/// `TileOutOfRange`.
+/// The exception codes of WMS 1.3.0 (Annex A.3), OWS Common 1.1 (Table 25) and WFS 2.0
+/// (OGC 09-025r2 Table 3), plus WMTS's `TileOutOfRange`. Which HTTP status a code is sent with
+/// depends on the service: see [`Service::status`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExceptionCode {
     InvalidFormat,
@@ -30,6 +37,11 @@ pub enum ExceptionCode {
     MissingParameterValue,
     InvalidParameterValue,
     VersionNegotiationFailed,
+    OptionNotSupported,
+    OperationParsingFailed,
+    OperationProcessingFailed,
+    InvalidValue,
+    NotFound,
     TileOutOfRange,
     NoApplicableCode,
 }
@@ -52,24 +64,17 @@ impl ExceptionCode {
             Self::MissingParameterValue => "MissingParameterValue",
             Self::InvalidParameterValue => "InvalidParameterValue",
             Self::VersionNegotiationFailed => "VersionNegotiationFailed",
+            Self::OptionNotSupported => "OptionNotSupported",
+            Self::OperationParsingFailed => "OperationParsingFailed",
+            Self::OperationProcessingFailed => "OperationProcessingFailed",
+            Self::InvalidValue => "InvalidValue",
+            Self::NotFound => "NotFound",
             Self::TileOutOfRange => "TileOutOfRange",
             Self::NoApplicableCode => "NoApplicableCode",
         }
     }
 
-    /// The HTTP status an exception report is sent with. Every client mistake is a 400 (OWS
-    /// Common Table 28 gives 501 for `OperationNotSupported`, but a 5xx reads as a server fault
-    /// to monitors and to clients that retry); only `NoApplicableCode`, which this service uses
-    /// for its own failures, is a 500.
-    pub fn http_status(self) -> u16 {
-        match self {
-            Self::NoApplicableCode => 500,
-            Self::CurrentUpdateSequence => 304,
-            _ => 400,
-        }
-    }
-
-    /// The WMTS code for a WMS one (WMTS reports only OWS codes and `TileOutOfRange`).
+    /// The OWS code for a WMS one (WMTS reports only OWS codes and `TileOutOfRange`).
     pub fn as_ows(self) -> Self {
         match self {
             Self::InvalidFormat
@@ -85,7 +90,8 @@ impl ExceptionCode {
     }
 }
 
-/// A request that cannot be answered, with its OGC exception code and the parameter at fault.
+/// A request that cannot be answered, with its OGC exception code and the parameter (or
+/// element, or transaction action) at fault.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{code:?}: {message}")]
 pub struct OgcError {
@@ -95,26 +101,189 @@ pub struct OgcError {
     pub message: String,
 }
 
+/// The result of every OGC request parser and operation.
+pub type OgcResult<T> = Result<T, OgcError>;
+
 impl OgcError {
     /// An error with a code, an optional locator and a message for people.
     pub fn new(code: ExceptionCode, locator: Option<String>, message: impl Into<String>) -> Self {
         Self { code, locator, message: message.into() }
     }
 
+    /// An error with a code at `locator`.
+    pub fn at(code: ExceptionCode, locator: &str, message: impl Into<String>) -> Self {
+        Self::new(code, Some(locator.to_owned()), message)
+    }
+
     /// `InvalidParameterValue` at `param`.
     pub fn invalid(param: &str, message: impl Into<String>) -> Self {
-        Self::new(ExceptionCode::InvalidParameterValue, Some(param.to_owned()), message)
+        Self::at(ExceptionCode::InvalidParameterValue, param, message)
+    }
+
+    /// `MissingParameterValue`: `param` is required.
+    pub fn missing(param: &str) -> Self {
+        Self::at(ExceptionCode::MissingParameterValue, param, format!("the {param} parameter is required"))
+    }
+
+    /// `OperationParsingFailed` at `locator`: a request document that cannot be read.
+    pub fn parsing(locator: &str, message: impl Into<String>) -> Self {
+        Self::at(ExceptionCode::OperationParsingFailed, locator, message)
+    }
+
+    /// `OperationNotSupported`: `op` is not offered.
+    pub fn not_supported(op: &str, message: impl Into<String>) -> Self {
+        Self::at(ExceptionCode::OperationNotSupported, op, message)
     }
 
     /// Our own failure: logged in full by the caller, reported without detail.
     pub fn internal() -> Self {
         Self::new(ExceptionCode::NoApplicableCode, None, "the service could not complete the request")
     }
+
+    /// Our own failure, `cause` logged here in full and reported without detail.
+    pub fn internal_from(cause: impl std::fmt::Display) -> Self {
+        tracing::error!(error = %cause, "OGC service internal error");
+        Self::internal()
+    }
+
+    /// A feature-service error met while answering `locator` (a transaction action's handle, a
+    /// parameter): client mistakes keep their meaning, internal failures say nothing.
+    pub fn from_features(e: FeatureError, locator: &str) -> Self {
+        match e {
+            FeatureError::Domain(d) | FeatureError::Store(meridian_store::StoreError::Domain(d)) => {
+                Self::from_domain(d, locator)
+            }
+            other => Self::internal_from(other),
+        }
+    }
+
+    fn from_domain(d: DomainError, locator: &str) -> Self {
+        match d {
+            DomainError::Invalid(errors) => {
+                let text = errors
+                    .iter()
+                    .map(|e| format!("{} ({}): {}", e.pointer, e.code, e.detail))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                Self::at(ExceptionCode::InvalidValue, locator, text)
+            }
+            DomainError::NotFound { .. } => Self::at(ExceptionCode::NotFound, locator, d.to_string()),
+            other => Self::at(ExceptionCode::OperationProcessingFailed, locator, other.to_string()),
+        }
+    }
 }
 
-/// Escapes text for XML content and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+/// The service an error is answered by: each has its HTTP status policy and its exception
+/// report document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Service {
+    /// WMS 1.3.0: a `ServiceExceptionReport`.
+    Wms,
+    /// WMTS 1.0.0: an OWS 1.1 `ExceptionReport` (version 1.1.0) of OWS codes.
+    Wmts,
+    /// WFS 2.0: an OWS 1.1 `ows:ExceptionReport` (version 2.0.0).
+    Wfs,
+}
+
+impl Service {
+    /// The HTTP status an exception report with `code` is sent with.
+    ///
+    /// WMS and WMTS: every client mistake is a 400 (OWS Common Table 28 gives 501 for
+    /// `OperationNotSupported`, but a 5xx reads as a server fault to monitors and to clients
+    /// that retry); only `NoApplicableCode`, which these services use for their own failures, is
+    /// a 500. WFS 2.0 follows OGC 09-025r2 Table 3: `OperationNotSupported` and
+    /// `OptionNotSupported` 501, `OperationProcessingFailed` 403, `NotFound` 404.
+    pub fn status(self, code: ExceptionCode) -> u16 {
+        use ExceptionCode as C;
+        match (self, code) {
+            (_, C::NoApplicableCode) => 500,
+            (Self::Wms | Self::Wmts, C::CurrentUpdateSequence) => 304,
+            (Self::Wms | Self::Wmts, _) => 400,
+            (Self::Wfs, C::OperationNotSupported | C::OptionNotSupported) => 501,
+            (Self::Wfs, C::OperationProcessingFailed) => 403,
+            (Self::Wfs, C::NotFound) => 404,
+            (Self::Wfs, _) => 400,
+        }
+    }
+
+    /// The code as this service reports it (WMTS: OWS codes only).
+    pub fn code(self, code: ExceptionCode) -> ExceptionCode {
+        match self {
+            Self::Wmts => code.as_ows(),
+            Self::Wms | Self::Wfs => code,
+        }
+    }
+
+    /// The exception report document of `err`.
+    pub fn report(self, err: &OgcError) -> String {
+        let code = self.code(err.code).as_str();
+        match self {
+            Self::Wms => service_exception_report(err, code),
+            Self::Wmts => ows_exception_report(err, code, "", "1.1.0"),
+            // The `ows:` prefix is kept: some WFS clients look for `<ows:ExceptionReport` as text.
+            Self::Wfs => ows_exception_report(err, code, "ows:", "2.0.0"),
+        }
+    }
+}
+
+/// A WMS 1.3.0 `ServiceExceptionReport`.
+fn service_exception_report(err: &OgcError, code: &str) -> String {
+    let mut x = Xml::new();
+    x.open(
+        "ServiceExceptionReport",
+        &[
+            ("version", "1.3.0"),
+            ("xmlns", "http://www.opengis.net/ogc"),
+            ("xmlns:xsi", XSI_NS),
+            (
+                "xsi:schemaLocation",
+                "http://www.opengis.net/ogc http://schemas.opengis.net/wms/1.3.0/exceptions_1_3_0.xsd",
+            ),
+        ],
+    );
+    match &err.locator {
+        Some(l) => x.text("ServiceException", &[("code", code), ("locator", l)], &err.message),
+        None => x.text("ServiceException", &[("code", code)], &err.message),
+    };
+    x.finish()
+}
+
+/// An OWS 1.1 `ExceptionReport` with `version`, its elements named with `prefix` (`""` puts
+/// them in the default namespace, `"ows:"` binds the prefix).
+fn ows_exception_report(err: &OgcError, code: &str, prefix: &str, version: &str) -> String {
+    let ns_attr =
+        if prefix.is_empty() { "xmlns".to_owned() } else { format!("xmlns:{}", prefix.trim_end_matches(':')) };
+    let mut x = Xml::new();
+    x.open(
+        &format!("{prefix}ExceptionReport"),
+        &[
+            (&ns_attr, OWS_NS),
+            ("xmlns:xsi", XSI_NS),
+            (
+                "xsi:schemaLocation",
+                "http://www.opengis.net/ows/1.1 http://schemas.opengis.net/ows/1.1.0/owsExceptionReport.xsd",
+            ),
+            ("version", version),
+            ("xml:lang", "en"),
+        ],
+    );
+    let exception = format!("{prefix}Exception");
+    match &err.locator {
+        Some(l) => x.open(&exception, &[("exceptionCode", code), ("locator", l)]),
+        None => x.open(&exception, &[("exceptionCode", code)]),
+    };
+    x.text(&format!("{prefix}ExceptionText"), &[], &err.message);
+    x.finish()
+}
+
+/// Escapes text for XML content and attribute values, dropping characters XML 1.0 cannot carry
+/// at all (control characters other than tab, newline and carriage return, U+FFFE, U+FFFF).
+pub fn escape(text: &str) -> Cow<'_, str> {
+    let needs = text.chars().any(|c| matches!(c, '<' | '>' | '&' | '"' | '\'') || !xml_char(c));
+    if !needs {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -122,12 +291,15 @@ pub fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            // Characters XML 1.0 cannot carry at all are dropped.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+            c if !xml_char(c) => {}
             c => out.push(c),
         }
     }
-    out
+    Cow::Owned(out)
+}
+
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && !matches!(c, '\u{FFFE}' | '\u{FFFF}'))
 }
 
 /// A minimal XML writer: elements are opened and closed in order, text and attributes escaped.
@@ -197,31 +369,6 @@ impl Xml {
     }
 }
 
-/// An OWS 1.1 `ExceptionReport` (WMTS 1.0.0, WFS 2.0).
-pub fn exception_report(err: &OgcError, lang: &str) -> String {
-    let mut x = Xml::new();
-    x.open(
-        "ExceptionReport",
-        &[
-            ("xmlns", OWS_NS),
-            ("xmlns:xsi", XSI_NS),
-            (
-                "xsi:schemaLocation",
-                "http://www.opengis.net/ows/1.1 http://schemas.opengis.net/ows/1.1.0/owsExceptionReport.xsd",
-            ),
-            ("version", "1.1.0"),
-            ("xml:lang", lang),
-        ],
-    );
-    let code = err.code.as_str();
-    match &err.locator {
-        Some(l) => x.open("Exception", &[("exceptionCode", code), ("locator", l)]),
-        None => x.open("Exception", &[("exceptionCode", code)]),
-    };
-    x.text("ExceptionText", &[], &err.message);
-    x.finish()
-}
-
 /// The `ows:ServiceIdentification` and `ows:ServiceProvider` sections.
 pub fn service_sections(x: &mut Xml, service_type: &str, version: &str, title: &str, abstract_: &str) {
     x.open("ows:ServiceIdentification", &[]);
@@ -280,8 +427,35 @@ mod tests {
 
     #[test]
     fn report_names_code_and_locator() {
-        let doc = exception_report(&OgcError::invalid("TILEMATRIX", "no <such> matrix"), "en");
-        assert!(doc.contains(r#"exceptionCode="InvalidParameterValue" locator="TILEMATRIX""#));
-        assert!(doc.contains("no &lt;such&gt; matrix"));
+        let err = OgcError::invalid("TILEMATRIX", "no <such> matrix");
+        for service in [Service::Wms, Service::Wmts, Service::Wfs] {
+            let doc = service.report(&err);
+            let code = if service == Service::Wms { "code" } else { "exceptionCode" };
+            assert!(doc.contains(&format!(r#"{code}="InvalidParameterValue" locator="TILEMATRIX""#)), "{doc}");
+            assert!(doc.contains("no &lt;such&gt; matrix"));
+        }
+        assert!(Service::Wmts.report(&err).contains("<ExceptionReport xmlns=\"http://www.opengis.net/ows/1.1\""));
+        assert!(Service::Wfs
+            .report(&err)
+            .contains("<ows:ExceptionReport xmlns:ows=\"http://www.opengis.net/ows/1.1\""));
+    }
+
+    #[test]
+    fn statuses_follow_each_service() {
+        use ExceptionCode as C;
+        for code in [C::OperationNotSupported, C::OptionNotSupported, C::NotFound, C::OperationProcessingFailed] {
+            assert_eq!(Service::Wms.status(code), 400);
+            assert_eq!(Service::Wmts.status(code), 400);
+        }
+        assert_eq!(Service::Wfs.status(C::OperationNotSupported), 501);
+        assert_eq!(Service::Wfs.status(C::OptionNotSupported), 501);
+        assert_eq!(Service::Wfs.status(C::OperationProcessingFailed), 403);
+        assert_eq!(Service::Wfs.status(C::NotFound), 404);
+        assert_eq!(Service::Wfs.status(C::InvalidValue), 400);
+        for service in [Service::Wms, Service::Wmts, Service::Wfs] {
+            assert_eq!(service.status(C::NoApplicableCode), 500);
+        }
+        assert_eq!(Service::Wms.status(C::CurrentUpdateSequence), 304);
+        assert_eq!(Service::Wmts.code(C::LayerNotDefined), C::InvalidParameterValue);
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::catalogue::{Catalogue, LayerInfo, LayerSource, StyleInfo};
 use crate::kvp::KvpLimits;
-use crate::ows::{ExceptionCode, OgcError};
+use crate::ows::{ExceptionCode, OgcError, Service};
 use crate::render::{self, ImageFormat};
 use crate::srs::{self, View};
 use bytes::Bytes;
@@ -40,7 +40,7 @@ impl Default for MapConfig {
             max_height: 4096,
             max_layers: 16,
             max_features: 50_000,
-            crs: srs::DEFAULT_CRS.iter().filter_map(|c| srs::parse(c)).collect(),
+            crs: srs::DEFAULT_CRS.iter().filter_map(|c| srs::parse(c).ok()).collect(),
             tile_max_age: Duration::from_secs(300),
             max_zoom: 22,
             kvp: KvpLimits::default(),
@@ -98,6 +98,11 @@ impl Reply {
         Self { status: 200, content_type: content_type.to_owned(), body: body.into(), etag: None, max_age: None }
     }
 
+    /// `err` as `service`'s exception report, with the status that service gives its code.
+    pub fn error(service: Service, err: &OgcError) -> Self {
+        Self { status: service.status(err.code), ..Self::ok("text/xml", service.report(err)) }
+    }
+
     /// Adds a strong validator made from the body.
     pub fn with_etag(mut self) -> Self {
         self.etag = Some(format!("\"{}\"", hex::encode(&Sha256::digest(&self.body)[..16])));
@@ -143,6 +148,17 @@ impl OgcService {
     /// Whether `crs` is offered.
     pub(crate) fn offers(&self, crs: Crs) -> bool {
         self.config.crs.contains(&crs) || (crs == Crs::Crs84 && self.config.crs.contains(&Crs::Epsg(4326)))
+    }
+
+    /// Every layer of `account`, grouped by source (the capabilities documents).
+    pub(crate) async fn layer_groups(
+        &self,
+        account: &AccountId,
+    ) -> Result<Vec<(Arc<dyn LayerSource>, Vec<LayerInfo>)>, OgcError> {
+        self.catalogue.layers(account).await.map_err(|e| {
+            tracing::error!(error = %e, "listing layers failed");
+            OgcError::internal()
+        })
     }
 
     /// Resolves layer names and their styles (empty = default).

@@ -1,26 +1,38 @@
-//! Map CRSs as WMS and WMTS name them (`CRS:84`, `EPSG:4326`, ...), on top of the platform's CRS
-//! layer (`meridian_core::crs`, proj4rs with the EPSG definitions). Inside the service every box
-//! and position is easting/longitude first; axis order is applied only where a request is read
-//! or a document written (WMS 1.3.0 `BBOX` and `BoundingBox`, WMTS `TopLeftCorner`).
+//! CRS names as OGC services read and write them, on top of the platform's CRS layer
+//! (`meridian_core::crs`, proj4rs with the EPSG definitions): the spellings clients send
+//! (`CRS:84`, `EPSG:n`, OGC URNs and URIs, GML 2's `epsg.xml#n`), the names WMS and WMTS write
+//! (`CRS:84`, `EPSG:n`) and those WFS and GML write (`urn:ogc:def:crs:EPSG::n`, the CRS84 URI),
+//! and map views and boxes. Inside the services every box and position is easting/longitude
+//! first; axis order is applied only where a request is read or a document written (WMS 1.3.0
+//! `BBOX` and `BoundingBox`, WMTS `TopLeftCorner`, WFS `srsName`).
 
 use crate::ows::{ExceptionCode, OgcError};
-use meridian_core::crs::{Crs, Transformer};
+use meridian_core::crs::{Crs, Transformer, CRS84_URI};
 use meridian_features::Bbox;
 
-/// The CRSs every layer can be served in, as advertised.
+/// The CRSs every map layer can be served in, as advertised.
 pub const DEFAULT_CRS: &[&str] =
     &["CRS:84", "EPSG:4326", "EPSG:3857", "EPSG:2056", "EPSG:7856", "EPSG:28356", "EPSG:32756"];
 
-/// Reads a WMS/WMTS CRS name: `CRS:84`, `EPSG:n`, or an OGC URN/URI.
-pub fn parse(name: &str) -> Option<Crs> {
+/// Reads a CRS name as OGC clients send it: whatever `Crs::parse` reads (`EPSG:n`, OGC URNs
+/// and URIs, `CRS84`), WMS's `CRS:84`, `urn:x-ogc:def:crs:EPSG:n`, and GML 2's
+/// `http://www.opengis.net/gml/srs/epsg.xml#n` (its 4326 was meant longitude first: CRS84).
+pub fn parse(name: &str) -> Result<Crs, String> {
     let t = name.trim();
     if t.eq_ignore_ascii_case("CRS:84") {
-        return Some(Crs::Crs84);
+        return Ok(Crs::Crs84);
     }
-    Crs::parse(t).ok()
+    let lower = t.to_ascii_lowercase();
+    if let Some(code) = lower.strip_prefix("http://www.opengis.net/gml/srs/epsg.xml#") {
+        return if code == "4326" { Ok(Crs::Crs84) } else { Crs::parse(&format!("EPSG:{code}")) };
+    }
+    if let Some(code) = lower.strip_prefix("urn:x-ogc:def:crs:epsg:") {
+        return Crs::parse(&format!("EPSG:{}", code.trim_start_matches(':')));
+    }
+    Crs::parse(t)
 }
 
-/// The name a capabilities document uses for a CRS.
+/// The name WMS and WMTS documents use for a CRS (`CRS:84`, `EPSG:n`).
 pub fn name(crs: Crs) -> String {
     match crs {
         Crs::Crs84 => "CRS:84".into(),
@@ -28,18 +40,26 @@ pub fn name(crs: Crs) -> String {
     }
 }
 
-/// Whether coordinates in `crs` are given latitude (northing) first, as the EPSG database
-/// defines geographic CRSs. The projected CRSs advertised here are all easting first.
-pub fn northing_first(crs: Crs) -> bool {
-    crs.lat_first()
+/// The name WFS and GML documents use for a CRS (`srsName`): the URN form for EPSG codes, the
+/// URI for CRS84.
+pub fn urn(crs: Crs) -> String {
+    match crs {
+        Crs::Crs84 => CRS84_URI.to_owned(),
+        Crs::Epsg(code) => format!("urn:ogc:def:crs:EPSG::{code}"),
+    }
 }
 
-/// The EPSG code the raster engine uses (longitude first for geographic CRSs).
-pub fn epsg(crs: Crs) -> u16 {
-    match crs {
-        Crs::Crs84 => 4326,
-        Crs::Epsg(c) => c,
-    }
+/// Points along the edges of a box (easting first), 17 on each side, for transforming boxes.
+fn edge_points(b: [f64; 4]) -> impl Iterator<Item = (f64, f64)> {
+    (0..=16).flat_map(move |i| {
+        let f = f64::from(i) / 16.0;
+        [
+            (b[0] + f * (b[2] - b[0]), b[1]),
+            (b[0] + f * (b[2] - b[0]), b[3]),
+            (b[0], b[1] + f * (b[3] - b[1])),
+            (b[2], b[1] + f * (b[3] - b[1])),
+        ]
+    })
 }
 
 /// What a map or tile covers: a CRS, a box (easting/longitude first) and a size in pixels.
@@ -82,19 +102,9 @@ impl View {
         ];
         let to = Projector::new(self.crs, Crs::Crs84)?;
         let (mut xs, mut ys) = (Vec::new(), Vec::new());
-        for i in 0..=16 {
-            let f = f64::from(i) / 16.0;
-            for (x, y) in [
-                (b[0] + f * (b[2] - b[0]), b[1]),
-                (b[0] + f * (b[2] - b[0]), b[3]),
-                (b[0], b[1] + f * (b[3] - b[1])),
-                (b[2], b[1] + f * (b[3] - b[1])),
-            ] {
-                if let Some((lon, lat)) = to.apply(x, y) {
-                    xs.push(lon);
-                    ys.push(lat);
-                }
-            }
+        for (lon, lat) in edge_points(b).filter_map(|(x, y)| to.apply(x, y)) {
+            xs.push(lon);
+            ys.push(lat);
         }
         if xs.is_empty() {
             return None;
@@ -177,17 +187,9 @@ pub fn bbox_from_crs84(b: [f64; 4], crs: Crs) -> Option<[f64; 4]> {
     }
     let p = Projector::new(Crs::Crs84, crs)?;
     let mut out = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
-    for i in 0..=16 {
-        let f = f64::from(i) / 16.0;
-        for (x, y) in [
-            (b[0] + f * (b[2] - b[0]), b[1]),
-            (b[0] + f * (b[2] - b[0]), b[3]),
-            (b[0], b[1] + f * (b[3] - b[1])),
-            (b[2], b[1] + f * (b[3] - b[1])),
-        ] {
-            let (px, py) = p.apply(x, y)?;
-            out = [out[0].min(px), out[1].min(py), out[2].max(px), out[3].max(py)];
-        }
+    for (x, y) in edge_points(b) {
+        let (px, py) = p.apply(x, y)?;
+        out = [out[0].min(px), out[1].min(py), out[2].max(px), out[3].max(py)];
     }
     out.iter().all(|v| v.is_finite()).then_some(out)
 }
@@ -207,7 +209,7 @@ pub fn parse_bbox(text: &str, crs: Crs, axis_order: bool) -> Result<[f64; 4], Og
     if v[0] >= v[2] || v[1] >= v[3] {
         return Err(bad("BBOX minimum values must be less than its maximum values"));
     }
-    if axis_order && northing_first(crs) {
+    if axis_order && crs.lat_first() {
         v = [v[1], v[0], v[3], v[2]];
     }
     Ok(v)
@@ -223,6 +225,22 @@ mod tests {
         assert_eq!(b, [151.0, -34.0, 152.0, -33.0]);
         let b = parse_bbox("151,-34,152,-33", Crs::Crs84, true).unwrap_or_default();
         assert_eq!(b, [151.0, -34.0, 152.0, -33.0]);
+    }
+
+    #[test]
+    fn names_read_in_every_spelling() {
+        for (text, crs) in [
+            ("CRS:84", Crs::Crs84),
+            ("EPSG:4326", Crs::Epsg(4326)),
+            ("urn:ogc:def:crs:EPSG::3857", Crs::Epsg(3857)),
+            ("urn:x-ogc:def:crs:EPSG:2056", Crs::Epsg(2056)),
+            ("http://www.opengis.net/gml/srs/epsg.xml#4326", Crs::Crs84),
+            ("http://www.opengis.net/gml/srs/epsg.xml#3857", Crs::Epsg(3857)),
+        ] {
+            assert_eq!(parse(text), Ok(crs), "{text}");
+        }
+        assert!(parse("EPSG:1").is_err());
+        assert_eq!((name(Crs::Crs84), urn(Crs::Epsg(7856))), ("CRS:84".into(), "urn:ogc:def:crs:EPSG::7856".into()));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use crate::catalogue::{Hit, LayerInfo, LayerKind, LayerSource, Legend, SourceError, StyleInfo};
 use crate::render::pixmap_from_rgba;
-use crate::srs::{self, View};
+use crate::srs::View;
 use async_trait::async_trait;
 use meridian_core::id::{AccountId, DatasetId, JobId};
 use meridian_core::page::Page;
@@ -229,7 +229,7 @@ impl LayerSource for DemLayers {
         let opened = self.open_async(&r.key, Handle::current()).await?;
         tokio::task::spawn_blocking(move || -> Result<Option<tiny_skia::Pixmap>, SourceError> {
             let renderer = TileRenderer::new(&opened).map_err(|e| SourceError::from_err("DEM renderer", e))?;
-            let grid = Grid::from_bbox(view.bbox, view.width as usize, view.height as usize, srs::epsg(view.crs));
+            let grid = Grid::from_bbox(view.bbox, view.width as usize, view.height as usize, view.crs.epsg());
             let rgba = match &target {
                 Target::Style(s) => renderer.render_grid_rgba(&grid, view.ground_scale(), s),
                 Target::Paint(p) => renderer.render_layer_grid_rgba(&grid, p),
@@ -260,7 +260,7 @@ impl LayerSource for DemLayers {
         let opened = self.open_async(&r.key, Handle::current()).await?;
         let (x0, y1) = view.to_map(f64::from(i), f64::from(j));
         let (x1, y0) = view.to_map(f64::from(i) + 1.0, f64::from(j) + 1.0);
-        let epsg = srs::epsg(view.crs);
+        let epsg = view.crs.epsg();
         let is_dataset = r.paint.is_none();
         let bands = opened.bands().min(4);
         let sample = tokio::task::spawn_blocking(move || -> Result<Vec<f32>, SourceError> {

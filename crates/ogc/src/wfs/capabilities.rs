@@ -2,9 +2,12 @@
 //! clients such as GDAL drive their behaviour from), the XML Schema of feature types, and the
 //! stored query documents.
 
-use super::ows::{OwsException, OwsResult, NS_FES, NS_GML, NS_OWS, NS_WFS, NS_XLINK, NS_XSD, NS_XSI};
-use super::xml::escape;
-use super::{srs, Context, FeatureType, WfsService, GET_FEATURE_BY_ID, GML32, JSON, NS, PREFIX};
+use super::{
+    Context, FeatureType, WfsService, DEFAULT_CRS, FES_NS, GET_FEATURE_BY_ID, GML32, GML_NS, JSON, NS, OFFERED_CRS,
+    PREFIX, WFS_NS,
+};
+use crate::ows::{escape, OgcError, OgcResult, OWS_NS, XLINK_NS, XSD_NS, XSI_NS};
+use crate::srs;
 use std::fmt::Write;
 
 /// The conformance constraints of the service (OGC 09-025r2 table 13), declared as implemented.
@@ -125,15 +128,15 @@ pub async fn capabilities(
     ctx: &Context,
     types: &[FeatureType],
     sections: Option<&[String]>,
-) -> OwsResult<String> {
+) -> OgcResult<String> {
     let url = ctx.operation_url();
     let mut out = String::with_capacity(16 * 1024);
     let _ = write!(
         out,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:WFS_Capabilities version=\"2.0.0\" xmlns:wfs=\"{NS_WFS}\" \
-         xmlns:ows=\"{NS_OWS}\" xmlns:fes=\"{NS_FES}\" xmlns:gml=\"{NS_GML}\" xmlns:xlink=\"{NS_XLINK}\" \
-         xmlns:xsi=\"{NS_XSI}\" xmlns:{PREFIX}=\"{NS}\" \
-         xsi:schemaLocation=\"{NS_WFS} http://schemas.opengis.net/wfs/2.0/wfs.xsd\">\n"
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:WFS_Capabilities version=\"2.0.0\" xmlns:wfs=\"{WFS_NS}\" \
+         xmlns:ows=\"{OWS_NS}\" xmlns:fes=\"{FES_NS}\" xmlns:gml=\"{GML_NS}\" xmlns:xlink=\"{XLINK_NS}\" \
+         xmlns:xsi=\"{XSI_NS}\" xmlns:{PREFIX}=\"{NS}\" \
+         xsi:schemaLocation=\"{WFS_NS} http://schemas.opengis.net/wfs/2.0/wfs.xsd\">\n"
     );
     if wanted(sections, "ServiceIdentification") {
         out.push_str(
@@ -194,10 +197,10 @@ pub async fn capabilities(
                 escape(&t.qname()),
                 escape(&t.collection.title),
                 escape(&t.collection.description),
-                srs::name(srs::DEFAULT)
+                srs::urn(DEFAULT_CRS)
             );
-            for crs in srs::OFFERED.iter().filter(|c| **c != srs::DEFAULT) {
-                let _ = write!(out, "<wfs:OtherCRS>{}</wfs:OtherCRS>", srs::name(*crs));
+            for crs in OFFERED_CRS.iter().filter(|c| **c != DEFAULT_CRS) {
+                let _ = write!(out, "<wfs:OtherCRS>{}</wfs:OtherCRS>", srs::urn(*crs));
             }
             let _ = write!(
                 out,
@@ -207,7 +210,7 @@ pub async fn capabilities(
                 .features()
                 .extent(&ctx.account, &t.collection.id)
                 .await
-                .map_err(|e| OwsException::from_features(e, "GetCapabilities"))?;
+                .map_err(|e| OgcError::from_features(e, "GetCapabilities"))?;
             if let Some([x0, y0, x1, y1]) = extent.bbox {
                 let _ = write!(
                     out,
@@ -258,9 +261,9 @@ fn xsd_type(kind: &str, name: &str) -> &'static str {
 /// `gml:AbstractFeatureType` with an optional `geometry` and its queryable properties.
 pub fn schema(types: &[FeatureType]) -> String {
     let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xsd:schema xmlns:xsd=\"{NS_XSD}\" xmlns:gml=\"{NS_GML}\" \
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xsd:schema xmlns:xsd=\"{XSD_NS}\" xmlns:gml=\"{GML_NS}\" \
          xmlns:{PREFIX}=\"{NS}\" targetNamespace=\"{NS}\" elementFormDefault=\"qualified\" version=\"1.0\">\n\
-         <xsd:import namespace=\"{NS_GML}\" schemaLocation=\"http://schemas.opengis.net/gml/3.2.1/gml.xsd\"/>\n"
+         <xsd:import namespace=\"{GML_NS}\" schemaLocation=\"http://schemas.opengis.net/gml/3.2.1/gml.xsd\"/>\n"
     );
     for t in types {
         let _ = write!(
@@ -294,7 +297,7 @@ fn return_types(types: &[FeatureType]) -> String {
 /// ListStoredQueries.
 pub fn list_stored_queries(types: &[FeatureType]) -> String {
     let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:ListStoredQueriesResponse xmlns:wfs=\"{NS_WFS}\" \
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:ListStoredQueriesResponse xmlns:wfs=\"{WFS_NS}\" \
          xmlns:{PREFIX}=\"{NS}\"><wfs:StoredQuery id=\"{GET_FEATURE_BY_ID}\"><wfs:Title>Get feature by identifier</wfs:Title>"
     );
     for t in types {
@@ -305,18 +308,15 @@ pub fn list_stored_queries(types: &[FeatureType]) -> String {
 }
 
 /// DescribeStoredQueries.
-pub fn describe_stored_queries(types: &[FeatureType], ids: Option<&[String]>) -> OwsResult<String> {
+pub fn describe_stored_queries(types: &[FeatureType], ids: Option<&[String]>) -> OgcResult<String> {
     if let Some(ids) = ids {
         if let Some(bad) = ids.iter().find(|i| i.as_str() != GET_FEATURE_BY_ID) {
-            return Err(OwsException::invalid(
-                "storedQuery_Id",
-                format!("{bad} is not a stored query of this service"),
-            ));
+            return Err(OgcError::invalid("storedQuery_Id", format!("{bad} is not a stored query of this service")));
         }
     }
     Ok(format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:DescribeStoredQueriesResponse xmlns:wfs=\"{NS_WFS}\" \
-         xmlns:xsd=\"{NS_XSD}\" xmlns:{PREFIX}=\"{NS}\"><wfs:StoredQueryDescription id=\"{GET_FEATURE_BY_ID}\">\
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:DescribeStoredQueriesResponse xmlns:wfs=\"{WFS_NS}\" \
+         xmlns:xsd=\"{XSD_NS}\" xmlns:{PREFIX}=\"{NS}\"><wfs:StoredQueryDescription id=\"{GET_FEATURE_BY_ID}\">\
          <wfs:Title>Get feature by identifier</wfs:Title><wfs:Abstract>Returns the single feature whose identifier is ID</wfs:Abstract>\
          <wfs:Parameter name=\"ID\" type=\"xsd:string\"/>\
          <wfs:QueryExpressionText isPrivate=\"true\" language=\"urn:ogc:def:queryLanguage:OGC-WFS::WFSQueryExpression\" \

@@ -9,9 +9,9 @@
 //! literal buffered by the distance, computed in a local metric frame around the literal.
 
 use super::gml;
-use super::ows::{OwsException, OwsResult};
-use super::srs;
 use super::xml::{self, Element, XmlLimits};
+use crate::ows::{OgcError, OgcResult};
+use crate::srs;
 use geo::{Buffer, MapCoords};
 use meridian_cadastre::query::bbox_to_crs84;
 use meridian_core::crs::{Crs, Transformer};
@@ -30,20 +30,20 @@ pub struct FesContext<'a> {
 /// The locator of filter errors.
 const LOC: &str = "filter";
 
-fn bad(text: impl Into<String>) -> OwsException {
-    OwsException::invalid(LOC, text)
+fn bad(text: impl Into<String>) -> OgcError {
+    OgcError::invalid(LOC, text)
 }
 
 /// Parses a `fes:Filter` document (the KVP `FILTER` value).
-pub fn parse_text(text: &str, ctx: &FesContext<'_>) -> OwsResult<Expr> {
-    let root = xml::parse(text, &ctx.limits).map_err(|e| OwsException::parsing(LOC, format!("FILTER: {e}")))?;
+pub fn parse_text(text: &str, ctx: &FesContext<'_>) -> OgcResult<Expr> {
+    let root = xml::parse(text, &ctx.limits).map_err(|e| OgcError::parsing(LOC, format!("FILTER: {e}")))?;
     from_element(&root, ctx)
 }
 
 /// Translates a `fes:Filter` element.
-pub fn from_element(el: &Element, ctx: &FesContext<'_>) -> OwsResult<Expr> {
+pub fn from_element(el: &Element, ctx: &FesContext<'_>) -> OgcResult<Expr> {
     if el.name != "Filter" {
-        return Err(OwsException::parsing(LOC, format!("expected fes:Filter, found {}", el.name)));
+        return Err(OgcError::parsing(LOC, format!("expected fes:Filter, found {}", el.name)));
     }
     // Several ResourceIds side by side select any of them.
     if !el.children.is_empty() && el.children.iter().all(is_id) {
@@ -61,7 +61,7 @@ fn is_id(el: &Element) -> bool {
     matches!(el.name.as_str(), "ResourceId" | "GmlObjectId" | "FeatureId")
 }
 
-fn resource_ids<'a>(items: impl Iterator<Item = &'a Element>) -> OwsResult<Expr> {
+fn resource_ids<'a>(items: impl Iterator<Item = &'a Element>) -> OgcResult<Expr> {
     let list: Vec<Operand> = items
         .map(|r| {
             r.attr("rid")
@@ -70,7 +70,7 @@ fn resource_ids<'a>(items: impl Iterator<Item = &'a Element>) -> OwsResult<Expr>
                 .map(|id| Operand::Str(id.to_owned()))
                 .ok_or_else(|| bad("fes:ResourceId needs a rid"))
         })
-        .collect::<OwsResult<_>>()?;
+        .collect::<OgcResult<_>>()?;
     Ok(Expr::In { value: Operand::Property("id".into()), list })
 }
 
@@ -96,7 +96,7 @@ pub fn property_name(text: &str) -> String {
     last.rsplit(':').next().unwrap_or(last).to_owned()
 }
 
-fn known<'a>(name: &str, ctx: &FesContext<'a>) -> OwsResult<Option<&'static str>> {
+fn known<'a>(name: &str, ctx: &FesContext<'a>) -> OgcResult<Option<&'static str>> {
     if name == "geometry" {
         return Ok(Some("geometry"));
     }
@@ -132,7 +132,7 @@ fn literal(text: &str, kind: Option<&str>, prop: Option<&str>) -> Operand {
 
 /// The operands of a comparison: value references and literals, literals typed after the
 /// property they are compared with.
-fn operands(el: &Element, ctx: &FesContext<'_>) -> OwsResult<Vec<Operand>> {
+fn operands(el: &Element, ctx: &FesContext<'_>) -> OgcResult<Vec<Operand>> {
     let mut kind = None;
     let mut prop = None;
     for c in &el.children {
@@ -212,7 +212,7 @@ fn like_pattern(pattern: &str, wild: char, single: char, escape: char) -> String
     out
 }
 
-fn one_char(el: &Element, names: &[&str], default: char) -> OwsResult<char> {
+fn one_char(el: &Element, names: &[&str], default: char) -> OgcResult<char> {
     let Some(v) = names.iter().find_map(|n| el.attr(n)) else { return Ok(default) };
     let mut it = v.chars();
     match (it.next(), it.next()) {
@@ -225,7 +225,7 @@ fn match_case(el: &Element) -> bool {
     !matches!(el.attr("matchCase"), Some("false") | Some("0"))
 }
 
-fn predicate(el: &Element, ctx: &FesContext<'_>, depth: usize) -> OwsResult<Expr> {
+fn predicate(el: &Element, ctx: &FesContext<'_>, depth: usize) -> OgcResult<Expr> {
     if depth > ctx.limits.max_depth {
         return Err(bad(format!("the filter is nested more than {} levels deep", ctx.limits.max_depth)));
     }
@@ -248,7 +248,7 @@ fn predicate(el: &Element, ctx: &FesContext<'_>, depth: usize) -> OwsResult<Expr
             if el.children.len() < 2 {
                 return Err(bad(format!("fes:{name} needs at least two operands")));
             }
-            let parts = el.children.iter().map(|c| predicate(c, ctx, depth + 1)).collect::<OwsResult<Vec<_>>>()?;
+            let parts = el.children.iter().map(|c| predicate(c, ctx, depth + 1)).collect::<OgcResult<Vec<_>>>()?;
             Ok(if name == "And" { Expr::And(parts) } else { Expr::Or(parts) })
         }
         "Not" => match el.children.as_slice() {
@@ -283,7 +283,7 @@ fn predicate(el: &Element, ctx: &FesContext<'_>, depth: usize) -> OwsResult<Expr
             let hi = el.child("UpperBoundary").ok_or_else(|| bad("PropertyIsBetween needs an UpperBoundary"))?;
             let holder = Element { name: name.into(), children: vec![value_el.clone()], ..Element::default() };
             let value = operands(&holder, ctx)?.pop().ok_or_else(|| bad("PropertyIsBetween needs an expression"))?;
-            let bound = |b: &Element| -> OwsResult<Operand> {
+            let bound = |b: &Element| -> OgcResult<Operand> {
                 let mut h = holder.clone();
                 h.children.extend(b.children.iter().cloned());
                 operands(&h, ctx)?.pop().ok_or_else(|| bad("a boundary needs an expression"))
@@ -314,7 +314,7 @@ fn predicate(el: &Element, ctx: &FesContext<'_>, depth: usize) -> OwsResult<Expr
     }
 }
 
-fn like_expr(el: &Element, value: Operand, pattern: &str) -> OwsResult<Expr> {
+fn like_expr(el: &Element, value: Operand, pattern: &str) -> OgcResult<Expr> {
     let wild = one_char(el, &["wildCard"], '*')?;
     let single = one_char(el, &["singleChar"], '.')?;
     let escape = one_char(el, &["escapeChar", "escape"], '!')?;
@@ -322,7 +322,7 @@ fn like_expr(el: &Element, value: Operand, pattern: &str) -> OwsResult<Expr> {
 }
 
 /// The property and the CRS84 geometry of a spatial operator.
-fn spatial_args(el: &Element, ctx: &FesContext<'_>) -> OwsResult<(Operand, geo::Geometry<f64>)> {
+fn spatial_args(el: &Element, ctx: &FesContext<'_>) -> OgcResult<(Operand, geo::Geometry<f64>)> {
     let prop = match el.child("ValueReference") {
         Some(v) => {
             let name = property_name(v.trimmed());
@@ -343,7 +343,7 @@ fn spatial_args(el: &Element, ctx: &FesContext<'_>) -> OwsResult<(Operand, geo::
 }
 
 /// A GML geometry of a filter in CRS84.
-pub fn literal_geometry(el: &Element, ctx: &FesContext<'_>) -> OwsResult<geo::Geometry<f64>> {
+pub fn literal_geometry(el: &Element, ctx: &FesContext<'_>) -> OgcResult<geo::Geometry<f64>> {
     let read = gml::read_geometry(el).map_err(|e| bad(format!("gml:{}: {e}", el.name)))?;
     let crs = match &read.srs_name {
         Some(s) => srs::parse(s).map_err(|e| bad(format!("srsName: {e}")))?,
@@ -367,7 +367,7 @@ pub fn literal_geometry(el: &Element, ctx: &FesContext<'_>) -> OwsResult<geo::Ge
 }
 
 /// Metres per unit of a distance's `uom`, or `None` for degrees.
-fn metres_per_unit(uom: &str) -> OwsResult<Option<f64>> {
+fn metres_per_unit(uom: &str) -> OgcResult<Option<f64>> {
     let u = uom.trim().to_ascii_lowercase();
     let u = u.rsplit([':', '#', '/']).next().unwrap_or(&u).to_owned();
     Ok(Some(match u.as_str() {
@@ -382,7 +382,7 @@ fn metres_per_unit(uom: &str) -> OwsResult<Option<f64>> {
 
 /// The geometry grown by `distance`: in degrees directly, or in metres in an equirectangular frame
 /// centred on the geometry (accurate to well under 1% for distances of a few kilometres).
-fn buffer(g: &geo::Geometry<f64>, distance: f64, uom: &str) -> OwsResult<geo::Geometry<f64>> {
+fn buffer(g: &geo::Geometry<f64>, distance: f64, uom: &str) -> OgcResult<geo::Geometry<f64>> {
     let Some(per_unit) = metres_per_unit(uom)? else {
         return Ok(geo::Geometry::MultiPolygon(g.buffer(distance)));
     };

@@ -4,10 +4,10 @@
 
 use super::fes::{self, FesContext};
 use super::gml;
-use super::ows::{ExceptionCode, OwsException, OwsResult, NS_GML, NS_WFS, NS_XSI};
 use super::request::{FeatureRequest, FilterSource, Format};
-use super::xml::escape;
-use super::{srs, Body, Context, FeatureType, Response, WfsService, GML32, JSON, NS, PREFIX};
+use super::{Body, Context, FeatureType, Response, WfsService, DEFAULT_CRS, GML32, GML_NS, JSON, NS, PREFIX, WFS_NS};
+use crate::ows::{escape, ExceptionCode, OgcError, OgcResult, XSI_NS};
+use crate::srs;
 use meridian_cadastre::query::bbox_to_crs84;
 use meridian_cadastre::{Cursor, FeatureService, ListQuery, Start};
 use meridian_core::crs::{Crs, Transformer};
@@ -169,7 +169,7 @@ pub struct FeatureStream {
 
 impl FeatureStream {
     /// The next piece of the document, `None` after the last.
-    pub async fn next_chunk(&mut self) -> OwsResult<Option<String>> {
+    pub async fn next_chunk(&mut self) -> OgcResult<Option<String>> {
         loop {
             match std::mem::replace(&mut self.stage, Stage::Pages) {
                 Stage::Header(h) => {
@@ -189,7 +189,7 @@ impl FeatureStream {
                                 .features
                                 .list(&self.account, &q)
                                 .await
-                                .map_err(|e| OwsException::from_features(e, "GetFeature"))?;
+                                .map_err(|e| OgcError::from_features(e, "GetFeature"))?;
                             self.next = page.next;
                             if page.features.is_empty() {
                                 self.remaining = 0;
@@ -227,22 +227,22 @@ impl FeatureStream {
     }
 }
 
-fn parse_bbox(text: &str) -> OwsResult<Bbox> {
+fn parse_bbox(text: &str) -> OgcResult<Bbox> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     let (numbers, crs) = match parts.len() {
-        4 | 6 => (parts.join(","), srs::DEFAULT),
+        4 | 6 => (parts.join(","), DEFAULT_CRS),
         5 | 7 => (
             parts[..parts.len() - 1].join(","),
-            srs::parse(parts[parts.len() - 1]).map_err(|e| OwsException::invalid("bbox", format!("BBOX: {e}")))?,
+            srs::parse(parts[parts.len() - 1]).map_err(|e| OgcError::invalid("bbox", format!("BBOX: {e}")))?,
         ),
-        _ => return Err(OwsException::invalid("bbox", "BBOX is minx,miny,maxx,maxy with an optional CRS name")),
+        _ => return Err(OgcError::invalid("bbox", "BBOX is minx,miny,maxx,maxy with an optional CRS name")),
     };
-    let b = Bbox::parse(&numbers).map_err(|e| OwsException::invalid("bbox", format!("BBOX: {e}")))?;
+    let b = Bbox::parse(&numbers).map_err(|e| OgcError::invalid("bbox", format!("BBOX: {e}")))?;
     let lonlat = bbox_to_crs84(b, crs).ok_or_else(|| {
-        OwsException::invalid("bbox", format!("BBOX: the box is outside the domain of {}", srs::name(crs)))
+        OgcError::invalid("bbox", format!("BBOX: the box is outside the domain of {}", srs::urn(crs)))
     })?;
     lonlat.check_lon_lat().map_err(|e| {
-        OwsException::invalid(
+        OgcError::invalid(
             "bbox",
             format!("BBOX: {e} once in CRS84; EPSG:4326 (the default) is latitude first: minlat,minlon,maxlat,maxlon"),
         )
@@ -251,12 +251,12 @@ fn parse_bbox(text: &str) -> OwsResult<Bbox> {
 }
 
 /// The selected properties and whether the geometry is one of them.
-fn selection(ty: &FeatureType, names: &Option<Vec<String>>) -> OwsResult<(Vec<(String, &'static str)>, bool)> {
+fn selection(ty: &FeatureType, names: &Option<Vec<String>>) -> OgcResult<(Vec<(String, &'static str)>, bool)> {
     let Some(names) = names else { return Ok((ty.properties.clone(), true)) };
     let wanted: Vec<String> = names.iter().map(|n| fes::property_name(n)).collect();
     for w in &wanted {
         if w != "geometry" && !ty.properties.iter().any(|(p, _)| p == w) {
-            return Err(OwsException::invalid("propertyName", format!("`{w}` is not a property of {}", ty.qname())));
+            return Err(OgcError::invalid("propertyName", format!("`{w}` is not a property of {}", ty.qname())));
         }
     }
     let props = ty.properties.iter().filter(|(p, _)| wanted.contains(p)).cloned().collect();
@@ -276,7 +276,7 @@ fn link(ctx: &Context, kvp: &[(String, String)], start: u64, count: u64) -> Stri
 }
 
 /// Finds the type holding the first of `ids`.
-async fn type_of_ids(svc: &WfsService, account: &AccountId, ids: &[String]) -> OwsResult<Option<FeatureType>> {
+async fn type_of_ids(svc: &WfsService, account: &AccountId, ids: &[String]) -> OgcResult<Option<FeatureType>> {
     let types = svc.feature_types(account).await?;
     for t in types {
         for id in ids {
@@ -294,19 +294,19 @@ pub async fn get_feature(
     ctx: &Context,
     req: FeatureRequest,
     value_ref: Option<String>,
-) -> OwsResult<Response> {
+) -> OgcResult<Response> {
     let account = &ctx.account;
     if value_ref.is_some() && req.format == Format::Json {
-        return Err(OwsException::invalid("outputFormat", "GetPropertyValue answers in XML only"));
+        return Err(OgcError::invalid("outputFormat", "GetPropertyValue answers in XML only"));
     }
     let ty = match (&req.type_name, &req.resource_ids) {
         (Some(name), _) => svc.feature_type(account, name, "typeNames").await?,
         (None, Some(ids)) => match type_of_ids(svc, account, ids).await? {
             Some(t) => t,
             None if req.by_id => {
-                return Err(OwsException::new(
+                return Err(OgcError::at(
                     ExceptionCode::NotFound,
-                    Some("ID"),
+                    "ID",
                     format!("there is no feature {}", ids.join(", ")),
                 ))
             }
@@ -315,19 +315,19 @@ pub async fn get_feature(
                 .await?
                 .into_iter()
                 .next()
-                .ok_or_else(|| OwsException::internal("an account without feature types"))?,
+                .ok_or_else(|| OgcError::internal_from("an account without feature types"))?,
         },
-        (None, None) => return Err(OwsException::missing("typeNames")),
+        (None, None) => return Err(OgcError::missing("typeNames")),
     };
     let crs = match &req.srs_name {
-        Some(s) => srs::parse(s).map_err(|e| OwsException::invalid("srsName", e))?,
+        Some(s) => srs::parse(s).map_err(|e| OgcError::invalid("srsName", e))?,
         None if req.format == Format::Json => Crs::Crs84,
-        None => srs::DEFAULT,
+        None => DEFAULT_CRS,
     };
     let transformer = if crs == Crs::Crs84 {
         None
     } else {
-        Some(Transformer::new(Crs::Crs84, crs).map_err(|e| OwsException::invalid("srsName", e))?)
+        Some(Transformer::new(Crs::Crs84, crs).map_err(|e| OgcError::invalid("srsName", e))?)
     };
     let (props, with_geometry) = selection(&ty, &req.property_names)?;
     let value_ref = match value_ref {
@@ -335,10 +335,7 @@ pub async fn get_feature(
         Some(v) => {
             let name = fes::property_name(&v);
             if name != "geometry" && name != "id" && !ty.properties.iter().any(|(p, _)| *p == name) {
-                return Err(OwsException::invalid(
-                    "valueReference",
-                    format!("`{v}` is not a property of {}", ty.qname()),
-                ));
+                return Err(OgcError::invalid("valueReference", format!("`{v}` is not a property of {}", ty.qname())));
             }
             Some(name)
         }
@@ -346,7 +343,7 @@ pub async fn get_feature(
     let writer = Writer {
         ty: ty.clone(),
         format: req.format,
-        srs_name: srs::name(crs),
+        srs_name: srs::urn(crs),
         transformer,
         props,
         with_geometry,
@@ -357,10 +354,11 @@ pub async fn get_feature(
 
     if req.by_id {
         let id = req.resource_ids.as_ref().and_then(|v| v.first()).cloned().unwrap_or_default();
-        let f =
-            svc.features().feature(account, &ty.collection.id, &id).await.map_err(|_| {
-                OwsException::new(ExceptionCode::NotFound, Some("ID"), format!("there is no feature {id}"))
-            })?;
+        let f = svc
+            .features()
+            .feature(account, &ty.collection.id, &id)
+            .await
+            .map_err(|_| OgcError::at(ExceptionCode::NotFound, "ID", format!("there is no feature {id}")))?;
         return Ok(match req.format {
             Format::Json => Response::text(JSON, writer.json_feature(&f).to_string()),
             Format::Gml => {
@@ -368,7 +366,7 @@ pub async fn get_feature(
                 let mut one = String::new();
                 writer.gml_feature(&mut one, &f);
                 // Namespaces declared on the bare feature itself.
-                let decl = format!(" xmlns:{PREFIX}=\"{NS}\" xmlns:gml=\"{NS_GML}\"");
+                let decl = format!(" xmlns:{PREFIX}=\"{NS}\" xmlns:gml=\"{GML_NS}\"");
                 let at = one.find(' ').unwrap_or(one.len());
                 one.insert_str(at, &decl);
                 out.push_str(&one);
@@ -397,7 +395,7 @@ pub async fn get_feature(
     }
     for (name, _) in &req.sortby {
         if name != "id" && !ty.properties.iter().any(|(p, _)| p == name) {
-            return Err(OwsException::invalid("sortBy", format!("`{name}` is not a property of {}", ty.qname())));
+            return Err(OgcError::invalid("sortBy", format!("`{name}` is not a property of {}", ty.qname())));
         }
     }
     query.sortby = req.sortby.clone();
@@ -424,7 +422,7 @@ pub async fn get_feature(
             start: if start == 0 { Start::First } else { Start::Offset(start) },
             ..query.clone()
         };
-        let page = svc.features().list(account, &q).await.map_err(|e| OwsException::from_features(e, "GetFeature"))?;
+        let page = svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, "GetFeature"))?;
         (if hits_only { Vec::new() } else { page.features }, page.number_matched, page.next)
     };
 
@@ -445,8 +443,7 @@ pub async fn get_feature(
                 start: Start::Cursor(cursor),
                 ..query.clone()
             };
-            let page =
-                svc.features().list(account, &q).await.map_err(|e| OwsException::from_features(e, "GetFeature"))?;
+            let page = svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, "GetFeature"))?;
             next = page.next;
             if page.features.is_empty() {
                 break;
@@ -484,7 +481,7 @@ pub async fn get_feature(
                 let _ = write!(head, "\"numberMatched\":{m},");
             }
             if crs != Crs::Crs84 {
-                let _ = write!(head, "\"crs\":{},", json!({"type": "name", "properties": {"name": srs::name(crs)}}));
+                let _ = write!(head, "\"crs\":{},", json!({"type": "name", "properties": {"name": srs::urn(crs)}}));
             }
             let _ = writeln!(head, "\"links\":{},\"features\":[", Value::Array(links));
             (JSON, head, "\n]}\n".to_owned())
@@ -498,9 +495,9 @@ pub async fn get_feature(
                 ("TYPENAMES", &ty.qname()),
             ]);
             let mut head = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:{root} xmlns:wfs=\"{NS_WFS}\" xmlns:gml=\"{NS_GML}\" \
-                 xmlns:{PREFIX}=\"{NS}\" xmlns:xsi=\"{NS_XSI}\" xsi:schemaLocation=\"{} {NS_WFS} \
-                 http://schemas.opengis.net/wfs/2.0/wfs.xsd {NS_GML} http://schemas.opengis.net/gml/3.2.1/gml.xsd\" \
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:{root} xmlns:wfs=\"{WFS_NS}\" xmlns:gml=\"{GML_NS}\" \
+                 xmlns:{PREFIX}=\"{NS}\" xmlns:xsi=\"{XSI_NS}\" xsi:schemaLocation=\"{} {WFS_NS} \
+                 http://schemas.opengis.net/wfs/2.0/wfs.xsd {GML_NS} http://schemas.opengis.net/gml/3.2.1/gml.xsd\" \
                  timeStamp=\"{timestamp}\" numberMatched=\"{matched_text}\" numberReturned=\"{returned}\"",
                 escape(&format!("{NS} {dft}"))
             );
@@ -530,7 +527,7 @@ pub async fn get_feature(
 }
 
 /// The filter of a query on a type, for the transaction's Update, Replace and Delete.
-pub fn filter_for(ty: &FeatureType, filter: &super::xml::Element, limits: &super::WfsLimits) -> OwsResult<Expr> {
-    let fctx = FesContext { queryables: &ty.queryables, default_crs: srs::DEFAULT, limits: limits.xml };
+pub fn filter_for(ty: &FeatureType, filter: &super::xml::Element, limits: &super::WfsLimits) -> OgcResult<Expr> {
+    let fctx = FesContext { queryables: &ty.queryables, default_crs: DEFAULT_CRS, limits: limits.xml };
     fes::from_element(filter, &fctx)
 }

@@ -2,7 +2,8 @@
 //! order) as GML, and reading GML geometries from filters and transactions as GeoJSON with the
 //! coordinates as written and the `srsName` they came with.
 
-use super::xml::{escape, Element};
+use super::xml::Element;
+use crate::ows::escape;
 use serde_json::{json, Value};
 use std::fmt::Write;
 

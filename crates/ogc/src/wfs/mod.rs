@@ -6,28 +6,57 @@
 //! GeoJSON one page of features at a time. Every collection of the account (the cadastre's
 //! parcels and every uploaded collection) is a feature type; filters (FES 2.0) become the CQL2
 //! tree the feature service evaluates; transactions go through the feature service's write path
-//! (validation, history, events, versions). Errors are [`ows::OwsException`]s, rendered as OWS
-//! 1.1 exception reports.
+//! (validation, history, events, versions). Requests are read with the shared KVP parser
+//! ([`crate::kvp`]) and CRS names ([`crate::srs`]); errors are [`OgcError`]s, answered with
+//! [`crate::ows::Service::Wfs`]'s statuses and OWS 1.1 exception reports.
 
 pub mod capabilities;
 pub mod fes;
 pub mod getfeature;
 pub mod gml;
-pub mod kvp;
-pub mod ows;
 pub mod request;
-pub mod srs;
 pub mod transaction;
 pub mod xml;
 
+use crate::kvp::KvpLimits;
+use crate::ows::{OgcError, OgcResult};
 use meridian_cadastre::FeatureService;
+use meridian_core::crs::Crs;
 use meridian_core::id::AccountId;
 use meridian_store::features::FeatureCollection;
-use ows::{OwsException, OwsResult};
 use std::sync::Arc;
 
 pub use getfeature::FeatureStream;
 pub use request::Operation;
+
+/// WFS 2.0 namespace.
+pub const WFS_NS: &str = "http://www.opengis.net/wfs/2.0";
+/// FES 2.0 namespace.
+pub const FES_NS: &str = "http://www.opengis.net/fes/2.0";
+/// GML 3.2 namespace.
+pub const GML_NS: &str = "http://www.opengis.net/gml/3.2";
+
+/// The CRS of answers when a request names none, as WFS 2.0 servers commonly default to.
+pub const DEFAULT_CRS: Crs = Crs::Epsg(4326);
+
+/// The CRSs listed in the capabilities (any other EPSG code with a definition works too).
+pub const OFFERED_CRS: &[Crs] = &[
+    Crs::Epsg(4326),
+    Crs::Crs84,
+    Crs::Epsg(3857),
+    Crs::Epsg(4283),
+    Crs::Epsg(7844),
+    Crs::Epsg(28354),
+    Crs::Epsg(28355),
+    Crs::Epsg(28356),
+    Crs::Epsg(7854),
+    Crs::Epsg(7855),
+    Crs::Epsg(7856),
+    Crs::Epsg(32633),
+    Crs::Epsg(32755),
+    Crs::Epsg(32756),
+    Crs::Epsg(2056),
+];
 
 /// The namespace of feature types, and its prefix in documents.
 pub const NS: &str = "urn:meridian:features";
@@ -44,6 +73,9 @@ pub const GET_FEATURE_BY_ID: &str = "urn:ogc:def:query:OGC-WFS::GetFeatureById";
 /// Bounds of the service.
 #[derive(Clone, Copy, Debug)]
 pub struct WfsLimits {
+    /// KVP requests (GET, or form-encoded POST). A FES filter travels in one value, so values
+    /// may be as long as a request body.
+    pub kvp: KvpLimits,
     pub xml: xml::XmlLimits,
     /// Features in an answer when the request sets no COUNT (advertised as `CountDefault`).
     pub count_default: u32,
@@ -57,7 +89,14 @@ pub struct WfsLimits {
 
 impl Default for WfsLimits {
     fn default() -> Self {
-        Self { xml: xml::XmlLimits::default(), count_default: 1_000, count_max: 10_000, page: 500, max_changes: 10_000 }
+        Self {
+            kvp: KvpLimits { max_bytes: 2 << 20, max_pairs: 64, max_value_bytes: 2 << 20 },
+            xml: xml::XmlLimits::default(),
+            count_default: 1_000,
+            count_max: 10_000,
+            page: 500,
+            max_changes: 10_000,
+        }
     }
 }
 
@@ -115,7 +154,7 @@ impl Response {
     }
 
     /// The whole body as a string (tests, small answers): a stream is read to its end.
-    pub async fn into_string(self) -> OwsResult<String> {
+    pub async fn into_string(self) -> OgcResult<String> {
         match self.body {
             Body::Text(s) => Ok(s),
             Body::Features(mut s) => {
@@ -176,13 +215,13 @@ impl WfsService {
     }
 
     /// Answers a KVP (GET) request given as its raw query string.
-    pub async fn kvp(&self, ctx: &Context, raw_query: &str) -> OwsResult<Response> {
+    pub async fn kvp(&self, ctx: &Context, raw_query: &str) -> OgcResult<Response> {
         let op = request::from_kvp(raw_query, &self.limits)?;
         self.execute(ctx, op).await
     }
 
     /// Answers an XML (POST) request.
-    pub async fn xml(&self, ctx: &Context, body: &str) -> OwsResult<Response> {
+    pub async fn xml(&self, ctx: &Context, body: &str) -> OgcResult<Response> {
         let op = request::from_xml(body, &self.limits)?;
         self.execute(ctx, op).await
     }
@@ -193,7 +232,7 @@ impl WfsService {
     }
 
     /// Answers a parsed request.
-    pub async fn execute(&self, ctx: &Context, op: Operation) -> OwsResult<Response> {
+    pub async fn execute(&self, ctx: &Context, op: Operation) -> OgcResult<Response> {
         match op {
             Operation::GetCapabilities { sections } => {
                 let types = self.feature_types(&ctx.account).await?;
@@ -205,7 +244,7 @@ impl WfsService {
                 let chosen = match type_names {
                     None => all,
                     Some(names) => {
-                        names.iter().map(|n| find_type(&all, n, "typeNames").cloned()).collect::<OwsResult<Vec<_>>>()?
+                        names.iter().map(|n| find_type(&all, n, "typeNames").cloned()).collect::<OgcResult<Vec<_>>>()?
                     }
                 };
                 Ok(Response::text(XML, capabilities::schema(&chosen)))
@@ -227,9 +266,9 @@ impl WfsService {
     }
 
     /// Every feature type of an account, in collection order (parcels first).
-    pub async fn feature_types(&self, account: &AccountId) -> OwsResult<Vec<FeatureType>> {
+    pub async fn feature_types(&self, account: &AccountId) -> OgcResult<Vec<FeatureType>> {
         let collections =
-            self.features.collections(account).await.map_err(|e| OwsException::from_features(e, "typeNames"))?;
+            self.features.collections(account).await.map_err(|e| OgcError::from_features(e, "typeNames"))?;
         let mut out = Vec::with_capacity(collections.len());
         for c in collections {
             out.push(self.feature_type_of(account, c).await?);
@@ -237,9 +276,9 @@ impl WfsService {
         Ok(out)
     }
 
-    async fn feature_type_of(&self, account: &AccountId, c: FeatureCollection) -> OwsResult<FeatureType> {
+    async fn feature_type_of(&self, account: &AccountId, c: FeatureCollection) -> OgcResult<FeatureType> {
         let queryables =
-            self.features.queryables(account, &c.id).await.map_err(|e| OwsException::from_features(e, "typeNames"))?;
+            self.features.queryables(account, &c.id).await.map_err(|e| OgcError::from_features(e, "typeNames"))?;
         let mut properties: Vec<(String, &'static str)> = Vec::new();
         for (name, kind) in &queryables {
             if name == "geometry" || name == "id" || !xml::is_ncname(name) || properties.iter().any(|(n, _)| n == name)
@@ -257,7 +296,7 @@ impl WfsService {
     }
 
     /// One feature type by the name a request gave (`features:parcels`, `parcels`, `{ns}parcels`).
-    pub async fn feature_type(&self, account: &AccountId, name: &str, locator: &str) -> OwsResult<FeatureType> {
+    pub async fn feature_type(&self, account: &AccountId, name: &str, locator: &str) -> OgcResult<FeatureType> {
         let all = self.feature_types(account).await?;
         find_type(&all, name, locator).cloned()
     }
@@ -271,9 +310,9 @@ pub fn local_name(name: &str) -> &str {
 }
 
 /// Finds a type by a request's name; another tenant's types are as unknown as missing ones.
-pub fn find_type<'a>(all: &'a [FeatureType], name: &str, locator: &str) -> OwsResult<&'a FeatureType> {
+pub fn find_type<'a>(all: &'a [FeatureType], name: &str, locator: &str) -> OgcResult<&'a FeatureType> {
     let local = local_name(name);
     all.iter()
         .find(|t| t.name == local || t.collection.id == local)
-        .ok_or_else(|| OwsException::invalid(locator, format!("`{name}` is not a feature type of this service")))
+        .ok_or_else(|| OgcError::invalid(locator, format!("`{name}` is not a feature type of this service")))
 }

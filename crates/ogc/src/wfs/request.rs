@@ -1,9 +1,9 @@
 //! Requests read from KVP query strings and XML bodies into one model.
 
-use super::kvp::Kvp;
-use super::ows::{ExceptionCode, OwsException, OwsResult};
 use super::xml::{self, Element};
 use super::{WfsLimits, GET_FEATURE_BY_ID};
+use crate::kvp::Kvp;
+use crate::ows::{ExceptionCode, OgcError, OgcResult};
 
 /// The versions this service speaks.
 pub const VERSIONS: &[&str] = &["2.0.0", "2.0.2"];
@@ -57,32 +57,32 @@ pub enum Operation {
     Transaction(Element),
 }
 
-fn check_version(version: Option<&str>) -> OwsResult<()> {
+fn check_version(version: Option<&str>) -> OgcResult<()> {
     match version {
-        None => Err(OwsException::missing("version")),
+        None => Err(OgcError::missing("version")),
         Some(v) if VERSIONS.contains(&v.trim()) => Ok(()),
         Some(v) => {
-            Err(OwsException::invalid("version", format!("version {v} is not supported; this service speaks 2.0.0")))
+            Err(OgcError::invalid("version", format!("version {v} is not supported; this service speaks 2.0.0")))
         }
     }
 }
 
-fn check_service(service: Option<&str>) -> OwsResult<()> {
+fn check_service(service: Option<&str>) -> OgcResult<()> {
     match service {
-        None => Err(OwsException::missing("service")),
+        None => Err(OgcError::missing("service")),
         Some(s) if s.trim().eq_ignore_ascii_case("WFS") => Ok(()),
-        Some(s) => Err(OwsException::invalid("service", format!("service {s} is not WFS"))),
+        Some(s) => Err(OgcError::invalid("service", format!("service {s} is not WFS"))),
     }
 }
 
 const UNSUPPORTED: &[&str] =
     &["LockFeature", "GetFeatureWithLock", "CreateStoredQuery", "DropStoredQuery", "GetGmlObject"];
 
-fn unknown_request(name: &str) -> OwsException {
+fn unknown_request(name: &str) -> OgcError {
     if UNSUPPORTED.iter().any(|u| u.eq_ignore_ascii_case(name)) {
-        OwsException::not_supported(name, format!("{name} is not supported by this service"))
+        OgcError::not_supported(name, format!("{name} is not supported by this service"))
     } else {
-        OwsException::not_supported(name, format!("{name} is not a WFS 2.0 operation"))
+        OgcError::not_supported(name, format!("{name} is not a WFS 2.0 operation"))
     }
 }
 
@@ -90,7 +90,7 @@ fn list(v: &str) -> Vec<String> {
     v.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
 }
 
-fn format_of(v: Option<&str>) -> OwsResult<Format> {
+fn format_of(v: Option<&str>) -> OgcResult<Format> {
     let Some(v) = v else { return Ok(Format::Gml) };
     let lower = v.to_ascii_lowercase().replace(' ', "");
     if lower.starts_with("application/gml+xml") || lower.contains("gml/3.2") || lower == "gml32" || lower == "gml3" {
@@ -99,7 +99,7 @@ fn format_of(v: Option<&str>) -> OwsResult<Format> {
     if matches!(lower.as_str(), "application/json" | "application/geo+json" | "json" | "geojson") {
         return Ok(Format::Json);
     }
-    Err(OwsException::invalid(
+    Err(OgcError::invalid(
         "outputFormat",
         format!(
             "{v} is not an output format of this service; use application/gml+xml; version=3.2 or application/json"
@@ -107,26 +107,26 @@ fn format_of(v: Option<&str>) -> OwsResult<Format> {
     ))
 }
 
-fn number(v: Option<&str>, param: &str) -> OwsResult<Option<u64>> {
+fn number(v: Option<&str>, param: &str) -> OgcResult<Option<u64>> {
     v.map(|s| {
         s.trim()
             .parse::<u64>()
-            .map_err(|_| OwsException::invalid(param, format!("{param} must be a non-negative integer, not `{s}`")))
+            .map_err(|_| OgcError::invalid(param, format!("{param} must be a non-negative integer, not `{s}`")))
     })
     .transpose()
 }
 
-fn result_type(v: Option<&str>) -> OwsResult<bool> {
+fn result_type(v: Option<&str>) -> OgcResult<bool> {
     match v.map(|s| s.trim().to_ascii_lowercase()) {
         None => Ok(false),
         Some(s) if s == "results" => Ok(false),
         Some(s) if s == "hits" => Ok(true),
-        Some(s) => Err(OwsException::invalid("resultType", format!("resultType is results or hits, not `{s}`"))),
+        Some(s) => Err(OgcError::invalid("resultType", format!("resultType is results or hits, not `{s}`"))),
     }
 }
 
 /// Parses `lot ASC,area_m2 DESC` (also `lot A`, `lot+D`, `-lot`).
-pub fn sortby(v: &str) -> OwsResult<Vec<(String, bool)>> {
+pub fn sortby(v: &str) -> OgcResult<Vec<(String, bool)>> {
     let mut out = Vec::new();
     for item in v.split(',') {
         let item = item.trim();
@@ -139,10 +139,10 @@ pub fn sortby(v: &str) -> OwsResult<Vec<(String, bool)>> {
             None => (name, false),
             Some("ASC") | Some("A") => (name, false),
             Some("DESC") | Some("D") => (name, true),
-            Some(o) => return Err(OwsException::invalid("sortBy", format!("`{o}` is not ASC or DESC"))),
+            Some(o) => return Err(OgcError::invalid("sortBy", format!("`{o}` is not ASC or DESC"))),
         };
         if parts.next().is_some() {
-            return Err(OwsException::invalid("sortBy", format!("`{item}` is not `property [ASC|DESC]`")));
+            return Err(OgcError::invalid("sortBy", format!("`{item}` is not `property [ASC|DESC]`")));
         }
         out.push((super::fes::property_name(name), desc));
     }
@@ -160,35 +160,35 @@ fn groups(v: &str) -> Vec<Vec<String>> {
 }
 
 /// Reads a KVP request.
-pub fn from_kvp(raw: &str, _limits: &WfsLimits) -> OwsResult<Operation> {
-    let kvp = Kvp::parse(raw)?;
-    let request = kvp.require("request")?.trim().to_owned();
-    check_service(kvp.get("service"))?;
+pub fn from_kvp(raw: &str, limits: &WfsLimits) -> OgcResult<Operation> {
+    let kvp = Kvp::parse(raw, limits.kvp)?.unique()?;
+    let request = kvp.required("request")?.trim().to_owned();
+    check_service(kvp.given("service"))?;
     if request.eq_ignore_ascii_case("GetCapabilities") {
-        if let Some(accept) = kvp.get("acceptversions") {
+        if let Some(accept) = kvp.given("acceptversions") {
             if !list(accept).iter().any(|v| VERSIONS.contains(&v.as_str())) {
-                return Err(OwsException::new(
+                return Err(OgcError::at(
                     ExceptionCode::VersionNegotiationFailed,
-                    Some("acceptVersions"),
+                    "acceptVersions",
                     format!("none of {accept} is spoken here; this service speaks 2.0.0"),
                 ));
             }
         }
-        return Ok(Operation::GetCapabilities { sections: kvp.get("sections").map(list) });
+        return Ok(Operation::GetCapabilities { sections: kvp.given("sections").map(list) });
     }
-    check_version(kvp.get("version"))?;
+    check_version(kvp.given("version"))?;
     match request.to_ascii_lowercase().as_str() {
         "describefeaturetype" => Ok(Operation::DescribeFeatureType {
-            type_names: kvp.get("typenames").or_else(|| kvp.get("typename")).map(list),
+            type_names: kvp.given("typenames").or_else(|| kvp.given("typename")).map(list),
         }),
         "liststoredqueries" => Ok(Operation::ListStoredQueries),
-        "describestoredqueries" => Ok(Operation::DescribeStoredQueries { ids: kvp.get("storedquery_id").map(list) }),
+        "describestoredqueries" => Ok(Operation::DescribeStoredQueries { ids: kvp.given("storedquery_id").map(list) }),
         "getfeature" => Ok(Operation::GetFeature(feature_request_kvp(&kvp)?)),
         "getpropertyvalue" => {
-            let value_reference = kvp.require("valuereference")?.trim().to_owned();
+            let value_reference = kvp.required("valuereference")?.trim().to_owned();
             Ok(Operation::GetPropertyValue { request: feature_request_kvp(&kvp)?, value_reference })
         }
-        "transaction" => Err(OwsException::not_supported(
+        "transaction" => Err(OgcError::not_supported(
             "Transaction",
             "Transaction is offered in the XML encoding only: POST a wfs:Transaction document",
         )),
@@ -196,58 +196,58 @@ pub fn from_kvp(raw: &str, _limits: &WfsLimits) -> OwsResult<Operation> {
     }
 }
 
-fn feature_request_kvp(kvp: &Kvp) -> OwsResult<FeatureRequest> {
+fn feature_request_kvp(kvp: &Kvp) -> OgcResult<FeatureRequest> {
     let mut r = FeatureRequest {
         type_name: None,
         filter: None,
-        bbox: kvp.get("bbox").map(str::to_owned),
-        resource_ids: kvp.get("resourceid").map(list),
-        sortby: kvp.get("sortby").map(sortby).transpose()?.unwrap_or_default(),
+        bbox: kvp.given("bbox").map(str::to_owned),
+        resource_ids: kvp.given("resourceid").map(list),
+        sortby: kvp.given("sortby").map(sortby).transpose()?.unwrap_or_default(),
         property_names: None,
-        srs_name: kvp.get("srsname").map(str::to_owned),
-        count: number(kvp.get("count").or_else(|| kvp.get("maxfeatures")), "count")?,
-        start_index: number(kvp.get("startindex"), "startIndex")?.unwrap_or(0),
-        hits: result_type(kvp.get("resulttype"))?,
-        format: format_of(kvp.get("outputformat"))?,
+        srs_name: kvp.given("srsname").map(str::to_owned),
+        count: number(kvp.given("count").or_else(|| kvp.given("maxfeatures")), "count")?,
+        start_index: number(kvp.given("startindex"), "startIndex")?.unwrap_or(0),
+        hits: result_type(kvp.given("resulttype"))?,
+        format: format_of(kvp.given("outputformat"))?,
         by_id: false,
         kvp: Some(kvp.pairs().to_vec()),
     };
-    if let Some(lang) = kvp.get("filter_language") {
+    if let Some(lang) = kvp.given("filter_language") {
         if !lang.contains("OGC-FES:Filter") && !lang.eq_ignore_ascii_case("urn:ogc:def:queryLanguage:OGC-FES:Filter") {
-            return Err(OwsException::invalid(
+            return Err(OgcError::invalid(
                 "filter_language",
                 format!("{lang} is not supported; use urn:ogc:def:queryLanguage:OGC-FES:Filter"),
             ));
         }
     }
-    if let Some(id) = kvp.get("storedquery_id") {
+    if let Some(id) = kvp.given("storedquery_id") {
         if id.trim() != GET_FEATURE_BY_ID {
-            return Err(OwsException::invalid("storedQuery_Id", format!("{id} is not a stored query of this service")));
+            return Err(OgcError::invalid("storedQuery_Id", format!("{id} is not a stored query of this service")));
         }
-        let fid = kvp.require("id")?;
+        let fid = kvp.required("id")?;
         r.resource_ids = Some(vec![fid.trim().to_owned()]);
         r.by_id = true;
         return Ok(r);
     }
-    let types = kvp.get("typenames").or_else(|| kvp.get("typename")).map(groups);
+    let types = kvp.given("typenames").or_else(|| kvp.given("typename")).map(groups);
     match types.as_deref() {
         None if r.resource_ids.is_some() => {}
-        None => return Err(OwsException::missing("typeNames")),
+        None => return Err(OgcError::missing("typeNames")),
         Some([one]) if one.len() == 1 => r.type_name = Some(one[0].clone()),
         Some([one]) if one.len() > 1 => {
-            return Err(OwsException::invalid("typeNames", "joins are not supported: name one feature type per query"))
+            return Err(OgcError::invalid("typeNames", "joins are not supported: name one feature type per query"))
         }
-        Some(_) => return Err(OwsException::invalid("typeNames", "one query per request: name one feature type")),
+        Some(_) => return Err(OgcError::invalid("typeNames", "one query per request: name one feature type")),
     }
-    if let Some(p) = kvp.get("propertyname") {
+    if let Some(p) = kvp.given("propertyname") {
         let g = groups(p);
         r.property_names = g.into_iter().next().filter(|l| !l.iter().any(|n| n == "*"));
     }
-    let exclusive = [kvp.get("filter").is_some(), r.bbox.is_some(), r.resource_ids.is_some()];
+    let exclusive = [kvp.given("filter").is_some(), r.bbox.is_some(), r.resource_ids.is_some()];
     if exclusive.iter().filter(|b| **b).count() > 1 {
-        return Err(OwsException::invalid("filter", "FILTER, BBOX and RESOURCEID exclude each other"));
+        return Err(OgcError::invalid("filter", "FILTER, BBOX and RESOURCEID exclude each other"));
     }
-    if let Some(f) = kvp.get("filter") {
+    if let Some(f) = kvp.given("filter") {
         let g = f.trim();
         // `(<Filter>...</Filter>)` for several queries: one query, so one filter.
         let g = g.strip_prefix('(').and_then(|s| s.strip_suffix(')')).unwrap_or(g);
@@ -256,22 +256,22 @@ fn feature_request_kvp(kvp: &Kvp) -> OwsResult<FeatureRequest> {
     Ok(r)
 }
 
-fn attr_number(el: &Element, name: &str) -> OwsResult<Option<u64>> {
+fn attr_number(el: &Element, name: &str) -> OgcResult<Option<u64>> {
     number(el.attr(name), name)
 }
 
 /// Reads an XML request.
-pub fn from_xml(body: &str, limits: &WfsLimits) -> OwsResult<Operation> {
-    let root = xml::parse(body, &limits.xml).map_err(|e| OwsException::parsing("request", e.0))?;
+pub fn from_xml(body: &str, limits: &WfsLimits) -> OgcResult<Operation> {
+    let root = xml::parse(body, &limits.xml).map_err(|e| OgcError::parsing("request", e.0))?;
     let name = root.name.clone();
     check_service(root.attr("service"))?;
     if name == "GetCapabilities" {
         if let Some(av) = root.child("AcceptVersions") {
             let versions: Vec<&str> = av.children_named("Version").map(Element::trimmed).collect();
             if !versions.is_empty() && !versions.iter().any(|v| VERSIONS.contains(v)) {
-                return Err(OwsException::new(
+                return Err(OgcError::at(
                     ExceptionCode::VersionNegotiationFailed,
-                    Some("AcceptVersions"),
+                    "AcceptVersions",
                     "this service speaks 2.0.0",
                 ));
             }
@@ -294,7 +294,7 @@ pub fn from_xml(body: &str, limits: &WfsLimits) -> OwsResult<Operation> {
         "GetFeature" => Ok(Operation::GetFeature(feature_request_xml(&root)?)),
         "GetPropertyValue" => {
             let value_reference =
-                root.attr("valueReference").ok_or_else(|| OwsException::missing("valueReference"))?.trim().to_owned();
+                root.attr("valueReference").ok_or_else(|| OgcError::missing("valueReference"))?.trim().to_owned();
             Ok(Operation::GetPropertyValue { request: feature_request_xml(&root)?, value_reference })
         }
         "Transaction" => Ok(Operation::Transaction(root)),
@@ -302,7 +302,7 @@ pub fn from_xml(body: &str, limits: &WfsLimits) -> OwsResult<Operation> {
     }
 }
 
-fn feature_request_xml(root: &Element) -> OwsResult<FeatureRequest> {
+fn feature_request_xml(root: &Element) -> OgcResult<FeatureRequest> {
     let mut r = FeatureRequest {
         type_name: None,
         filter: None,
@@ -322,30 +322,28 @@ fn feature_request_xml(root: &Element) -> OwsResult<FeatureRequest> {
         root.children.iter().filter(|c| c.name == "Query" || c.name == "StoredQuery").collect();
     let q = match queries.as_slice() {
         [one] => *one,
-        [] => return Err(OwsException::missing("Query")),
-        _ => return Err(OwsException::invalid("Query", "one query per request")),
+        [] => return Err(OgcError::missing("Query")),
+        _ => return Err(OgcError::invalid("Query", "one query per request")),
     };
     if q.name == "StoredQuery" {
-        let id = q.attr("id").ok_or_else(|| OwsException::missing("id"))?;
+        let id = q.attr("id").ok_or_else(|| OgcError::missing("id"))?;
         if id.trim() != GET_FEATURE_BY_ID {
-            return Err(OwsException::invalid("id", format!("{id} is not a stored query of this service")));
+            return Err(OgcError::invalid("id", format!("{id} is not a stored query of this service")));
         }
         let fid = q
             .children_named("Parameter")
             .find(|p| p.attr("name").is_some_and(|n| n.eq_ignore_ascii_case("ID")))
             .map(|p| p.trimmed().to_owned())
-            .ok_or_else(|| OwsException::missing("ID"))?;
+            .ok_or_else(|| OgcError::missing("ID"))?;
         r.resource_ids = Some(vec![fid]);
         r.by_id = true;
         return Ok(r);
     }
-    let types = q.attr("typeNames").or_else(|| q.attr("typeName")).ok_or_else(|| OwsException::missing("typeNames"))?;
+    let types = q.attr("typeNames").or_else(|| q.attr("typeName")).ok_or_else(|| OgcError::missing("typeNames"))?;
     let names: Vec<&str> = types.split_whitespace().collect();
     match names.as_slice() {
         [one] => r.type_name = Some((*one).to_owned()),
-        _ => {
-            return Err(OwsException::invalid("typeNames", "joins are not supported: name one feature type per query"))
-        }
+        _ => return Err(OgcError::invalid("typeNames", "joins are not supported: name one feature type per query")),
     }
     r.srs_name = q.attr("srsName").map(str::to_owned);
     let props: Vec<String> = q.children_named("PropertyName").map(|p| p.trimmed().to_owned()).collect();
@@ -360,12 +358,12 @@ fn feature_request_xml(root: &Element) -> OwsResult<FeatureRequest> {
             let name =
                 p.child("ValueReference").or_else(|| p.child("PropertyName")).map(Element::trimmed).unwrap_or("");
             if name.is_empty() {
-                return Err(OwsException::invalid("SortBy", "a SortProperty needs a ValueReference"));
+                return Err(OgcError::invalid("SortBy", "a SortProperty needs a ValueReference"));
             }
             let desc = match p.child("SortOrder").map(|o| o.trimmed().to_ascii_uppercase()).as_deref() {
                 None | Some("ASC") => false,
                 Some("DESC") => true,
-                Some(o) => return Err(OwsException::invalid("SortBy", format!("`{o}` is not ASC or DESC"))),
+                Some(o) => return Err(OgcError::invalid("SortBy", format!("`{o}` is not ASC or DESC"))),
             };
             r.sortby.push((super::fes::property_name(name), desc));
         }

@@ -11,9 +11,10 @@
 use super::fes;
 use super::getfeature::filter_for;
 use super::gml;
-use super::ows::{ExceptionCode, OwsException, OwsResult, NS_FES, NS_WFS};
-use super::xml::{escape, Element};
-use super::{find_type, srs, Context, FeatureType, Response, WfsService, XML};
+use super::xml::Element;
+use super::{find_type, Context, FeatureType, Response, WfsService, DEFAULT_CRS, FES_NS, WFS_NS, XML};
+use crate::ows::{escape, ExceptionCode, OgcError, OgcResult};
+use crate::srs;
 use meridian_cadastre::write::{as_input, merge_patch};
 use meridian_cadastre::{Draft, ListQuery, Start};
 use meridian_core::crs::{Crs, Transformer};
@@ -59,23 +60,22 @@ fn is_nil(el: &Element) -> bool {
 }
 
 /// A GML geometry as GeoJSON in CRS84.
-fn geometry_of(el: &Element, default: Crs, locator: &str) -> OwsResult<Value> {
-    let read = gml::read_geometry(el).map_err(|e| OwsException::new(ExceptionCode::InvalidValue, Some(locator), e))?;
+fn geometry_of(el: &Element, default: Crs, locator: &str) -> OgcResult<Value> {
+    let read = gml::read_geometry(el).map_err(|e| OgcError::at(ExceptionCode::InvalidValue, locator, e))?;
     let crs = match &read.srs_name {
-        Some(s) => srs::parse(s).map_err(|e| OwsException::invalid("srsName", e))?,
+        Some(s) => srs::parse(s).map_err(|e| OgcError::invalid("srsName", e))?,
         None => default,
     };
     if crs == Crs::Crs84 {
         return Ok(read.geojson);
     }
-    let t = Transformer::new(crs, Crs::Crs84).map_err(|e| OwsException::invalid("srsName", e))?;
-    geometry::map_positions(&read.geojson, &mut |x, y| t.apply(x, y)).ok_or_else(|| {
-        OwsException::new(ExceptionCode::InvalidValue, Some(locator), "the geometry is outside its CRS's domain")
-    })
+    let t = Transformer::new(crs, Crs::Crs84).map_err(|e| OgcError::invalid("srsName", e))?;
+    geometry::map_positions(&read.geojson, &mut |x, y| t.apply(x, y))
+        .ok_or_else(|| OgcError::at(ExceptionCode::InvalidValue, locator, "the geometry is outside its CRS's domain"))
 }
 
 /// A feature element of an Insert or Replace as a GeoJSON Feature in CRS84.
-fn feature_body(el: &Element, ty: &FeatureType, default: Crs, locator: &str) -> OwsResult<Value> {
+fn feature_body(el: &Element, ty: &FeatureType, default: Crs, locator: &str) -> OgcResult<Value> {
     let mut properties = Map::new();
     let mut geom = Value::Null;
     for c in &el.children {
@@ -94,11 +94,18 @@ fn feature_body(el: &Element, ty: &FeatureType, default: Crs, locator: &str) -> 
     Ok(json!({"type": "Feature", "geometry": geom, "properties": properties}))
 }
 
-fn default_crs(el: &Element) -> OwsResult<Crs> {
+fn default_crs(el: &Element) -> OgcResult<Crs> {
     match el.attr("srsName") {
-        Some(s) => srs::parse(s).map_err(|e| OwsException::invalid("srsName", e)),
-        None => Ok(srs::DEFAULT),
+        Some(s) => srs::parse(s).map_err(|e| OgcError::invalid("srsName", e)),
+        None => Ok(DEFAULT_CRS),
     }
+}
+
+/// The feature type an Update or Delete names (`typeName`).
+fn action_type<'a>(types: &'a [FeatureType], action: &Element, handle: &str) -> OgcResult<&'a FeatureType> {
+    let name =
+        action.attr("typeName").or_else(|| action.attr("typeNames")).ok_or_else(|| OgcError::missing("typeName"))?;
+    find_type(types, name, handle)
 }
 
 /// The live features of a type that a filter selects (at most `max_changes`).
@@ -108,10 +115,10 @@ async fn targets(
     ty: &FeatureType,
     action: &Element,
     locator: &str,
-) -> OwsResult<Vec<Feature>> {
-    let filter = action.child("Filter").ok_or_else(|| {
-        OwsException::new(ExceptionCode::MissingParameterValue, Some(locator), "the action needs a fes:Filter")
-    })?;
+) -> OgcResult<Vec<Feature>> {
+    let filter = action
+        .child("Filter")
+        .ok_or_else(|| OgcError::at(ExceptionCode::MissingParameterValue, locator, "the action needs a fes:Filter"))?;
     let expr = filter_for(ty, filter, svc.limits())?;
     let account = &ctx.account;
     if let Some(ids) = fes::only_resource_ids(&expr) {
@@ -132,12 +139,12 @@ async fn targets(
         ..ListQuery::default()
     };
     loop {
-        let page = svc.features().list(account, &q).await.map_err(|e| OwsException::from_features(e, locator))?;
+        let page = svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, locator))?;
         out.extend(page.features);
         if out.len() > max as usize {
-            return Err(OwsException::new(
+            return Err(OgcError::at(
                 ExceptionCode::OperationProcessingFailed,
-                Some(locator),
+                locator,
                 format!("the filter selects more than {max} features; one action may change at most {max}"),
             ));
         }
@@ -148,11 +155,11 @@ async fn targets(
     }
 }
 
-async fn draft(svc: &WfsService, body: Value, collection: &str, locator: &str) -> OwsResult<Draft> {
-    svc.features().draft(body, Crs::Crs84, collection).await.map_err(|e| OwsException::from_features(e, locator))
+async fn draft(svc: &WfsService, body: Value, collection: &str, locator: &str) -> OgcResult<Draft> {
+    svc.features().draft(body, Crs::Crs84, collection).await.map_err(|e| OgcError::from_features(e, locator))
 }
 
-async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OwsResult<Vec<Planned>> {
+async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OgcResult<Vec<Planned>> {
     let types = svc.feature_types(&ctx.account).await?;
     let mut plans = Vec::new();
     for (i, action) in root.children.iter().enumerate() {
@@ -172,22 +179,14 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OwsResult<Vec<
                     }
                 }
                 if by_type.is_empty() {
-                    return Err(OwsException::new(
-                        ExceptionCode::InvalidValue,
-                        Some(&handle),
-                        "an Insert needs a feature",
-                    ));
+                    return Err(OgcError::at(ExceptionCode::InvalidValue, &handle, "an Insert needs a feature"));
                 }
                 for (collection, drafts) in by_type {
                     plans.push(Planned::Insert { handle: handle.clone(), collection, drafts });
                 }
             }
             "Update" => {
-                let name = action
-                    .attr("typeName")
-                    .or_else(|| action.attr("typeNames"))
-                    .ok_or_else(|| OwsException::missing("typeName"))?;
-                let ty = find_type(&types, name, &handle)?;
+                let ty = action_type(&types, action, &handle)?;
                 let crs = default_crs(action)?;
                 let mut props = Map::new();
                 let mut geom: Option<Value> = None;
@@ -197,11 +196,7 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OwsResult<Vec<
                         .or_else(|| p.child("Name"))
                         .map(|r| fes::property_name(r.trimmed()))
                         .ok_or_else(|| {
-                            OwsException::new(
-                                ExceptionCode::InvalidValue,
-                                Some(&handle),
-                                "a Property needs a ValueReference",
-                            )
+                            OgcError::at(ExceptionCode::InvalidValue, &handle, "a Property needs a ValueReference")
                         })?;
                     let value = p.child("Value");
                     if reference == "geometry" {
@@ -213,9 +208,9 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OwsResult<Vec<
                         continue;
                     }
                     if reference == "id" || !super::xml::is_ncname(&reference) {
-                        return Err(OwsException::new(
+                        return Err(OgcError::at(
                             ExceptionCode::InvalidValue,
-                            Some(&handle),
+                            &handle,
                             format!("`{reference}` cannot be updated"),
                         ));
                     }
@@ -240,9 +235,10 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OwsResult<Vec<
                 plans.push(Planned::Update { handle, changes });
             }
             "Replace" => {
-                let f = action.children.iter().find(|c| c.name != "Filter").ok_or_else(|| {
-                    OwsException::new(ExceptionCode::InvalidValue, Some(&handle), "a Replace needs a feature")
-                })?;
+                let f =
+                    action.children.iter().find(|c| c.name != "Filter").ok_or_else(|| {
+                        OgcError::at(ExceptionCode::InvalidValue, &handle, "a Replace needs a feature")
+                    })?;
                 let ty = find_type(&types, &f.name, &handle)?;
                 let body = feature_body(f, ty, default_crs(action)?, &handle)?;
                 let mut changes = Vec::new();
@@ -253,17 +249,13 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OwsResult<Vec<
                 plans.push(Planned::Replace { handle, changes });
             }
             "Delete" => {
-                let name = action
-                    .attr("typeName")
-                    .or_else(|| action.attr("typeNames"))
-                    .ok_or_else(|| OwsException::missing("typeName"))?;
-                let ty = find_type(&types, name, &handle)?;
+                let ty = action_type(&types, action, &handle)?;
                 let targets = targets(svc, ctx, ty, action, &handle).await?;
                 plans.push(Planned::Delete { targets });
             }
             "Native" if matches!(action.attr("safeToIgnore"), Some("true")) => {}
             other => {
-                return Err(OwsException::not_supported(
+                return Err(OgcError::not_supported(
                     other,
                     format!("wfs:{other} is not a transaction action of this service"),
                 ))
@@ -274,7 +266,7 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OwsResult<Vec<
 }
 
 /// Runs a transaction and answers with its `wfs:TransactionResponse`.
-pub async fn execute(svc: &WfsService, ctx: &Context, root: Element) -> OwsResult<Response> {
+pub async fn execute(svc: &WfsService, ctx: &Context, root: Element) -> OgcResult<Response> {
     let plans = plan(svc, ctx, &root).await?;
     let (mut inserted, mut updated, mut replaced, mut deleted) = (Vec::new(), Vec::new(), Vec::new(), 0u64);
     let account = &ctx.account;
@@ -285,38 +277,30 @@ pub async fn execute(svc: &WfsService, ctx: &Context, root: Element) -> OwsResul
                     .features()
                     .create_many(account, &collection, drafts)
                     .await
-                    .map_err(|e| OwsException::from_features(e, &handle))?;
+                    .map_err(|e| OgcError::from_features(e, &handle))?;
                 inserted.extend(created.into_iter().map(|f| (handle.clone(), f)));
             }
-            Planned::Update { handle, changes } => {
-                for (current, d) in changes {
-                    let f = svc
-                        .features()
-                        .replace(&current, d, None)
-                        .await
-                        .map_err(|e| OwsException::from_features(e, &handle))?;
-                    updated.push((handle.clone(), f));
-                }
-            }
-            Planned::Replace { handle, changes } => {
-                for (current, d) in changes {
-                    let f = svc
-                        .features()
-                        .replace(&current, d, None)
-                        .await
-                        .map_err(|e| OwsException::from_features(e, &handle))?;
-                    replaced.push((handle.clone(), f));
-                }
-            }
+            Planned::Update { handle, changes } => updated.extend(apply(svc, handle, changes).await?),
+            Planned::Replace { handle, changes } => replaced.extend(apply(svc, handle, changes).await?),
             Planned::Delete { targets } => {
                 for t in targets {
-                    svc.features().retire(&t, None).await.map_err(|e| OwsException::from_features(e, "Delete"))?;
+                    svc.features().retire(&t, None).await.map_err(|e| OgcError::from_features(e, "Delete"))?;
                     deleted += 1;
                 }
             }
         }
     }
     Ok(Response::text(XML, response(&inserted, &updated, &replaced, deleted)))
+}
+
+/// Writes the drafts of an Update or Replace over the features they change.
+async fn apply(svc: &WfsService, handle: String, changes: Vec<(Feature, Draft)>) -> OgcResult<Vec<(String, Feature)>> {
+    let mut out = Vec::with_capacity(changes.len());
+    for (current, d) in changes {
+        let f = svc.features().replace(&current, d, None).await.map_err(|e| OgcError::from_features(e, &handle))?;
+        out.push((handle.clone(), f));
+    }
+    Ok(out)
 }
 
 fn results(out: &mut String, tag: &str, list: &[(String, Feature)]) {
@@ -342,7 +326,7 @@ fn response(
     deleted: u64,
 ) -> String {
     let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:TransactionResponse xmlns:wfs=\"{NS_WFS}\" xmlns:fes=\"{NS_FES}\" version=\"2.0.0\">\
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<wfs:TransactionResponse xmlns:wfs=\"{WFS_NS}\" xmlns:fes=\"{FES_NS}\" version=\"2.0.0\">\
          <wfs:TransactionSummary><wfs:totalInserted>{}</wfs:totalInserted><wfs:totalUpdated>{}</wfs:totalUpdated>\
          <wfs:totalReplaced>{}</wfs:totalReplaced><wfs:totalDeleted>{deleted}</wfs:totalDeleted></wfs:TransactionSummary>",
         inserted.len(),

@@ -192,32 +192,6 @@ pub fn parse(text: &str, limits: &XmlLimits) -> Result<Element, XmlError> {
     root.ok_or_else(|| XmlError("the document has no root element".into()))
 }
 
-/// Escapes text for element content or attribute values, dropping characters XML 1.0 cannot
-/// carry at all (control characters other than tab, newline and carriage return).
-pub fn escape(s: &str) -> std::borrow::Cow<'_, str> {
-    let needs = s.chars().any(|c| matches!(c, '<' | '>' | '&' | '"' | '\'') || !allowed(c));
-    if !needs {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if !allowed(c) => {}
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-fn allowed(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && !matches!(c, '\u{FFFE}' | '\u{FFFF}'))
-}
-
 /// Whether `s` is an XML NCName that this service writes as an element name (ASCII letters,
 /// digits, `_`, `-`, `.`; not starting with a digit, `-` or `.`).
 pub fn is_ncname(s: &str) -> bool {

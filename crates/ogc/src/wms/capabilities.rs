@@ -34,7 +34,7 @@ fn bounding_boxes(x: &mut Xml, crs_list: &[Crs], b: [f64; 4]) {
     x.close();
     for &crs in crs_list {
         let Some(mut bb) = srs::clip_to_area(b, crs).and_then(|c| srs::bbox_from_crs84(c, crs)) else { continue };
-        if srs::northing_first(crs) {
+        if crs.lat_first() {
             bb = [bb[1], bb[0], bb[3], bb[2]];
         }
         let name = srs::name(crs);
@@ -56,10 +56,7 @@ fn dcp(x: &mut Xml, href: &str) {
 impl OgcService {
     /// The capabilities document of `account`'s layers.
     pub async fn wms_capabilities(&self, account: &AccountId, ctx: &Context) -> Result<String, OgcError> {
-        let groups = self.catalogue.layers(account).await.map_err(|e| {
-            tracing::error!(error = %e, "listing layers failed");
-            OgcError::internal()
-        })?;
+        let groups = self.layer_groups(account).await?;
         let url = ctx.url(PATH);
         let mut x = Xml::new();
         x.open(

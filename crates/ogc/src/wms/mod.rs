@@ -7,7 +7,7 @@ pub mod capabilities;
 
 use crate::catalogue::Hit;
 use crate::kvp::{clip, Kvp};
-use crate::ows::{escape, ExceptionCode, OgcError, Xml};
+use crate::ows::{escape, ExceptionCode, OgcError, Service, Xml};
 use crate::render::{self, legend, ImageFormat};
 use crate::service::{Context, OgcService, Reply};
 use crate::srs::{self, View};
@@ -39,31 +39,8 @@ impl ExceptionMode {
     }
 }
 
-/// A WMS 1.3.0 `ServiceExceptionReport`.
-pub fn exception_report(err: &OgcError) -> String {
-    let mut x = Xml::new();
-    x.open(
-        "ServiceExceptionReport",
-        &[
-            ("version", "1.3.0"),
-            ("xmlns", "http://www.opengis.net/ogc"),
-            ("xmlns:xsi", crate::ows::XSI_NS),
-            (
-                "xsi:schemaLocation",
-                "http://www.opengis.net/ogc http://schemas.opengis.net/wms/1.3.0/exceptions_1_3_0.xsd",
-            ),
-        ],
-    );
-    let code = err.code.as_str();
-    match &err.locator {
-        Some(l) => x.text("ServiceException", &[("code", code), ("locator", l)], &err.message),
-        None => x.text("ServiceException", &[("code", code)], &err.message),
-    };
-    x.finish()
-}
-
 fn error_reply(err: &OgcError) -> Reply {
-    Reply { status: err.code.http_status(), ..Reply::ok("text/xml", exception_report(err)) }
+    Reply::error(Service::Wms, err)
 }
 
 /// What a GetMap asks for, parsed.
@@ -183,7 +160,7 @@ impl OgcService {
                 format!("the {crs_key} parameter is required"),
             ));
         }
-        let crs = srs::parse(crs_name).filter(|c| self.offers(*c)).ok_or_else(|| {
+        let crs = srs::parse(crs_name).ok().filter(|c| self.offers(*c)).ok_or_else(|| {
             OgcError::new(
                 ExceptionCode::InvalidCRS,
                 Some(crs_key.into()),
@@ -284,11 +261,9 @@ impl OgcService {
         let rgba = render::rgba_of(&canvas);
         match render::encode(&rgba, w, h, format, bg) {
             Ok(body) => {
-                let mut r = Reply::ok(format.content_type(), body);
                 // The image is the answer the client asked for, sent with 200 as MapServer and
                 // GeoServer do: map clients draw only images that arrive with a success status.
-                r.status = 200;
-                r
+                Reply::ok(format.content_type(), body)
             }
             Err(_) => error_reply(err),
         }

@@ -6,7 +6,6 @@ use super::matrix::TileMatrixSet;
 use super::{INFO_FORMATS, PATH, REST_PATH, TILE_FORMATS};
 use crate::ows::{self, OgcError, Xml, OWS_NS, XLINK_NS, XSI_NS};
 use crate::service::{encode, Context, OgcService};
-use crate::srs;
 use meridian_core::id::AccountId;
 
 fn num(v: f64) -> String {
@@ -26,10 +25,7 @@ fn template(ctx: &Context, path: &str) -> String {
 impl OgcService {
     /// The capabilities document of `account`'s layers.
     pub async fn wmts_capabilities(&self, account: &AccountId, ctx: &Context) -> Result<String, OgcError> {
-        let groups = self.catalogue.layers(account).await.map_err(|e| {
-            tracing::error!(error = %e, "listing layers failed");
-            OgcError::internal()
-        })?;
+        let groups = self.layer_groups(account).await?;
         let sets = TileMatrixSet::all(self.config.max_zoom);
         let kvp = ctx.url(PATH);
         let rest = |p: &str| template(ctx, &format!("{REST_PATH}{p}"));
@@ -159,7 +155,7 @@ impl OgcService {
             if let Some(w) = s.well_known_scale_set {
                 x.text("WellKnownScaleSet", &[], w);
             }
-            let (tx, ty) = if srs::northing_first(s.crs) { (s.top_left.1, s.top_left.0) } else { s.top_left };
+            let (tx, ty) = if s.crs.lat_first() { (s.top_left.1, s.top_left.0) } else { s.top_left };
             let corner = format!("{} {}", num(tx), num(ty));
             for m in &s.matrices {
                 x.open("TileMatrix", &[]);

@@ -8,7 +8,7 @@ pub mod capabilities;
 pub mod matrix;
 
 use crate::kvp::{clip, Kvp};
-use crate::ows::{exception_report, ExceptionCode, OgcError};
+use crate::ows::{ExceptionCode, OgcError, Service};
 use crate::render::ImageFormat;
 use crate::service::{Context, OgcService, Reply};
 use crate::srs::View;
@@ -51,8 +51,7 @@ pub struct TileInfoRequest {
 
 /// An OWS exception report as a reply.
 pub fn error_reply(err: &OgcError) -> Reply {
-    let err = OgcError { code: err.code.as_ows(), ..err.clone() };
-    Reply { status: err.code.http_status(), ..Reply::ok("text/xml", exception_report(&err, "en")) }
+    Reply::error(Service::Wmts, err)
 }
 
 impl OgcService {

@@ -8,8 +8,8 @@ use meridian_core::id::{AccountId, ApiKeyId};
 use meridian_core::page::Page;
 use meridian_core::Timestamp;
 use meridian_features::cql2::{self, Subject};
+use meridian_ogc::ows::{ExceptionCode, OgcError, Service};
 use meridian_ogc::wfs::fes::{self, FesContext};
-use meridian_ogc::wfs::ows::ExceptionCode;
 use meridian_ogc::wfs::xml::{self, XmlLimits};
 use meridian_ogc::wfs::{Context, WfsLimits, WfsService};
 use meridian_store::features::FeatureCollection;
@@ -403,7 +403,7 @@ async fn stored_queries_and_property_values() -> TestResult {
         .await
         .err()
         .ok_or("missing feature")?;
-    assert_eq!((e.code, e.status), (ExceptionCode::NotFound, 404));
+    assert_eq!((e.code, Service::Wfs.status(e.code)), (ExceptionCode::NotFound, 404));
     let values =
         kvp(&f, "service=WFS&version=2.0.0&request=GetPropertyValue&typeNames=parcels&valueReference=lot&sortBy=lot")
             .await?;
@@ -477,7 +477,7 @@ async fn exception_codes() -> TestResult {
     let f = fixture(WfsLimits::default()).await?;
     let code = |q: &'static str| {
         let f = &f;
-        async move { f.wfs.kvp(&f.ctx, q).await.err().map(|e| (e.code, e.locator, e.status)) }
+        async move { f.wfs.kvp(&f.ctx, q).await.err().map(|e| (e.code, e.locator, Service::Wfs.status(e.code))) }
     };
     assert_eq!(code("service=WFS").await, Some((ExceptionCode::MissingParameterValue, Some("request".into()), 400)));
     assert_eq!(
@@ -516,12 +516,12 @@ async fn exception_codes() -> TestResult {
     assert!(f.wfs.kvp(&f.ctx, "SeRvIcE=WFS&ReQuEsT=GetCapabilities").await.is_ok());
     let e = f.wfs.xml(&f.ctx, "<wfs:GetFeature").await.err().ok_or("parsed")?;
     assert_eq!(e.code, ExceptionCode::OperationParsingFailed);
-    let report = e.report();
+    let report = Service::Wfs.report(&e);
     well_formed(&report);
     assert!(report.contains("exceptionCode=\"OperationParsingFailed\""));
     // An internal failure is NoApplicableCode and says nothing about it.
-    let internal = meridian_ogc::wfs::ows::OwsException::internal("disk on fire");
-    assert_eq!((internal.code, internal.status), (ExceptionCode::NoApplicableCode, 500));
-    assert!(!internal.report().contains("disk"));
+    let internal = OgcError::internal_from("disk on fire");
+    assert_eq!((internal.code, Service::Wfs.status(internal.code)), (ExceptionCode::NoApplicableCode, 500));
+    assert!(!Service::Wfs.report(&internal).contains("disk"));
     Ok(())
 }

@@ -9,7 +9,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use meridian_ogc::wfs::ows::{OwsException, OwsResult};
+use meridian_ogc::ows::{OgcError, OgcResult, Service};
 use meridian_ogc::wfs::{self, Context, FeatureStream};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -32,9 +32,9 @@ fn context(state: &AppState, caller: &Caller, headers: &HeaderMap, raw: Option<&
     Context { account: caller.account_id.clone(), service_url: format!("{}{PATH}", base_url(state, headers)), carry }
 }
 
-fn exception(e: OwsException) -> Response {
-    let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::BAD_REQUEST);
-    let mut r = (status, e.report()).into_response();
+fn exception(e: OgcError) -> Response {
+    let status = StatusCode::from_u16(Service::Wfs.status(e.code)).unwrap_or(StatusCode::BAD_REQUEST);
+    let mut r = (status, Service::Wfs.report(&e)).into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/xml"));
     r
 }
@@ -52,7 +52,7 @@ fn stream_body(stream: FeatureStream) -> Body {
     Body::from_stream(chunks)
 }
 
-fn answer(result: OwsResult<wfs::Response>) -> Response {
+fn answer(result: OgcResult<wfs::Response>) -> Response {
     match result {
         Err(e) => exception(e),
         Ok(r) => {
@@ -136,7 +136,7 @@ async fn post_wfs(
 ) -> Response {
     let ctx = context(&state, &caller, &headers, raw.as_deref());
     let Ok(text) = std::str::from_utf8(&body) else {
-        return exception(OwsException::parsing("request", "the body is not UTF-8"));
+        return exception(OgcError::parsing("request", "the body is not UTF-8"));
     };
     let form = headers
         .get(header::CONTENT_TYPE)
