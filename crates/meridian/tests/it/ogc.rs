@@ -25,13 +25,13 @@ async fn seed_parcel(s: &Server, key: &str) {
     assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
 }
 
-async fn access_token(s: &Server, key: &str) -> String {
+pub(crate) async fn access_token(s: &Server, key: &str) -> String {
     let r = s.client.post(s.url("/api/v1/auth/token")).header("X-Api-Key", key).send().await.unwrap();
     let v: Value = r.json().await.unwrap();
     v["access_token"].as_str().unwrap().to_owned()
 }
 
-fn decode_png(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+pub(crate) fn decode_png(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
     let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
     dec.set_transformations(png::Transformations::EXPAND);
     let mut reader = dec.read_info().unwrap();
@@ -336,7 +336,7 @@ async fn ogc_wmts_tiles_carry_etags_and_restful_errors_are_ows_reports() {
 }
 
 /// The swissALTI3D tile shipped with the raster engine's tests (© swisstopo), in EPSG:2056.
-fn dem_bytes() -> Vec<u8> {
+pub(crate) fn dem_bytes() -> Vec<u8> {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif");
     std::fs::read(p).unwrap()
 }

@@ -87,10 +87,12 @@ const GEOMETRY_OPERANDS: &[&str] = &[
     "gml:MultiGeometry",
 ];
 
-fn constraint(out: &mut String, name: &str, value: &str) {
+/// A constraint with a default value: `ows:Constraint` in `ows:OperationsMetadata`,
+/// `fes:Constraint` (also an `ows:DomainType`) in `fes:Conformance`, as the schemas require.
+fn constraint(out: &mut String, element: &str, name: &str, value: &str) {
     let _ = write!(
         out,
-        "<ows:Constraint name=\"{name}\"><ows:NoValues/><ows:DefaultValue>{value}</ows:DefaultValue></ows:Constraint>"
+        "<{element} name=\"{name}\"><ows:NoValues/><ows:DefaultValue>{value}</ows:DefaultValue></{element}>"
     );
 }
 
@@ -179,9 +181,9 @@ pub async fn capabilities(
         allowed(&mut out, "version", &["2.0.0"]);
         let _ = type_refs;
         for (name, on) in SERVICE_CONSTRAINTS {
-            constraint(&mut out, name, if *on { "TRUE" } else { "FALSE" });
+            constraint(&mut out, "ows:Constraint", name, if *on { "TRUE" } else { "FALSE" });
         }
-        constraint(&mut out, "CountDefault", &svc.limits().count_default.to_string());
+        constraint(&mut out, "ows:Constraint", "CountDefault", &svc.limits().count_default.to_string());
         out.push_str(
             "<ows:Constraint name=\"QueryExpressions\"><ows:AllowedValues><ows:Value>wfs:Query</ows:Value>\
              <ows:Value>wfs:StoredQuery</ows:Value></ows:AllowedValues></ows:Constraint>\n</ows:OperationsMetadata>\n",
@@ -225,7 +227,7 @@ pub async fn capabilities(
     if wanted(sections, "Filter_Capabilities") {
         out.push_str("<fes:Filter_Capabilities><fes:Conformance>");
         for (name, on) in FILTER_CONSTRAINTS {
-            constraint(&mut out, name, if *on { "TRUE" } else { "FALSE" });
+            constraint(&mut out, "fes:Constraint", name, if *on { "TRUE" } else { "FALSE" });
         }
         out.push_str("</fes:Conformance>\n<fes:Id_Capabilities><fes:ResourceIdentifier name=\"fes:ResourceId\"/></fes:Id_Capabilities>\n");
         out.push_str("<fes:Scalar_Capabilities><fes:LogicalOperators/><fes:ComparisonOperators>");
