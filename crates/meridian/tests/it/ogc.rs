@@ -316,6 +316,8 @@ async fn ogc_wmts_tiles_carry_etags_and_restful_errors_are_ows_reports() {
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "image/png");
     assert!(r.headers()["cache-control"].to_str().unwrap().contains("max-age="));
+    // A web map on another origin may read it (it came with a token, never a cookie).
+    assert_eq!(r.headers()["access-control-allow-origin"], "*");
     let etag = r.headers()["etag"].to_str().unwrap().to_owned();
     let r = s.client.get(s.url(tile)).header("X-Api-Key", &key).header("If-None-Match", &etag).send().await.unwrap();
     assert_eq!(r.status(), 304);

@@ -62,11 +62,10 @@ fn is_fill(p: &[u8]) -> bool {
 
 /// The page: OpenLayers from file://, the capabilities inline.
 ///
-/// Meridian sends no CORS headers, so a page on file:// cannot fetch the capabilities from the
-/// server; the test fetches them (with `access_token`, which the capabilities repeat in every
+/// The test fetches the capabilities (with `access_token`, which the capabilities repeat in every
 /// URL) and inlines the XML, exactly as `fetch(...).then(r => r.text())` would hand it to the
-/// parser. Tiles are plain `<img>` loads, which need no CORS. No browser security flag is
-/// relaxed.
+/// parser, so that the page needs nothing but the tiles from the server. Tiles are plain `<img>`
+/// loads. No browser security flag is relaxed.
 fn page(ol_js: &Path, capabilities: &str) -> String {
     // A JSON string is a JavaScript string literal; `</` is escaped so the XML cannot end the
     // script element.

@@ -15,9 +15,20 @@ use axum::response::{IntoResponse, Response};
 use meridian_ogc::{Context, Reply};
 use utoipa_axum::router::OpenApiRouter;
 
-/// Every OGC classic service route.
+/// Every OGC classic service route. Their answers may be read by a web map on any origin
+/// (`Access-Control-Allow-Origin: *`): they are requested with an `access_token` in the URL or a
+/// header the page sets itself, never with cookies, so no other site can borrow a session.
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(wms::router()).merge(wmts::router()).merge(wfs::router())
+    OpenApiRouter::new()
+        .merge(wms::router())
+        .merge(wmts::router())
+        .merge(wfs::router())
+        .layer(axum::middleware::map_response(allow_any_origin))
+}
+
+async fn allow_any_origin(mut r: Response) -> Response {
+    r.headers_mut().entry(header::ACCESS_CONTROL_ALLOW_ORIGIN).or_insert(HeaderValue::from_static("*"));
+    r
 }
 
 /// The links' base and the access token of the query string, if the request carried one.
