@@ -59,6 +59,7 @@ BASE=$(sed -n 's/^listening on http /http:\/\//p' "$WORK/meridian.out")
 SIGNUP=$(curl -sf -X POST "$BASE/api/v1/accounts" -H 'content-type: application/json' -d '{"name":"bench","email":"bench@example.com"}')
 KEY=$(echo "$SIGNUP" | json 'd["api_key"]')
 ACCOUNT=$(echo "$SIGNUP" | json 'd["account"]["id"]')
+echo "$KEY" >"$WORK/key"
 echo "== loading $N parcels into Meridian"
 "$PY" - "$WORK/parcels.geojson" "$BASE/api/v1/cadastre/parcels" "$KEY" <<'PY'
 import json, sys, urllib.request

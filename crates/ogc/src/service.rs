@@ -117,6 +117,10 @@ pub struct OgcService {
     /// Rendered tiles of raster layers (DEM datasets and job outputs never change once
     /// written); vector layers change with every feature write and are drawn each time.
     pub(crate) tiles: std::sync::Mutex<std::collections::HashMap<String, Bytes>>,
+    /// Maps drawn at once: two per core (one reading its features or raster blocks while the
+    /// other draws). Drawing is CPU work; more at a time only share the cores and lengthen every
+    /// map, while the FIFO queue keeps the slowest answers close to the typical ones.
+    drawing: tokio::sync::Semaphore,
 }
 
 /// Tiles kept in memory; the cache starts afresh when full.
@@ -132,7 +136,13 @@ pub(crate) struct MapLayer {
 impl OgcService {
     /// The service over a catalogue.
     pub fn new(catalogue: Catalogue, config: MapConfig) -> Self {
-        Self { catalogue, config, tiles: std::sync::Mutex::new(std::collections::HashMap::new()) }
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+        Self {
+            catalogue,
+            config,
+            tiles: std::sync::Mutex::new(std::collections::HashMap::new()),
+            drawing: tokio::sync::Semaphore::new(cores * 2),
+        }
     }
 
     /// The catalogue (WFS lists its vector layers).
@@ -213,6 +223,7 @@ impl OgcService {
         format: ImageFormat,
         background: Option<[u8; 3]>,
     ) -> Result<Vec<u8>, OgcError> {
+        let _turn = self.drawing.acquire().await.map_err(|_| OgcError::internal())?;
         let mut images = Vec::with_capacity(layers.len());
         for l in layers {
             match l.source.render(account, &l.info, &l.style, view).await {
