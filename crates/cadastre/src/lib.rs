@@ -17,7 +17,7 @@ use meridian_store::{Store, StoreError};
 
 pub use import::{ImportJobHandler, Imported, UploadFormat, UploadMeta, IMPORT_JOB};
 pub use query::{Cursor, FeaturePage, ListQuery, Start};
-pub use write::Draft;
+pub use write::{Batch, Draft};
 
 /// The cadastre's collection.
 pub const PARCELS: &str = "parcels";

@@ -8,7 +8,7 @@ use meridian_core::event::NewEvent;
 use meridian_core::id::AccountId;
 use meridian_core::{DomainError, FieldError, Timestamp};
 use meridian_features::geometry::{self, ParsedGeometry, Rules};
-use meridian_store::features::Feature;
+use meridian_store::features::{Feature, FeatureChange};
 use serde_json::{json, Map, Value};
 
 /// A checked feature body.
@@ -281,6 +281,89 @@ impl FeatureService {
             .features
             .retire_feature(&current.account_id, &current.collection, &current.id, expected, event)
             .await?)
+    }
+}
+
+/// Changes gathered to be stored together ([`FeatureService::commit`]): every change with its
+/// events, or none.
+#[derive(Default)]
+pub struct Batch {
+    changes: Vec<FeatureChange>,
+    events: Vec<NewEvent>,
+    /// The version each feature changed in this batch will have reached, so that a second change
+    /// of the same feature builds on the first.
+    versions: std::collections::HashMap<String, i64>,
+    /// Collections new features go to (checked, or created for parcels, at commit).
+    collections: Vec<(AccountId, String)>,
+}
+
+impl Batch {
+    /// A new feature of `collection` (and, for parcels, `cadastre.parcel.registered`).
+    pub fn create(&mut self, account: &AccountId, collection: &str, draft: Draft) -> Feature {
+        let f = new_feature(account, collection, draft, Timestamp::now());
+        self.events.extend(event_for(account, collection, "cadastre.parcel.registered", &f));
+        if !self.collections.iter().any(|(a, c)| a == account && c == collection) {
+            self.collections.push((account.clone(), collection.to_owned()));
+        }
+        self.versions.insert(f.id.clone(), f.version);
+        self.changes.push(FeatureChange::Insert(f.clone()));
+        f
+    }
+
+    /// `current`'s geometry and properties replaced by `draft` (and, for parcels,
+    /// `cadastre.parcel.updated`).
+    pub fn replace(&mut self, current: &Feature, draft: Draft, expected: Option<i64>) -> Feature {
+        let based_on = self.versions.get(&current.id).copied().unwrap_or(current.version);
+        let next = Feature {
+            bbox: draft.geometry.as_ref().map(|g| [g.bbox.min_x, g.bbox.min_y, g.bbox.max_x, g.bbox.max_y]),
+            geometry: draft.geometry.map(|g| g.json),
+            properties: draft.properties,
+            version: based_on + 1,
+            updated_at: Timestamp::now(),
+            ..current.clone()
+        };
+        self.events.extend(event_for(&current.account_id, &current.collection, "cadastre.parcel.updated", &next));
+        self.versions.insert(next.id.clone(), next.version);
+        self.changes.push(FeatureChange::Update { next: next.clone(), based_on, expected });
+        next
+    }
+
+    /// `current` retired (and, for parcels, `cadastre.parcel.retired`).
+    pub fn retire(&mut self, current: &Feature, expected: Option<i64>) {
+        self.events.extend(event_for(&current.account_id, &current.collection, "cadastre.parcel.retired", current));
+        self.versions.entry(current.id.clone()).and_modify(|v| *v += 1).or_insert(current.version + 1);
+        self.changes.push(FeatureChange::Retire {
+            account: current.account_id.clone(),
+            collection: current.collection.clone(),
+            id: current.id.clone(),
+            expected,
+        });
+    }
+
+    /// How many changes it holds.
+    pub fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    /// Whether it holds no change.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+}
+
+impl FeatureService {
+    /// Stores a batch in one transaction: every change and its events, or none (a conflict, a
+    /// stale version or a missing feature anywhere undoes the whole batch). Returns the features
+    /// as each change left them, in order.
+    pub async fn commit(&self, batch: Batch) -> Result<Vec<Feature>> {
+        for (account, collection) in &batch.collections {
+            if collection == PARCELS {
+                self.store.features.ensure_collection(&FeatureService::parcels_collection(account)).await?;
+            } else {
+                self.collection(account, collection).await?;
+            }
+        }
+        Ok(self.store.features.apply_feature_changes(&batch.changes, &batch.events).await?)
     }
 }
 

@@ -168,3 +168,15 @@ pub struct Extent {
 
 /// How a write names the version it expects (`If-Match`).
 pub type ExpectedVersion = Option<i64>;
+
+/// One change of a batch applied in one transaction ([`crate::FeatureRepo::apply_feature_changes`]).
+#[derive(Clone, Debug)]
+pub enum FeatureChange {
+    /// A new feature (version 1).
+    Insert(Feature),
+    /// `next` replaces the live feature, which must still be at `based_on` (and at `expected`
+    /// when given).
+    Update { next: Feature, based_on: i64, expected: ExpectedVersion },
+    /// The live feature is retired.
+    Retire { account: AccountId, collection: String, id: String, expected: ExpectedVersion },
+}

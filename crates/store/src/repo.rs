@@ -498,6 +498,13 @@ pub trait FeatureRepo: Send + Sync {
         expected: crate::features::ExpectedVersion,
         event: Option<NewEvent>,
     ) -> Result<crate::features::Feature>;
+    /// Applies inserts, updates and retirements in order, with `events`, all in one transaction:
+    /// every change or none. Returns the features as each change left them.
+    async fn apply_feature_changes(
+        &self,
+        changes: &[crate::features::FeatureChange],
+        events: &[NewEvent],
+    ) -> Result<Vec<crate::features::Feature>>;
     /// Retires a live feature: gone from lists, kept in its history.
     async fn retire_feature(
         &self,

@@ -16,7 +16,7 @@ use super::{find_type, Context, FeatureType, Response, WfsService, DEFAULT_CRS, 
 use crate::ows::{escape, ExceptionCode, OgcError, OgcResult};
 use crate::srs;
 use meridian_cadastre::write::{as_input, merge_patch};
-use meridian_cadastre::{Draft, ListQuery, Start};
+use meridian_cadastre::{Batch, Draft, ListQuery, Start};
 use meridian_core::crs::{Crs, Transformer};
 use meridian_features::geometry;
 use meridian_store::features::Feature;
@@ -265,42 +265,50 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OgcResult<Vec<
     Ok(plans)
 }
 
-/// Runs a transaction and answers with its `wfs:TransactionResponse`.
+/// Runs a transaction and answers with its `wfs:TransactionResponse`. Every action is planned
+/// (validated, its targets found) first, then all of them are stored in one store transaction:
+/// every change or none.
 pub async fn execute(svc: &WfsService, ctx: &Context, root: Element) -> OgcResult<Response> {
     let plans = plan(svc, ctx, &root).await?;
-    let (mut inserted, mut updated, mut replaced, mut deleted) = (Vec::new(), Vec::new(), Vec::new(), 0u64);
     let account = &ctx.account;
+    let mut batch = Batch::default();
+    // What each action produced, by kind, as (handle, position in the batch's results).
+    let (mut inserted, mut updated, mut replaced, mut deleted) = (Vec::new(), Vec::new(), Vec::new(), 0u64);
+    let mut first_handle = None;
     for p in plans {
         match p {
             Planned::Insert { handle, collection, drafts } => {
-                let created = svc
-                    .features()
-                    .create_many(account, &collection, drafts)
-                    .await
-                    .map_err(|e| OgcError::from_features(e, &handle))?;
-                inserted.extend(created.into_iter().map(|f| (handle.clone(), f)));
+                first_handle.get_or_insert_with(|| handle.clone());
+                for d in drafts {
+                    inserted.push((handle.clone(), batch.create(account, &collection, d)));
+                }
             }
-            Planned::Update { handle, changes } => updated.extend(apply(svc, handle, changes).await?),
-            Planned::Replace { handle, changes } => replaced.extend(apply(svc, handle, changes).await?),
+            Planned::Update { handle, changes } => {
+                first_handle.get_or_insert_with(|| handle.clone());
+                for (current, d) in changes {
+                    updated.push((handle.clone(), batch.replace(&current, d, None)));
+                }
+            }
+            Planned::Replace { handle, changes } => {
+                first_handle.get_or_insert_with(|| handle.clone());
+                for (current, d) in changes {
+                    replaced.push((handle.clone(), batch.replace(&current, d, None)));
+                }
+            }
             Planned::Delete { targets } => {
+                first_handle.get_or_insert_with(|| "Delete".to_owned());
                 for t in targets {
-                    svc.features().retire(&t, None).await.map_err(|e| OgcError::from_features(e, "Delete"))?;
+                    batch.retire(&t, None);
                     deleted += 1;
                 }
             }
         }
     }
-    Ok(Response::text(XML, response(&inserted, &updated, &replaced, deleted)))
-}
-
-/// Writes the drafts of an Update or Replace over the features they change.
-async fn apply(svc: &WfsService, handle: String, changes: Vec<(Feature, Draft)>) -> OgcResult<Vec<(String, Feature)>> {
-    let mut out = Vec::with_capacity(changes.len());
-    for (current, d) in changes {
-        let f = svc.features().replace(&current, d, None).await.map_err(|e| OgcError::from_features(e, &handle))?;
-        out.push((handle.clone(), f));
+    if !batch.is_empty() {
+        let locator = first_handle.unwrap_or_else(|| "Transaction".to_owned());
+        svc.features().commit(batch).await.map_err(|e| OgcError::from_features(e, &locator))?;
     }
-    Ok(out)
+    Ok(Response::text(XML, response(&inserted, &updated, &replaced, deleted)))
 }
 
 fn results(out: &mut String, tag: &str, list: &[(String, Feature)]) {

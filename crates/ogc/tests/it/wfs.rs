@@ -439,6 +439,23 @@ async fn transactions_go_through_the_write_path() -> TestResult {
     // The same (lot, plan) again: refused, nothing written.
     let e = f.wfs.xml(&f.ctx, &insert).await.err().ok_or("duplicate accepted")?;
     assert_eq!(e.code, ExceptionCode::OperationProcessingFailed);
+    // All or nothing: a valid parcel (lot 8) beside the duplicate is not written either.
+    let lot8 = insert
+        .replace("<features:lot>7</features:lot>", "<features:lot>8</features:lot>")
+        .replace("handle=\"new\"", "handle=\"fine\"");
+    let both = format!(
+        "{}{}",
+        &lot8[..lot8.find("</wfs:Transaction>").ok_or("no end")?],
+        &insert[insert.find("<wfs:Insert").ok_or("no insert")?..]
+    );
+    let e = f.wfs.xml(&f.ctx, &both).await.err().ok_or("a transaction with a duplicate was accepted")?;
+    assert_eq!(e.code, ExceptionCode::OperationProcessingFailed);
+    let page = f
+        .features
+        .list(&f.ctx.account, &ListQuery { collection: PARCELS.into(), limit: 100, ..ListQuery::default() })
+        .await?;
+    let lots: Vec<&str> = page.features.iter().filter_map(|p| p.properties["lot"].as_str()).collect();
+    assert_eq!(lots, ["7"], "an action of a failed transaction was kept");
     // An invalid feature: InvalidValue naming the action, nothing written.
     let invalid = insert.replace("<features:lot>7</features:lot>", "").replace("handle=\"new\"", "handle=\"broken\"");
     let e = f.wfs.xml(&f.ctx, &invalid).await.err().ok_or("invalid accepted")?;

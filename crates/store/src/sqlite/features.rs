@@ -2,7 +2,7 @@ use super::{insert_events, ts, SqliteDb};
 use crate::error::is_unique_violation;
 use crate::features::ValueCondition;
 use crate::features::{
-    ExpectedVersion, Extent, Feature, FeatureCollection, FeatureQuery, FeatureVersion, Scalar, ScanFrom,
+    ExpectedVersion, Extent, Feature, FeatureChange, FeatureCollection, FeatureQuery, FeatureVersion, Scalar, ScanFrom,
     ScannedFeature, SortKey,
 };
 use crate::repo::FeatureRepo;
@@ -326,39 +326,35 @@ impl FeatureRepo for SqliteDb {
         event: Option<NewEvent>,
     ) -> Result<Feature> {
         let mut tx = self.write().await?;
-        let (seq, now) = current(&mut tx, &next.account_id, &next.collection, &next.id)
-            .await?
-            .ok_or_else(|| DomainError::not_found("feature", next.id.clone()))?;
-        check_expected(now.version, expected)?;
-        if now.version != based_on {
-            return Err(DomainError::PreconditionFailed("the feature changed meanwhile; retry".into()).into());
-        }
-        let updated = sqlx::query(
-            "UPDATE features SET geometry = ?, properties = ?, lot = ?, plan = ?, tenure = ?, version = ?, updated_at = ?
-             WHERE seq = ?",
-        )
-        .bind(next.geometry.as_ref().map(Value::to_string))
-        .bind(Value::Object(next.properties.clone()).to_string())
-        .bind(next.lot())
-        .bind(next.plan())
-        .bind(next.tenure())
-        .bind(next.version)
-        .bind(next.updated_at.millis())
-        .bind(seq)
-        .execute(&mut *tx)
-        .await;
-        match updated {
-            Err(e) if is_unique_violation(&e) => return Err(lot_plan_conflict(next)),
-            other => other?,
-        };
-        set_index(&mut tx, seq, next.bbox).await?;
-        unindex_values(&mut tx, seq).await?;
-        index_values(&mut tx, seq, next).await?;
-        clear_extent(&mut tx, &next.account_id, &next.collection).await?;
-        record_version(&mut tx, next, "updated", next.updated_at).await?;
+        update_in(&mut tx, next, based_on, expected).await?;
         insert_events(&mut tx, event.as_slice()).await?;
         tx.commit().await?;
         Ok(next.clone())
+    }
+
+    async fn apply_feature_changes(&self, changes: &[FeatureChange], events: &[NewEvent]) -> Result<Vec<Feature>> {
+        let mut tx = self.write().await?;
+        let mut out = Vec::with_capacity(changes.len());
+        for change in changes {
+            match change {
+                FeatureChange::Insert(f) => {
+                    insert_one(&mut tx, f).await?;
+                    add_to_count(&mut tx, &f.account_id, &f.collection, 1).await?;
+                    clear_extent(&mut tx, &f.account_id, &f.collection).await?;
+                    out.push(f.clone());
+                }
+                FeatureChange::Update { next, based_on, expected } => {
+                    update_in(&mut tx, next, *based_on, *expected).await?;
+                    out.push(next.clone());
+                }
+                FeatureChange::Retire { account, collection, id, expected } => {
+                    out.push(retire_in(&mut tx, account, collection, id, *expected, Timestamp::now()).await?);
+                }
+            }
+        }
+        insert_events(&mut tx, events).await?;
+        tx.commit().await?;
+        Ok(out)
     }
 
     async fn retire_feature(
@@ -369,26 +365,8 @@ impl FeatureRepo for SqliteDb {
         expected: ExpectedVersion,
         event: Option<NewEvent>,
     ) -> Result<Feature> {
-        let at = Timestamp::now();
         let mut tx = self.write().await?;
-        let (seq, mut f) =
-            current(&mut tx, account, collection, id).await?.ok_or_else(|| DomainError::not_found("feature", id))?;
-        check_expected(f.version, expected)?;
-        f.version += 1;
-        f.retired_at = Some(at);
-        f.updated_at = at;
-        sqlx::query("UPDATE features SET retired_at = ?, updated_at = ?, version = ? WHERE seq = ?")
-            .bind(at.millis())
-            .bind(at.millis())
-            .bind(f.version)
-            .bind(seq)
-            .execute(&mut *tx)
-            .await?;
-        set_index(&mut tx, seq, None).await?;
-        unindex_values(&mut tx, seq).await?;
-        add_to_count(&mut tx, account, collection, -1).await?;
-        clear_extent(&mut tx, account, collection).await?;
-        record_version(&mut tx, &f, "retired", at).await?;
+        let f = retire_in(&mut tx, account, collection, id, expected, Timestamp::now()).await?;
         insert_events(&mut tx, event.as_slice()).await?;
         tx.commit().await?;
         Ok(f)
@@ -702,6 +680,75 @@ async fn add_to_count(conn: &mut SqliteConnection, account: &AccountId, collecti
         .execute(&mut *conn)
         .await?;
     Ok(())
+}
+
+/// Replaces a live feature with `next` inside a write transaction (see `update_feature`).
+async fn update_in(
+    conn: &mut SqliteConnection,
+    next: &Feature,
+    based_on: i64,
+    expected: ExpectedVersion,
+) -> Result<()> {
+    let (seq, now) = current(conn, &next.account_id, &next.collection, &next.id)
+        .await?
+        .ok_or_else(|| DomainError::not_found("feature", next.id.clone()))?;
+    check_expected(now.version, expected)?;
+    if now.version != based_on {
+        return Err(DomainError::PreconditionFailed("the feature changed meanwhile; retry".into()).into());
+    }
+    let updated = sqlx::query(
+        "UPDATE features SET geometry = ?, properties = ?, lot = ?, plan = ?, tenure = ?, version = ?, updated_at = ?
+         WHERE seq = ?",
+    )
+    .bind(next.geometry.as_ref().map(Value::to_string))
+    .bind(Value::Object(next.properties.clone()).to_string())
+    .bind(next.lot())
+    .bind(next.plan())
+    .bind(next.tenure())
+    .bind(next.version)
+    .bind(next.updated_at.millis())
+    .bind(seq)
+    .execute(&mut *conn)
+    .await;
+    match updated {
+        Err(e) if is_unique_violation(&e) => return Err(lot_plan_conflict(next)),
+        other => other?,
+    };
+    set_index(conn, seq, next.bbox).await?;
+    unindex_values(conn, seq).await?;
+    index_values(conn, seq, next).await?;
+    clear_extent(conn, &next.account_id, &next.collection).await?;
+    record_version(conn, next, "updated", next.updated_at).await
+}
+
+/// Retires a live feature inside a write transaction (see `retire_feature`).
+async fn retire_in(
+    conn: &mut SqliteConnection,
+    account: &AccountId,
+    collection: &str,
+    id: &str,
+    expected: ExpectedVersion,
+    at: Timestamp,
+) -> Result<Feature> {
+    let (seq, mut f) =
+        current(conn, account, collection, id).await?.ok_or_else(|| DomainError::not_found("feature", id))?;
+    check_expected(f.version, expected)?;
+    f.version += 1;
+    f.retired_at = Some(at);
+    f.updated_at = at;
+    sqlx::query("UPDATE features SET retired_at = ?, updated_at = ?, version = ? WHERE seq = ?")
+        .bind(at.millis())
+        .bind(at.millis())
+        .bind(f.version)
+        .bind(seq)
+        .execute(&mut *conn)
+        .await?;
+    set_index(conn, seq, None).await?;
+    unindex_values(conn, seq).await?;
+    add_to_count(conn, account, collection, -1).await?;
+    clear_extent(conn, account, collection).await?;
+    record_version(conn, &f, "retired", at).await?;
+    Ok(f)
 }
 
 async fn insert_one(conn: &mut SqliteConnection, f: &Feature) -> Result<()> {
