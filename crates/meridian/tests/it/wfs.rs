@@ -91,6 +91,32 @@ async fn wfs_over_http_answers_documents_and_exception_reports() {
     assert_eq!(r.status(), 400);
     assert!(r.text().await.unwrap().contains("OperationParsingFailed"));
 
+    // A read-only key queries by POST too, but may not change features.
+    let r = s
+        .client
+        .post(s.url("/api/v1/account/api-keys"))
+        .header("X-Api-Key", &key)
+        .json(&json!({"name": "reader", "scopes": ["ogc:read"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let reader = r.json::<Value>().await.unwrap()["api_key"].as_str().unwrap().to_owned();
+    let post = |body: &'static str| {
+        s.client
+            .post(s.url("/api/v1/ogc/wfs"))
+            .header("X-Api-Key", &reader)
+            .header("content-type", "application/xml")
+            .body(body)
+            .send()
+    };
+    let r = post("<wfs:GetFeature service=\"WFS\" version=\"2.0.0\" resultType=\"hits\" xmlns:wfs=\"http://www.opengis.net/wfs/2.0\"><wfs:Query typeNames=\"features:parcels\"/></wfs:GetFeature>").await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("numberMatched="));
+    let r = post("<wfs:Transaction service=\"WFS\" version=\"2.0.0\" xmlns:wfs=\"http://www.opengis.net/wfs/2.0\" xmlns:fes=\"http://www.opengis.net/fes/2.0\"><wfs:Delete typeName=\"features:parcels\"><fes:Filter><fes:ResourceId rid=\"parcel_x\"/></fes:Filter></wfs:Delete></wfs:Transaction>").await.unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("exceptionCode=\"OperationProcessingFailed\""));
+
     // Another tenant sees its own (empty) parcels, none of these.
     let (_, other) = s.signup("other-wfs@example.com").await;
     let r = wfs(&s, &other, "service=WFS&version=2.0.0&request=GetFeature&typeNames=parcels&resultType=hits").await;

@@ -108,6 +108,8 @@ pub struct Context {
     pub service_url: String,
     /// Query parameters every URL written in answers must carry (an `access_token`).
     pub carry: Vec<(String, String)>,
+    /// Whether the caller may change features (a Transaction); queries need only reading.
+    pub may_write: bool,
 }
 
 impl Context {

@@ -269,6 +269,13 @@ async fn plan(svc: &WfsService, ctx: &Context, root: &Element) -> OgcResult<Vec<
 /// (validated, its targets found) first, then all of them are stored in one store transaction:
 /// every change or none.
 pub async fn execute(svc: &WfsService, ctx: &Context, root: Element) -> OgcResult<Response> {
+    if !ctx.may_write {
+        return Err(OgcError::new(
+            ExceptionCode::OperationProcessingFailed,
+            Some("Transaction".into()),
+            "this credential may read but not change features (it lacks the ogc:write scope)",
+        ));
+    }
     let plans = plan(svc, ctx, &root).await?;
     let account = &ctx.account;
     let mut batch = Batch::default();

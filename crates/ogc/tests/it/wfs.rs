@@ -65,7 +65,7 @@ async fn fixture(limits: WfsLimits) -> TestResult<Fixture> {
     let account = account(&store, "s@example.com").await?;
     let features = Arc::new(FeatureService::new(store.clone()));
     let wfs = WfsService::new(features.clone(), limits);
-    let ctx = Context { account, service_url: "http://test/api/v1/ogc/wfs".into(), carry: vec![] };
+    let ctx = Context { account, service_url: "http://test/api/v1/ogc/wfs".into(), carry: vec![], may_write: true };
     Ok(Fixture { _dir: dir, wfs, features, store, ctx })
 }
 
@@ -427,6 +427,10 @@ async fn transactions_go_through_the_write_path() -> TestResult {
          -33.87 151.2 -33.87 151.201 -33.869 151.201 -33.869 151.2 -33.87 151.2</gml:posList></gml:LinearRing></gml:exterior></gml:Polygon></features:geometry>\
          <features:lot>7</features:lot><features:plan>DP9</features:plan><features:tenure>freehold</features:tenure></features:parcels></wfs:Insert></wfs:Transaction>"
     );
+    // A read-only credential may not change features.
+    let reader = Context { may_write: false, ..f.ctx.clone() };
+    let e = f.wfs.xml(&reader, &insert).await.err().ok_or("a read-only transaction was accepted")?;
+    assert_eq!((e.code, e.locator.as_deref()), (ExceptionCode::OperationProcessingFailed, Some("Transaction")));
     let answer = post(&f, &insert).await?;
     well_formed(&answer);
     assert!(answer.contains("<wfs:totalInserted>1</wfs:totalInserted>"), "{answer}");

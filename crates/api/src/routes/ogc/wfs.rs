@@ -29,7 +29,12 @@ fn context(state: &AppState, caller: &Caller, headers: &HeaderMap, raw: Option<&
         .filter(|(k, _)| CARRIED.iter().any(|c| k.eq_ignore_ascii_case(c)))
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
-    Context { account: caller.account_id.clone(), service_url: format!("{}{PATH}", base_url(state, headers)), carry }
+    Context {
+        account: caller.account_id.clone(),
+        service_url: format!("{}{PATH}", base_url(state, headers)),
+        carry,
+        may_write: caller.allows("ogc", meridian_core::scope::Access::Write),
+    }
 }
 
 fn exception(e: OgcError) -> Response {
