@@ -1,7 +1,8 @@
 //! A browser map on the WMTS: headless Chromium runs OpenLayers (the `ol` npm package's UMD
 //! build, `ol/dist/ol.js`), which builds its tile source from the WMTS capabilities
 //! (`ol.format.WMTSCapabilities` + `ol.source.WMTS.optionsFromCapabilities`) and draws the tiles;
-//! the screenshot is decoded here and the parcels' fill colour must be exactly where the parcels
+//! the page copies its map canvas into the document once every tile is in, and the picture is
+//! decoded here: the parcels' fill colour must be exactly where the parcels
 //! are.
 //!
 //! OpenLayers is found in `$OPENLAYERS_DIR` (the folder holding `dist/ol.js`), else in
@@ -11,6 +12,7 @@
 use crate::ogc::{access_token, decode_png};
 use crate::tools::missing;
 use crate::{have_tool, Server};
+use base64::Engine as _;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -64,8 +66,11 @@ fn is_fill(p: &[u8]) -> bool {
 ///
 /// The test fetches the capabilities (with `access_token`, which the capabilities repeat in every
 /// URL) and inlines the XML, exactly as `fetch(...).then(r => r.text())` would hand it to the
-/// parser, so that the page needs nothing but the tiles from the server. Tiles are plain `<img>`
-/// loads. No browser security flag is relaxed.
+/// parser, so that the page needs nothing but the tiles from the server. Tiles load with CORS
+/// (`crossOrigin: 'anonymous'`; the OGC answers allow any origin), so once OpenLayers reports
+/// every tile it started has loaded the page can draw the frame and read its own canvas and write it into the document as a PNG
+/// data URL: one `--dump-dom` run gives both the page's report and the picture, taken after the
+/// tiles are drawn whatever the machine's load. No browser security flag is relaxed.
 fn page(ol_js: &Path, capabilities: &str) -> String {
     // A JSON string is a JavaScript string literal; `</` is escaped so the XML cannot end the
     // script element.
@@ -76,17 +81,35 @@ fn page(ol_js: &Path, capabilities: &str) -> String {
 <html><head><meta charset="utf-8"><title>loading</title>
 <style>html, body {{ margin: 0; padding: 0; background: #fff; overflow: hidden; }} #map {{ width: {SIZE}px; height: {SIZE}px; }}</style>
 <script src="file://{ol}"></script></head>
-<body><div id="map"></div><script>
+<body><div id="map"></div><pre id="shot"></pre><script>
 let loaded = 0, failed = 0, errors = [];
 const report = () => {{ document.title = `tiles loaded=${{loaded}} failed=${{failed}} errors=${{JSON.stringify(errors)}}`; }};
 window.onerror = (message) => {{ errors.push(String(message)); report(); }};
 const capabilities = new ol.format.WMTSCapabilities().read({caps});
 const options = ol.source.WMTS.optionsFromCapabilities(capabilities,
   {{layer: 'features:parcels', matrixSet: 'WebMercatorQuad', format: 'image/png'}});
+options.crossOrigin = 'anonymous';
+// Tiles appear at once (OpenLayers fades them in over 250 ms otherwise).
+options.transition = 0;
 const source = new ol.source.WMTS(options);
-source.on('tileloadend', () => {{ loaded++; report(); }});
-source.on('tileloaderror', () => {{ failed++; report(); }});
-new ol.Map({{
+let started = 0;
+// Once every tile that started has ended, draw the frame now and copy the canvas into the page.
+const shoot = () => {{
+  if (loaded + failed < started) return;
+  setTimeout(() => {{
+    map.renderSync();
+    try {{
+      document.getElementById('shot').textContent = document.querySelector('#map canvas').toDataURL('image/png');
+    }} catch (e) {{
+      errors.push(String(e));
+    }}
+    report();
+  }}, 0);
+}};
+source.on('tileloadstart', () => {{ started++; }});
+source.on('tileloadend', () => {{ loaded++; report(); shoot(); }});
+source.on('tileloaderror', () => {{ failed++; report(); shoot(); }});
+const map = new ol.Map({{
   target: 'map', controls: [], interactions: [], pixelRatio: 1,
   layers: [new ol.layer.Tile({{source}})],
   view: new ol.View({{projection: 'EPSG:3857', center: ol.proj.fromLonLat([{lon}, {lat}]), resolution: {RESOLUTION}}}),
@@ -98,7 +121,7 @@ report();
     )
 }
 
-/// Headless Chromium on `page` with `mode` (`--dump-dom` or `--screenshot=...`).
+/// Headless Chromium on `page` with `mode` (`--dump-dom`).
 fn chromium(profile: &Path, page: &Path, mode: &str) -> String {
     let out = Command::new("timeout")
         .arg("120")
@@ -157,21 +180,25 @@ async fn ogc_browser_openlayers_draws_wmts_tiles_where_the_parcels_are() {
     std::fs::create_dir_all(&dir).unwrap();
     let html = dir.join("map.html");
     std::fs::write(&html, page(&ol.join("dist/ol.js"), &capabilities)).unwrap();
-    let shot = dir.join("map.png");
     let profile = dir.join("profile");
-    let screenshot = format!("--screenshot={}", shot.display());
-    let (dom, png) = tokio::task::spawn_blocking(move || {
-        let dom = chromium(&profile, &html, "--dump-dom");
-        chromium(&profile, &html, &screenshot);
-        (dom, std::fs::read(&shot).unwrap())
-    })
-    .await
-    .unwrap();
+    let dom = tokio::task::spawn_blocking(move || chromium(&profile, &html, "--dump-dom")).await.unwrap();
     // The page's own report: tiles came in, none failed, no script error.
     let title = dom.split("<title>").nth(1).and_then(|t| t.split("</title>").next()).unwrap_or(&dom);
     assert!(title.contains("failed=0 errors=[]") && !title.contains("loaded=0"), "{title}");
 
-    let (w, h, rgba) = decode_png(&png);
+    let shot = dom.split("<pre id=\"shot\">").nth(1).and_then(|t| t.split("</pre>").next()).unwrap_or("");
+    let b64 = shot.strip_prefix("data:image/png;base64,").unwrap_or_else(|| panic!("the map was not drawn: {title}"));
+
+    let png = base64::engine::general_purpose::STANDARD.decode(b64.trim()).unwrap();
+    let (w, h, mut rgba) = decode_png(&png);
+    // The map's canvas is transparent where no tile paints: put it on the page's white.
+    for p in rgba.chunks_exact_mut(4) {
+        let a = u32::from(p[3]);
+        for c in &mut p[..3] {
+            *c = ((u32::from(*c) * a + 255 * (255 - a) + 127) / 255) as u8;
+        }
+        p[3] = 255;
+    }
     assert_eq!((w, h), (SIZE, SIZE));
     let pixel = |x: u32, y: u32| &rgba[((y * w + x) * 4) as usize..][..4];
     let boxes: Vec<_> = PARCELS.iter().map(|p| screen_box(*p)).collect();
