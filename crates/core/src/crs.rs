@@ -186,6 +186,27 @@ impl Transformer {
     }
 }
 
+/// The CRSs the feature services advertise (OGC API Features collection metadata, WFS
+/// capabilities): WGS84 both ways, Web Mercator, and the Australian, UTM and Swiss grids the
+/// platform's users work in. Any other EPSG code with a definition is accepted too.
+pub const ADVERTISED: &[Crs] = &[
+    Crs::Crs84,
+    Crs::Epsg(4326),
+    Crs::Epsg(3857),
+    Crs::Epsg(4283),
+    Crs::Epsg(7844),
+    Crs::Epsg(28354),
+    Crs::Epsg(28355),
+    Crs::Epsg(28356),
+    Crs::Epsg(7854),
+    Crs::Epsg(7855),
+    Crs::Epsg(7856),
+    Crs::Epsg(32633),
+    Crs::Epsg(32755),
+    Crs::Epsg(32756),
+    Crs::Epsg(2056),
+];
+
 /// Whether an EPSG code names a geographic CRS (false for unknown codes).
 pub fn is_geographic_epsg(code: u16) -> bool {
     Crs::Epsg(code).is_geographic()

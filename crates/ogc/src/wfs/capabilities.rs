@@ -3,8 +3,7 @@
 //! stored query documents.
 
 use super::{
-    Context, FeatureType, WfsService, DEFAULT_CRS, FES_NS, GET_FEATURE_BY_ID, GML32, GML_NS, JSON, NS, OFFERED_CRS,
-    PREFIX, WFS_NS,
+    Context, FeatureType, WfsService, DEFAULT_CRS, FES_NS, GET_FEATURE_BY_ID, GML32, GML_NS, JSON, NS, PREFIX, WFS_NS,
 };
 use crate::ows::{escape, OgcError, OgcResult, OWS_NS, XLINK_NS, XSD_NS, XSI_NS};
 use crate::srs;
@@ -201,7 +200,7 @@ pub async fn capabilities(
                 escape(&t.collection.description),
                 srs::urn(DEFAULT_CRS)
             );
-            for crs in OFFERED_CRS.iter().filter(|c| **c != DEFAULT_CRS) {
+            for crs in meridian_core::crs::ADVERTISED.iter().filter(|c| **c != DEFAULT_CRS) {
                 let _ = write!(out, "<wfs:OtherCRS>{}</wfs:OtherCRS>", srs::urn(*crs));
             }
             let _ = write!(

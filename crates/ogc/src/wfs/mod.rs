@@ -39,25 +39,6 @@ pub const GML_NS: &str = "http://www.opengis.net/gml/3.2";
 /// The CRS of answers when a request names none, as WFS 2.0 servers commonly default to.
 pub const DEFAULT_CRS: Crs = Crs::Epsg(4326);
 
-/// The CRSs listed in the capabilities (any other EPSG code with a definition works too).
-pub const OFFERED_CRS: &[Crs] = &[
-    Crs::Epsg(4326),
-    Crs::Crs84,
-    Crs::Epsg(3857),
-    Crs::Epsg(4283),
-    Crs::Epsg(7844),
-    Crs::Epsg(28354),
-    Crs::Epsg(28355),
-    Crs::Epsg(28356),
-    Crs::Epsg(7854),
-    Crs::Epsg(7855),
-    Crs::Epsg(7856),
-    Crs::Epsg(32633),
-    Crs::Epsg(32755),
-    Crs::Epsg(32756),
-    Crs::Epsg(2056),
-];
-
 /// The namespace of feature types, and its prefix in documents.
 pub const NS: &str = "urn:meridian:features";
 pub const PREFIX: &str = "features";

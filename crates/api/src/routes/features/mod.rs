@@ -18,23 +18,7 @@ pub use meridian_cadastre::PARCELS;
 pub const GEOJSON: &str = "application/geo+json";
 
 /// CRSs listed in collection metadata; any EPSG code with a definition is accepted too.
-pub const LISTED_CRS: &[Crs] = &[
-    Crs::Crs84,
-    Crs::Epsg(4326),
-    Crs::Epsg(3857),
-    Crs::Epsg(4283),
-    Crs::Epsg(7844),
-    Crs::Epsg(28354),
-    Crs::Epsg(28355),
-    Crs::Epsg(28356),
-    Crs::Epsg(7854),
-    Crs::Epsg(7855),
-    Crs::Epsg(7856),
-    Crs::Epsg(32633),
-    Crs::Epsg(32755),
-    Crs::Epsg(32756),
-    Crs::Epsg(2056),
-];
+pub use meridian_core::crs::ADVERTISED as LISTED_CRS;
 
 /// A `400` naming an unsupported CRS and what is supported.
 pub fn unsupported_crs(param: &str, why: &str) -> ApiError {
