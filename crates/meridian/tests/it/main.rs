@@ -136,6 +136,40 @@ impl Drop for Server {
     }
 }
 
+/// Posts one GeoJSON Feature to the cadastre and expects it stored.
+pub async fn post_parcel(s: &Server, key: &str, body: &Value) {
+    let r = s
+        .client
+        .post(s.url("/api/v1/cadastre/parcels"))
+        .header("X-Api-Key", key)
+        .header("content-type", "application/geo+json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+}
+
+/// `n` parcels of 0.005° on a 10-wide grid every 0.01° from 151.0 °E, 33.9 °S; `plan` cycles
+/// through DP0..DP2 and tenure alternates.
+pub async fn seed_parcels(s: &Server, key: &str, n: usize) {
+    for i in 0..n {
+        let lon = 151.0 + (i % 10) as f64 * 0.01;
+        let lat = -33.9 + (i / 10) as f64 * 0.01;
+        let body = json!({"type": "Feature",
+            "geometry": {"type": "Polygon", "coordinates": [[[lon, lat], [lon + 0.005, lat], [lon + 0.005, lat + 0.005], [lon, lat + 0.005], [lon, lat]]]},
+            "properties": {"lot": i.to_string(), "plan": format!("DP{}", i % 3), "tenure": if i % 2 == 0 { "freehold" } else { "leasehold" }}});
+        post_parcel(s, key, &body).await;
+    }
+}
+
+/// A header file for GDAL (`GDAL_HTTP_HEADER_FILE`) carrying the API key.
+pub fn header_file(s: &Server, key: &str) -> std::path::PathBuf {
+    let path = s.dir.path().join("gdal-headers.txt");
+    std::fs::write(&path, format!("X-Api-Key: {key}\n")).unwrap();
+    path
+}
+
 /// Asserts a problem document with `status` and `code`, returning it.
 pub async fn problem(r: reqwest::Response, status: u16, code: &str) -> Value {
     assert_eq!(r.status().as_u16(), status, "status");

@@ -13,16 +13,7 @@ async fn seed_parcel(s: &Server, key: &str) {
     let body = json!({"type": "Feature",
         "geometry": {"type": "Polygon", "coordinates": [[[151.0, -34.0], [151.2, -34.0], [151.2, -33.8], [151.0, -33.8], [151.0, -34.0]]]},
         "properties": {"lot": "7", "plan": "DP4242", "tenure": "freehold"}});
-    let r = s
-        .client
-        .post(s.url("/api/v1/cadastre/parcels"))
-        .header("X-Api-Key", key)
-        .header("content-type", "application/geo+json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    crate::post_parcel(s, key, &body).await;
 }
 
 pub(crate) async fn access_token(s: &Server, key: &str) -> String {

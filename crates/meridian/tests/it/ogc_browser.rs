@@ -155,16 +155,7 @@ async fn ogc_browser_openlayers_draws_wmts_tiles_where_the_parcels_are() {
         let body = json!({"type": "Feature",
             "geometry": {"type": "Polygon", "coordinates": [[[w, so], [e, so], [e, n], [w, n], [w, so]]]},
             "properties": {"lot": i.to_string(), "plan": "DP77"}});
-        let r = s
-            .client
-            .post(s.url("/api/v1/cadastre/parcels"))
-            .header("X-Api-Key", &key)
-            .header("content-type", "application/geo+json")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 201);
+        crate::post_parcel(&s, &key, &body).await;
     }
     let token = access_token(&s, &key).await;
     let r = s

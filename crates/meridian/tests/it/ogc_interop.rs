@@ -1,35 +1,8 @@
 //! OGC API Features driven by the clients GIS users already have: GDAL/OGR's OAPIF driver
 //! (`ogrinfo`, `ogr2ogr` to a GeoPackage) and OWSLib.
 
-use crate::{have_python_module, have_tool, Server};
-use serde_json::json;
+use crate::{have_python_module, have_tool, header_file, seed_parcels, Server};
 use std::process::Command;
-
-async fn seed(s: &Server, key: &str, n: usize) {
-    for i in 0..n {
-        let lon = 151.0 + (i % 10) as f64 * 0.01;
-        let lat = -33.9 + (i / 10) as f64 * 0.01;
-        let body = json!({"type": "Feature",
-            "geometry": {"type": "Polygon", "coordinates": [[[lon, lat], [lon + 0.005, lat], [lon + 0.005, lat + 0.005], [lon, lat + 0.005], [lon, lat]]]},
-            "properties": {"lot": i.to_string(), "plan": format!("DP{}", i % 3), "tenure": if i % 2 == 0 { "freehold" } else { "leasehold" }}});
-        let r = s
-            .client
-            .post(s.url("/api/v1/cadastre/parcels"))
-            .header("X-Api-Key", key)
-            .header("content-type", "application/geo+json")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 201);
-    }
-}
-
-fn header_file(s: &Server, key: &str) -> std::path::PathBuf {
-    let path = s.dir.path().join("gdal-headers.txt");
-    std::fs::write(&path, format!("X-Api-Key: {key}\n")).unwrap();
-    path
-}
 
 #[tokio::test]
 async fn gdal_lists_counts_and_copies_parcels_to_geopackage() {
@@ -38,7 +11,7 @@ async fn gdal_lists_counts_and_copies_parcels_to_geopackage() {
     }
     let s = Server::start();
     let (_, key) = s.signup("gdal@example.com").await;
-    seed(&s, &key, 25).await;
+    seed_parcels(&s, &key, 25).await;
     let headers = header_file(&s, &key);
     let source = format!("OAPIF:{}/api/v1/ogc/v1/features", s.base);
     let gpkg = s.dir.path().join("parcels.gpkg");
@@ -68,7 +41,7 @@ async fn owslib_pages_through_items_with_bbox_and_cql2() {
     }
     let s = Server::start();
     let (_, key) = s.signup("owslib@example.com").await;
-    seed(&s, &key, 30).await;
+    seed_parcels(&s, &key, 30).await;
     let script = r#"
 import json, sys
 from owslib.ogcapi.features import Features

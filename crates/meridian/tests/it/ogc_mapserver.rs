@@ -5,6 +5,7 @@
 //! and WFS 2.0 hit counts for the same BBOX and FES filter. `ORACLE_DUMP_DIR=DIR` keeps both
 //! servers' pictures for a look.
 
+use crate::ogc::decode_png;
 use crate::{have_tool, Server};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -82,22 +83,6 @@ fn mapserv(config: &Path, query: &str) -> Vec<u8> {
         .unwrap();
     assert!(out.status.success(), "mapserv {query}: {}", String::from_utf8_lossy(&out.stderr));
     out.stdout
-}
-
-fn rgba(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
-    let mut dec = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    dec.set_transformations(png::Transformations::EXPAND);
-    let mut reader =
-        dec.read_info().unwrap_or_else(|e| panic!("not a PNG ({e}): {}", String::from_utf8_lossy(png_bytes)));
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    buf.truncate(info.buffer_size());
-    let buf = match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf.chunks_exact(3).flat_map(|c| [c[0], c[1], c[2], 255]).collect(),
-        other => panic!("unexpected colour type {other:?}"),
-    };
-    (info.width, info.height, buf)
 }
 
 /// How two opaque pictures of `w` × `h` compare, in ways that do not hang on where each renderer
@@ -230,8 +215,8 @@ async fn mapserver_draws_and_counts_the_same_parcels() {
             std::fs::write(format!("{dir}/ours-{n}.png"), &ours).unwrap();
             std::fs::write(format!("{dir}/theirs-{n}.png"), &theirs).unwrap();
         }
-        let (w1, h1, a) = rgba(&ours);
-        let (w2, h2, b) = rgba(&theirs);
+        let (w1, h1, a) = decode_png(&ours);
+        let (w2, h2, b) = decode_png(&theirs);
         assert_eq!((w1, h1), (w2, h2), "{m}");
         let (off, blocks) = compare(&a, &b, w1 as usize, h1 as usize);
         let (fa, fb) = (fill_pixels(&a), fill_pixels(&b));
@@ -247,7 +232,7 @@ async fn mapserver_draws_and_counts_the_same_parcels() {
     }
     // A control: a map beside the parcels is white for both, and differs from one over them.
     let empty = "SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&STYLES=&FORMAT=image/png&TRANSPARENT=FALSE&CRS=EPSG:4326&BBOX=-35.0,150.0,-34.9,150.1&WIDTH=64&HEIGHT=64&LAYERS=features:parcels";
-    let (_, _, blank) = rgba(&s.get(&format!("/api/v1/ogc/wms?{empty}"), &key).await.bytes().await.unwrap());
+    let (_, _, blank) = decode_png(&s.get(&format!("/api/v1/ogc/wms?{empty}"), &key).await.bytes().await.unwrap());
     assert!(blank.chunks_exact(4).all(|p| p[..3] == [255, 255, 255]));
 
     // WFS 2.0 hits for the same BBOX, and for the BBOX and a tenure filter (edges fall between

@@ -1,35 +1,9 @@
 //! WFS 2.0 against the built binary: over HTTP, with GDAL/OGR's WFS driver (`ogrinfo`,
 //! `ogr2ogr` paging into a GeoPackage, a WFS-T update with the Python bindings) and OWSLib.
 
-use crate::{have_python_module, have_tool, Server};
+use crate::{have_python_module, have_tool, header_file, seed_parcels, Server};
 use serde_json::{json, Value};
 use std::process::Command;
-
-async fn seed(s: &Server, key: &str, n: usize) {
-    for i in 0..n {
-        let lon = 151.0 + (i % 10) as f64 * 0.01;
-        let lat = -33.9 + (i / 10) as f64 * 0.01;
-        let body = json!({"type": "Feature",
-            "geometry": {"type": "Polygon", "coordinates": [[[lon, lat], [lon + 0.005, lat], [lon + 0.005, lat + 0.005], [lon, lat + 0.005], [lon, lat]]]},
-            "properties": {"lot": i.to_string(), "plan": format!("DP{}", i % 3), "tenure": if i % 2 == 0 { "freehold" } else { "leasehold" }}});
-        let r = s
-            .client
-            .post(s.url("/api/v1/cadastre/parcels"))
-            .header("X-Api-Key", key)
-            .header("content-type", "application/geo+json")
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 201);
-    }
-}
-
-fn header_file(s: &Server, key: &str) -> std::path::PathBuf {
-    let path = s.dir.path().join("gdal-headers.txt");
-    std::fs::write(&path, format!("X-Api-Key: {key}\n")).unwrap();
-    path
-}
 
 async fn wfs(s: &Server, key: &str, query: &str) -> reqwest::Response {
     s.client.get(s.url(&format!("/api/v1/ogc/wfs?{query}"))).header("X-Api-Key", key).send().await.unwrap()
@@ -39,7 +13,7 @@ async fn wfs(s: &Server, key: &str, query: &str) -> reqwest::Response {
 async fn wfs_over_http_answers_documents_and_exception_reports() {
     let s = Server::start();
     let (_, key) = s.signup("wfs@example.com").await;
-    seed(&s, &key, 3).await;
+    seed_parcels(&s, &key, 3).await;
     let r = wfs(&s, &key, "SERVICE=WFS&REQUEST=GetCapabilities").await;
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "application/xml");
@@ -146,7 +120,7 @@ async fn gdal_pages_a_wfs_layer_into_geopackage_and_updates_through_wfs_t() {
     let Some(python) = gdal_python(test) else { return };
     let s = Server::start();
     let (_, key) = s.signup("gdal-wfs@example.com").await;
-    seed(&s, &key, 250).await;
+    seed_parcels(&s, &key, 250).await;
     let headers = header_file(&s, &key);
     let source = format!("WFS:{}/api/v1/ogc/wfs", s.base);
     let gpkg = s.dir.path().join("parcels.gpkg");
@@ -219,7 +193,7 @@ async fn owslib_reads_the_wfs_with_bbox_filter_and_paging() {
     }
     let s = Server::start();
     let (_, key) = s.signup("owslib-wfs@example.com").await;
-    seed(&s, &key, 30).await;
+    seed_parcels(&s, &key, 30).await;
     let script = r#"
 import json, sys
 from owslib.wfs import WebFeatureService
@@ -271,7 +245,7 @@ async fn gml_answers_are_well_formed_for_xmllint() {
     }
     let s = Server::start();
     let (_, key) = s.signup("xmllint-wfs@example.com").await;
-    seed(&s, &key, 5).await;
+    seed_parcels(&s, &key, 5).await;
     for query in [
         "service=WFS&request=GetCapabilities",
         "service=WFS&version=2.0.0&request=DescribeFeatureType&typeNames=features:parcels",
