@@ -179,16 +179,19 @@ impl DemService {
     /// Records, as rows, datasets stored before datasets were rows (a `dataset.json` beside the
     /// file in the blob store); returns how many were adopted. Run at start; idempotent.
     pub async fn adopt_blob_records(&self) -> Result<u64> {
-        use futures::TryStreamExt;
+        // Only the datasets' folders are read (`<account>/dem/datasets/<id>/`), never the
+        // whole store with its tile caches and outputs.
         let store = self.blobs().object_store();
-        let records: Vec<_> = store
-            .list(None)
-            .try_filter(|m| futures::future::ready(m.location.as_ref().ends_with("/dataset.json")))
-            .try_collect()
-            .await?;
+        let mut records = Vec::new();
+        for account in store.list_with_delimiter(None).await?.common_prefixes {
+            let folder = account.child("dem").child("datasets");
+            for dataset in store.list_with_delimiter(Some(&folder)).await?.common_prefixes {
+                records.push(dataset.child("dataset.json"));
+            }
+        }
         let mut adopted = 0u64;
-        for meta in records {
-            let key = meta.location.to_string();
+        for record in records {
+            let key = record.to_string();
             let Some(d) = self.blobs().get_json::<Dataset>(&key).await? else { continue };
             if self.store.dem.get_dataset(&d.account_id, d.id.as_str()).await?.is_none() {
                 self.store.dem.insert_dataset(&d.to_row()?).await?;
