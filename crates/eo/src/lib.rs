@@ -8,3 +8,9 @@
 pub mod bandmath;
 pub mod expr;
 pub mod zonal;
+pub mod ingest;
+pub mod search;
+pub mod stac;
+pub mod service;
+
+pub use service::{EoService, Error, Result, SearchPage};
