@@ -90,7 +90,7 @@ pub struct SearchPage {
 pub struct EoService {
     pub(crate) store: Store,
     pub(crate) config: EoConfig,
-    pub(crate) features: Arc<FeatureService>,
+    pub(crate) features: FeatureService,
     pub(crate) tmp_dir: PathBuf,
     pub(crate) max_attempts: u32,
     /// Asset GeoTIFFs opened for tiles, by blob key.
@@ -105,7 +105,7 @@ impl std::fmt::Debug for EoService {
 
 impl EoService {
     /// The service over `store`; zones come from `features` (the cadastre).
-    pub fn new(config: &Config, store: Store, features: Arc<FeatureService>) -> Self {
+    pub fn new(config: &Config, store: Store, features: FeatureService) -> Self {
         Self {
             store,
             config: config.eo.clone(),
