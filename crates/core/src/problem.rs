@@ -103,6 +103,10 @@ pub mod code {
     pub const COLLECTION_PROTECTED: &str = "collection_protected";
     /// `parcel_exists`.
     pub const PARCEL_EXISTS: &str = "parcel_exists";
+    /// An EO collection already holds an item with that id (409).
+    pub const ITEM_EXISTS: &str = "item_exists";
+    /// An item id names items of several EO collections: name the scene as collection/item (409).
+    pub const AMBIGUOUS_SCENE: &str = "ambiguous_scene";
     /// `dataset_in_use`.
     pub const DATASET_IN_USE: &str = "dataset_in_use";
     /// `job_finished`.

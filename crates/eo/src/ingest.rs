@@ -328,7 +328,7 @@ impl EoService {
             return Err(DomainError::Invalid(errors).into());
         }
         if self.store.eo.get_item(account, collection, &id).await?.is_some() {
-            return Err(DomainError::conflict("item_exists", format!("collection {collection} already has an item {id}")).into());
+            return Err(DomainError::conflict(meridian_core::problem::code::ITEM_EXISTS, format!("collection {collection} already has an item {id}")).into());
         }
         // Every file is read before anything is stored.
         let limits = self.raster_limits();

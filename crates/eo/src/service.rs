@@ -321,7 +321,7 @@ impl EoService {
             0 => Err(DomainError::not_found("scene", reference).into()),
             1 => Ok(found.remove(0)),
             _ => Err(DomainError::conflict(
-                "ambiguous_scene",
+                meridian_core::problem::code::AMBIGUOUS_SCENE,
                 format!("several collections hold an item {reference}; name the scene as collection/item"),
             )
             .into()),

@@ -184,7 +184,7 @@ fn keyset(sql: &mut Sql, q: &ItemQuery, values: &[Value], seq: i64) {
 }
 
 fn conflict(collection: &str, id: &str) -> StoreError {
-    DomainError::conflict("item_exists", format!("collection {collection} already has an item {id}")).into()
+    DomainError::conflict(meridian_core::problem::code::ITEM_EXISTS, format!("collection {collection} already has an item {id}")).into()
 }
 
 #[async_trait]
@@ -204,7 +204,7 @@ impl EoRepo for SqliteDb {
         .await;
         match done {
             Err(e) if is_unique_violation(&e) => {
-                return Err(DomainError::conflict("collection_exists", format!("a collection {} exists", c.id)).into())
+                return Err(DomainError::conflict(meridian_core::problem::code::COLLECTION_EXISTS, format!("a collection {} exists", c.id)).into())
             }
             other => other?,
         };
