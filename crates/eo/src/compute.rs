@@ -700,21 +700,21 @@ impl EoService {
         let (w, h) = (tiff.width(), tiff.height());
         let mut out = Vec::with_capacity(features.len());
         for f in features {
-            let Some(g) = fgeom::decode(&f.geometry) else { continue };
+            let Some(g) = f.geometry.as_ref().and_then(fgeom::decode) else { continue };
             let mp = match g {
                 geo::Geometry::Polygon(p) => geo::MultiPolygon(vec![p]),
                 geo::Geometry::MultiPolygon(mp) => mp,
                 _ => continue,
             };
-            let mut failed = false;
+            let failed = std::cell::Cell::new(false);
             let projected = geo::MapCoords::map_coords(&mp, |c| match to_raster.apply(c.x, c.y) {
                 Some((x, y)) => geo::Coord { x, y },
                 None => {
-                    failed = true;
+                    failed.set(true);
                     c
                 }
             });
-            let stats = if failed {
+            let stats = if failed.get() {
                 ZoneStats::default()
             } else {
                 match zonal::pixel_window(&gt, w, h, &projected) {

@@ -194,6 +194,7 @@ impl EoService {
         if !self.store.eo.delete_collection(account, id, expected).await? {
             return Err(DomainError::not_found("collection", id).into());
         }
+        self.forget_opened(&keys::collection(account, id));
         if let Err(e) = self.blobs().delete_prefix(&keys::collection(account, id)).await {
             tracing::warn!(error = %e, collection = id, "removing a deleted collection's assets failed");
         }
@@ -302,6 +303,7 @@ impl EoService {
         if !self.store.eo.delete_item(account, collection, id, expected).await? {
             return Err(DomainError::not_found("item", id).into());
         }
+        self.forget_opened(&format!("{}/", keys::item(account, collection, id)));
         if let Err(e) = self.blobs().delete_prefix(&keys::item(account, collection, id)).await {
             tracing::warn!(error = %e, item = id, "removing a deleted item's assets failed");
         }

@@ -6,6 +6,7 @@
 mod bandmath;
 mod expr;
 mod fuzz;
+mod service;
 mod zonal;
 
 use meridian_raster::tiff::GeoTiff;

@@ -426,9 +426,10 @@ impl EoRepo for SqliteDb {
             return Err(DomainError::PreconditionFailed(format!("item {} is at version {version}", it.id)).into());
         }
         let row = sqlx::query(&format!(
-            "UPDATE eo_items AS i SET start_at = ?, end_at = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ?, body = ?,
+            "UPDATE eo_items SET start_at = ?, end_at = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ?, body = ?,
                     version = version + 1, updated_at = ?
-             WHERE i.account_id = ? AND i.collection = ? AND i.id = ? RETURNING {ITEM_COLUMNS}"
+             WHERE account_id = ? AND collection = ? AND id = ? RETURNING {}",
+            ITEM_COLUMNS.replace("i.", "")
         ))
         .bind(it.start_at)
         .bind(it.end_at)

@@ -3,6 +3,7 @@
 //! extracts, calls [`meridian_eo::EoService`] and shapes the answer.
 
 mod catalog;
+mod compute;
 mod items;
 mod search;
 
@@ -17,7 +18,11 @@ use utoipa_axum::router::OpenApiRouter;
 
 /// Routes under `/api/v1/eo`.
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(catalog::router()).merge(items::router()).merge(search::router())
+    OpenApiRouter::new()
+        .merge(catalog::router())
+        .merge(items::router())
+        .merge(search::router())
+        .merge(compute::router())
 }
 
 /// The service's errors as problems.
