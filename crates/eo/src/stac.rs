@@ -388,11 +388,11 @@ impl Links {
                 Self::link("root", root.clone(), "application/json", None),
                 Self::link("data", format!("{root}/collections"), "application/json", Some("Collections")),
                 Self::link("conformance", format!("{root}/conformance"), "application/json", None),
-                Self::link("search", format!("{root}/search"), GEOJSON, Some("Item search (GET)")),
+                json!({"rel": "search", "href": format!("{root}/search"), "type": GEOJSON, "method": "GET", "title": "Item search (GET)"}),
                 json!({"rel": "search", "href": format!("{root}/search"), "type": GEOJSON, "method": "POST", "title": "Item search (POST)"}),
                 Self::link("http://www.opengis.net/def/rel/ogc/1.0/queryables", format!("{root}/queryables"), "application/schema+json", Some("Queryables")),
-                Self::link("service-desc", format!("{}/api/v1/openapi.json", self.base), "application/vnd.oai.openapi+json;version=3.0", None),
-                Self::link("service-doc", format!("{}/api/v1/docs", self.base), "text/html", None),
+                Self::link("service-desc", format!("{}/api/v1/openapi.json", self.base), "application/vnd.oai.openapi+json;version=3.1", None),
+                Self::link("service-doc", format!("{}/docs", self.base), "text/html", None),
             ],
         })
     }

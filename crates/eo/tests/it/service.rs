@@ -232,7 +232,8 @@ async fn uploads_are_derived_and_indices_summarise_parcels() {
     collection(&svc, &account, "cbers").await;
     // Stripped GeoTIFFs go to a conversion job; nothing is published yet.
     let stripped = vec![UploadedAsset { key: "B7".into(), path: cbers(7), filename: None }];
-    match svc.ingest(&account, "cbers", &part("stripped"), stripped).await.unwrap() {
+    let only_red = json!({"id": "stripped", "datetime": "2017-11-21T06:51:03Z"});
+    match svc.ingest(&account, "cbers", &only_red, stripped).await.unwrap() {
         Ingested::Job(job) => assert_eq!(job.kind, meridian_eo::ingest::INGEST_JOB),
         Ingested::Item(_) => panic!("a stripped GeoTIFF is not a COG"),
     }

@@ -381,3 +381,136 @@ async fn eo_search_filters_sorts_pages_and_selects_fields() {
     assert_eq!(c["extent"]["temporal"]["interval"][0][0], "2023-01-15T10:00:00Z");
     assert!(c["item_assets"]["red"].is_object());
 }
+
+/// Parcels over the CBERS scene: 3 × 3 squares of 0.1° around its centre, half freehold.
+async fn scene_parcels(s: &Server, key: &str) {
+    for i in 0..9 {
+        let (x, y) = (53.85 + (i % 3) as f64 * 0.1, 5.25 + (i / 3) as f64 * 0.1);
+        let body = json!({"type": "Feature",
+            "geometry": {"type": "Polygon", "coordinates": [[[x, y], [x + 0.1, y], [x + 0.1, y + 0.1], [x, y + 0.1], [x, y]]]},
+            "properties": {"lot": i.to_string(), "plan": "DP9", "tenure": if i % 2 == 0 { "freehold" } else { "leasehold" }}});
+        crate::post_parcel(s, key, &body).await;
+    }
+}
+
+fn is_png(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\x89PNG\r\n\x1a\n")
+}
+
+#[tokio::test]
+async fn eo_ndvi_with_parcel_zones_outputs_tiles_and_jobs() {
+    let s = Server::start();
+    let (_, key) = s.signup("eo-ndvi@example.com").await;
+    s.eo_collection(&key, "cbers4").await;
+    s.eo_upload_scene(&key, "cbers4", SCENE).await;
+    scene_parcels(&s, &key).await;
+    let compute = |path: &str, body: Value| {
+        s.client.post(s.url(&format!("/api/v1/eo/compute/{path}"))).bearer_auth(&key).json(&body).send()
+    };
+
+    // The interface's example: NDVI of a scene, bands named, zones from the cadastre.
+    let body = json!({"scene": format!("cbers4/{SCENE}"), "bands": {"red": "B7", "nir": "B8"},
+        "zones": {"collection": "parcels", "filter": "tenure = 'freehold'"}});
+    let r = compute("ndvi", body).await.unwrap();
+    assert_eq!(r.status(), 200);
+    let doc: Value = r.json().await.unwrap();
+    assert_eq!(doc["expression"], "(B8 - B7) / (B8 + B7)");
+    assert_eq!(doc["crs"], "EPSG:32640");
+    assert_eq!((doc["width"].as_u64(), doc["height"].as_u64()), (Some(163), Some(155)));
+    let stats = &doc["statistics"];
+    assert!(stats["min"].as_f64().unwrap() >= -1.0 && stats["max"].as_f64().unwrap() <= 1.0, "{stats}");
+    assert_eq!(stats["histogram"]["counts"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum::<u64>(), stats["count"].as_u64().unwrap());
+    let zones = doc["zones"]["features"].as_array().unwrap();
+    assert_eq!(zones.len(), 5, "the freehold parcels");
+    for z in zones {
+        assert!(z["id"].as_str().unwrap().starts_with("parcel_"));
+        for k in ["mean", "min", "max", "std", "median", "count"] {
+            assert!(z["properties"][k].is_number(), "{k}: {z}");
+        }
+    }
+    // Outputs: the COG first, downloadable with ranges; the preview is a PNG.
+    let outputs = doc["outputs"].as_array().unwrap();
+    assert_eq!(outputs[0]["name"], "index.tif");
+    let cog = s.client.get(outputs[0]["href"].as_str().unwrap()).bearer_auth(&key).send().await.unwrap();
+    assert_eq!(cog.status(), 200);
+    assert!(cog.headers()["etag"].to_str().unwrap().starts_with('"'));
+    let cog = cog.bytes().await.unwrap();
+    assert_eq!(cog.len() as u64, outputs[0]["size"].as_u64().unwrap());
+    let preview = s.client.get(outputs[1]["href"].as_str().unwrap()).bearer_auth(&key).send().await.unwrap();
+    assert!(is_png(&preview.bytes().await.unwrap()));
+    if crate::have_tool("gdalinfo", "eo_ndvi_with_parcel_zones_outputs_tiles_and_jobs") {
+        let path = s.dir.path().join("ndvi.tif");
+        std::fs::write(&path, &cog).unwrap();
+        let out = std::process::Command::new("gdalinfo").args(["-stats", path.to_str().unwrap()]).output().unwrap();
+        let info = String::from_utf8_lossy(&out.stdout);
+        assert!(info.contains("Type=Float32") && info.contains("NoData Value=-9999"), "{info}");
+        let mean: f64 = info.lines().find_map(|l| l.trim().strip_prefix("STATISTICS_MEAN=")).unwrap().parse().unwrap();
+        assert!((mean - stats["mean"].as_f64().unwrap()).abs() < 1e-4, "{mean} vs {stats}");
+    }
+    // The result again, and its tiles; tiles straight from the scene's bands.
+    let id = doc["id"].as_str().unwrap();
+    let again: Value = s.get(&format!("/api/v1/eo/results/{id}"), &key).await.json().await.unwrap();
+    assert_eq!(again["statistics"], doc["statistics"]);
+    let tile = s.get(&format!("/api/v1/eo/results/{id}/tiles/7/83/62.png?colormap=rdylgn&rescale=-1,1"), &key).await;
+    assert_eq!(tile.status(), 200);
+    assert!(is_png(&tile.bytes().await.unwrap()));
+    let tile = s.get(&format!("/api/v1/eo/scenes/cbers4%2F{SCENE}/tiles/7/83/62.png?index=ndvi"), &key).await;
+    assert_eq!(tile.status(), 200);
+    let png = tile.bytes().await.unwrap();
+    assert!(is_png(&png));
+    let (w, h, rgba) = crate::ogc::decode_png(&png);
+    assert_eq!((w, h), (256, 256));
+    assert!(rgba.chunks(4).any(|p| p[3] == 255) && rgba.chunks(4).any(|p| p[3] == 0), "the scene covers part of the tile");
+    let away = s.get(&format!("/api/v1/eo/scenes/{SCENE}/tiles/7/10/10.png?expression=(B8-B7)/(B8%2BB7)"), &key).await;
+    assert_eq!(away.status(), 204);
+    crate::problem(s.get(&format!("/api/v1/eo/scenes/{SCENE}/tiles/7/83/62.png?colormap=plaid"), &key).await, 400, "invalid_parameter").await;
+
+    // A job when asked (or when the area is large): 202, Location, the same document as output.
+    let r = compute("ndwi", json!({"scene": SCENE, "async": true, "area": {"bbox": [53.7, 5.1, 54.3, 5.7]}})).await.unwrap();
+    assert_eq!(r.status(), 202);
+    let location = r.headers()["location"].to_str().unwrap().to_owned();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let job = loop {
+        let j: Value = s.get(&location, &key).await.json().await.unwrap();
+        if j["status"] == "succeeded" {
+            break j;
+        }
+        assert!(j["status"] != "failed", "{j}");
+        assert!(Instant::now() < deadline, "{j}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let out = &job["output"];
+    assert_eq!(out["expression"], "(B6 - B8) / (B6 + B8)", "NDWI from the green and nir common names: {out}");
+    assert!(out["width"].as_u64().unwrap() < 163, "the area is a window of the scene");
+
+    // Checked before anything runs: 422 with a pointer.
+    for (path, body, pointer) in [
+        ("ndvi", json!({"scene": "cbers4/nope"}), "/scene"),
+        ("ndvi", json!({"scene": SCENE, "bands": {"red": "B9"}}), "/bands/red"),
+        ("ndmi", json!({"scene": SCENE}), "/bands"),
+        ("expression", json!({"scene": SCENE, "expression": "(B8 - B7) / (B8 + "}), "/expression"),
+        ("expression", json!({"scene": SCENE, "expression": "B8 - nope"}), "/bands"),
+        ("ndvi", json!({"scene": SCENE, "area": {"bbox": [10, 10, 11, 11]}}), "/area"),
+        ("ndvi", json!({"scene": SCENE, "zones": {"collection": "parcels", "filter": "tenure ="}}), "/zones/filter"),
+        ("ndvi", json!({"scene": SCENE, "output": {"colormap": "plaid"}}), "/output/colormap"),
+        ("nope", json!({"scene": SCENE}), "/index"),
+    ] {
+        let p = crate::problem(compute(path, body.clone()).await.unwrap(), 422, "validation_failed").await;
+        assert_eq!(p["errors"][0]["pointer"], pointer, "{path} {body}: {p}");
+    }
+    // Inputs on different grids: the DEM beside a band.
+    let dem = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif")).unwrap();
+    let form = reqwest::multipart::Form::new()
+        .text("item", json!({"id": "mixed", "datetime": "2020-01-01T00:00:00Z"}).to_string())
+        .part("B7", reqwest::multipart::Part::bytes(std::fs::read(band_path(7)).unwrap()))
+        .part("dem", reqwest::multipart::Part::bytes(dem));
+    let r = s.client.post(s.url("/api/v1/eo/collections/cbers4/items")).bearer_auth(&key).multipart(form).send().await.unwrap();
+    assert!(r.status() == 201 || r.status() == 202);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while s.get("/api/v1/eo/collections/cbers4/items/mixed", &key).await.status() != 200 {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let p = crate::problem(compute("expression", json!({"scene": "mixed", "expression": "B7 - dem"})).await.unwrap(), 422, "validation_failed").await;
+    assert_eq!(p["errors"][0]["code"], "mismatched_grids", "{p}");
+}
