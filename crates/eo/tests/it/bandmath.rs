@@ -456,6 +456,8 @@ fn bench_compute_to_cog_10980() {
     let ours = started.elapsed();
     eprintln!("progress (percent, seconds): {:?}", phases.lock().unwrap());
     eprintln!("CPU time: {:.2} s", cpu_seconds() - cpu0);
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    eprintln!("peak memory: {}", status.lines().find(|l| l.starts_with("VmHWM")).unwrap_or("VmHWM unknown"));
     eprintln!(
         "compute_to_cog 10980²: {:.2} s, {} MB, {} valid pixels",
         ours.as_secs_f64(),
