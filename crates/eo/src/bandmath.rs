@@ -420,7 +420,7 @@ fn strip_rows(bands: &[Band]) -> usize {
 }
 
 /// Evaluates `expr` over `window` of `bands` into a Float32 Cloud Optimized GeoTIFF at `dst`
-/// (512-pixel tiles, Deflate with the floating-point predictor, averaged overviews, nodata
+/// (512-pixel tiles, fast Deflate with the floating-point predictor, averaged overviews, nodata
 /// [`NODATA`], the inputs' georeference) and returns the output's statistics.
 ///
 /// Memory stays bounded by a few strips of rows whatever the raster's size: strips are read
@@ -515,14 +515,31 @@ pub fn compute_to_cog(
     })?;
 
     let plain_tiff = GeoTiff::open(plain.path())?;
-    let histogram = if acc.n == 0 { acc.empty_histogram() } else { histogram_of(&plain_tiff, &acc, interrupted)? };
-    progress(65);
-    let cog = CogOptions { tile_size: TILE, predictor: true, overviews: true, average: true, ..CogOptions::default() };
+    progress(60);
+    // Deflate level 1: on float indices it is several times faster than level 6 for files
+    // about 40% larger, and layout time dominates band math on large scenes.
+    let cog = CogOptions { tile_size: TILE, level: 1, predictor: true, overviews: true, average: true };
     let report = |f: f64| {
-        progress((65.0 + f * 34.0) as u8);
+        progress((60.0 + f * 39.0) as u8);
         !interrupted()
     };
-    write_cog_with_progress(&plain_tiff, dst, &cog, &report)?;
+    // The histogram needs the range, known only now: it reads the plain file back while the COG
+    // is being laid out, filling the gaps the layout's sequential steps leave on the cores.
+    let (histogram, written) = std::thread::scope(|scope| {
+        let histogram = scope.spawn(|| {
+            if acc.n == 0 {
+                Ok(acc.empty_histogram())
+            } else {
+                histogram_of(&plain_tiff, &acc, interrupted)
+            }
+        });
+        let written = write_cog_with_progress(&plain_tiff, dst, &cog, &report);
+        let histogram =
+            histogram.join().unwrap_or_else(|_| Err(Error::Io(std::io::Error::other("the histogram stopped"))));
+        (histogram, written)
+    });
+    written?;
+    let histogram = histogram?;
     drop(plain_tiff);
     plain.close()?;
     progress(100);

@@ -407,6 +407,14 @@ fn gdal_validates_the_band_math_cog_and_agrees_on_statistics() {
     }
 }
 
+/// User and system CPU time of this process so far (Linux), to compare runs on a busy machine.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<f64> = after.split_whitespace().skip(11).take(2).filter_map(|v| v.parse().ok()).collect();
+    f.iter().sum::<f64>() / 100.0
+}
+
 /// Timing of a full Sentinel-2-sized NDVI (10,980² UInt16 inputs): run with
 /// `cargo test --release -p meridian-eo -- --ignored --nocapture bench_`. Compares with the
 /// same computation in rasterio + numpy when those are installed.
@@ -435,9 +443,21 @@ fn bench_compute_to_cog_10980() {
     let bands = [Band { tiff: &nir, band: 0 }, Band { tiff: &red, band: 0 }];
     let out = tmp();
     let dst = out.path().join("ndvi.tif");
+    let cpu0 = cpu_seconds();
     let started = std::time::Instant::now();
-    let stats = compute_to_cog(&ndvi(), &bands, Window::new(0, 0, 10_980, 10_980), &dst, &never, &|_| {}).unwrap();
+    let phases = std::sync::Mutex::new(Vec::new());
+    let progress = |p: u8| {
+        let mut seen = phases.lock().unwrap();
+        if seen.last().is_none_or(|(q, _)| *q != p) && [60, 99].contains(&p) {
+            seen.push((p, started.elapsed().as_secs_f64()));
+        }
+    };
+    let stats = compute_to_cog(&ndvi(), &bands, Window::new(0, 0, 10_980, 10_980), &dst, &never, &progress).unwrap();
     let ours = started.elapsed();
+    eprintln!("progress (percent, seconds): {:?}", phases.lock().unwrap());
+    eprintln!("CPU time: {:.2} s", cpu_seconds() - cpu0);
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    eprintln!("peak memory: {}", status.lines().find(|l| l.starts_with("VmHWM")).unwrap_or("VmHWM unknown"));
     eprintln!(
         "compute_to_cog 10980²: {:.2} s, {} MB, {} valid pixels",
         ours.as_secs_f64(),
@@ -461,7 +481,7 @@ ndvi[(nir == 0) | (red == 0) | ~np.isfinite(ndvi)] = -9999
 profile.update(driver="COG", dtype="float32", nodata=-9999, compress="DEFLATE", predictor=3, blocksize=512)
 with rasterio.open(sys.argv[3], "w", **profile) as d:
     d.write(ndvi, 1)
-print(time.time() - t)
+print(time.time() - t, "s wall,", time.process_time(), "s CPU")
 "#;
         let theirs = out.path().join("numpy.tif");
         let secs = python("python3", script, &[s(&inputs[0]), s(&inputs[1]), s(&theirs)]);
