@@ -15,7 +15,6 @@ use meridian_cadastre::query::{ListQuery, Start};
 use meridian_core::crs::Crs;
 use meridian_core::error::FieldError;
 use meridian_core::id::AccountId;
-use meridian_core::problem::Problem;
 use meridian_core::{DomainError, Timestamp};
 use meridian_features::cql2::{self, Expr};
 use meridian_features::geometry::{self as fgeom, Rules};
@@ -875,7 +874,7 @@ impl JobHandler for ComputeJobHandler {
 
     async fn run(&self, ctx: &JobContext) -> std::result::Result<JobOutcome, JobError> {
         let plan: Plan = serde_json::from_value(ctx.job.params.clone())
-            .map_err(|e| JobError::Permanent(Problem::new(500, "bad_params", "Compute failed", e.to_string())))?;
+            .map_err(|e| JobError::internal(format!("the job's parameters cannot be read: {e}")))?;
         let cancel = ctx.cancellation();
         let interrupted = move || cancel.is_cancelled();
         let progress = |p: u8| ctx.set_progress(p.min(99));

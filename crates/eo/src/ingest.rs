@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use geo::{ConvexHull, Coord, MultiPoint, Point};
 use meridian_core::error::FieldError;
 use meridian_core::id::AccountId;
-use meridian_core::problem::Problem;
+use meridian_core::problem::{code, Problem};
 use meridian_core::DomainError;
 use meridian_jobs::{JobContext, JobError, JobHandler, JobOutcome};
 use meridian_raster::crs::transformer;
@@ -412,9 +412,6 @@ fn retry(e: impl std::fmt::Display) -> JobError {
     JobError::internal(e)
 }
 
-fn permanent(status: u16, code: &str, detail: impl Into<String>) -> JobError {
-    JobError::Permanent(Problem::new(status, code, "Ingest failed", detail))
-}
 
 #[async_trait]
 impl JobHandler for IngestJobHandler {
@@ -425,7 +422,7 @@ impl JobHandler for IngestJobHandler {
     async fn run(&self, ctx: &JobContext) -> std::result::Result<JobOutcome, JobError> {
         let svc = &self.service;
         let params: IngestParams = serde_json::from_value(ctx.job.params.clone())
-            .map_err(|e| permanent(500, "bad_params", format!("the job's parameters cannot be read: {e}")))?;
+            .map_err(|e| JobError::internal(format!("the job's parameters cannot be read: {e}")))?;
         let account = ctx.job.account_id.clone();
         let prefix = keys::staged(&account, &params.staging);
         let dir = svc.staging_dir().map_err(|e| retry(e))?.to_path_buf();
@@ -451,7 +448,7 @@ impl JobHandler for IngestJobHandler {
             })
             .await
             .map_err(|e| retry(e))?
-            .map_err(|e| permanent(422, "conversion_failed", format!("asset {}: {e}", asset.key)))?;
+            .map_err(|e| JobError::invalid(format!("asset {}: {e}", asset.key)))?;
             if ctx.is_cancelled() {
                 return Err(JobError::Cancelled);
             }
@@ -461,7 +458,7 @@ impl JobHandler for IngestJobHandler {
         let all: Vec<AssetFacts> = facts.iter().map(|(f, _)| f.clone()).collect();
         let doc = derive_item(&params.item, &params.collection, &all);
         let checked = check_item(&doc, &params.collection, None, "/item")
-            .map_err(|e| permanent(422, "invalid_item", e.first().map(|x| x.detail.clone()).unwrap_or_default()))?;
+            .map_err(|e| JobError::invalid(e.first().map(|x| format!("{}: {}", x.pointer, x.detail)).unwrap_or_default()))?;
         for (f, path) in &facts {
             svc.blobs()
                 .upload_file(&keys::asset(&account, &params.collection, &id, &f.key), path)
@@ -473,7 +470,7 @@ impl JobHandler for IngestJobHandler {
             Err(Error::Domain(d)) => {
                 let _ = svc.blobs().delete_prefix(&keys::item(&account, &params.collection, &id)).await;
                 let _ = svc.blobs().delete_prefix(&prefix).await;
-                return Err(permanent(409, "not_published", d.to_string()));
+                return Err(JobError::Permanent(Problem::new(409, code::ITEM_EXISTS, "Not published", d.to_string())));
             }
             Err(e) => return Err(retry(e)),
         };
