@@ -30,3 +30,40 @@ fn run_expression(data: &[u8]) {
 fn fuzz_eo_expr() {
     Target::new("eo_expr").dictionary(EXPR_WORDS).max_len(8192).run(run_expression);
 }
+
+const STAC_WORDS: &[&str] = &[
+    "bbox=", "datetime=", "limit=", "filter=", "sortby=", "fields=", "token=", "ids=", "collections=", "intersects=",
+    "&", ",", "/", "..", "-", "+", "2017-11-21T06:51:03Z", "2017-11-21", "eo:cloud_cover", "properties.", "{", "}", "[",
+    "]", "\"", ":", "\"type\":\"Feature\"", "\"properties\":", "\"datetime\":", "\"geometry\":", "\"bbox\":", "\"assets\":",
+    "\"href\":", "\"Polygon\"", "\"coordinates\":", "null", "1e999", "-180", "90",
+];
+
+/// A search as a query string, as a POST body, and a body as an Item: never a panic, and what
+/// parses keeps its invariants (a token parses back; an item's box is a box).
+fn run_search(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let pairs: Vec<(String, String)> =
+        text.split('&').filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+    if let Ok(s) = meridian_eo::search::Search::from_query(&pairs, true) {
+        assert!(!s.sort.is_empty());
+        if let Some(t) = &s.token {
+            assert_eq!(meridian_eo::search::Token::decode(&t.encode()).as_ref(), Some(t));
+        }
+        let doc = serde_json::json!({"id": "x", "properties": {"eo:cloud_cover": 3}, "assets": {}});
+        let _ = s.fields.apply(doc);
+    }
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(text) {
+        let _ = meridian_eo::search::Search::from_json(&v);
+        if let Ok(item) = meridian_eo::stac::check_item(&v, "c", None, "") {
+            assert!(item.bbox[0] <= item.bbox[2] || item.bbox[0] > 180.0, "{:?}", item.bbox);
+            assert!(item.start_at <= item.end_at);
+        }
+        let _ = meridian_eo::stac::check_collection(&v, None);
+        let _ = meridian_eo::compute::parse_area(&v, "/area");
+    }
+}
+
+#[test]
+fn fuzz_eo_search() {
+    Target::new("eo_search").dictionary(STAC_WORDS).max_len(16_384).run(run_search);
+}
