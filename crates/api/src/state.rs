@@ -70,7 +70,7 @@ impl AppState {
         );
         let features = meridian_cadastre::FeatureService::new(store.clone());
         let eo = Arc::new(meridian_eo::EoService::new(&config, store.clone(), features.clone()));
-        let ogc = Arc::new(ogc_service(&config, &features, &dem, &store));
+        let ogc = Arc::new(ogc_service(&config, &features, &dem, &eo, &store));
         let wfs = Arc::new(meridian_ogc::wfs::WfsService::new(
             Arc::new(features.clone()),
             meridian_ogc::wfs::WfsLimits::default(),
@@ -101,12 +101,14 @@ fn ogc_service(
     config: &Config,
     features: &meridian_cadastre::FeatureService,
     dem: &Arc<meridian_dem::DemService>,
+    eo: &Arc<meridian_eo::EoService>,
     store: &Store,
 ) -> meridian_ogc::OgcService {
-    use meridian_ogc::sources::{DemLayers, FeatureLayers};
+    use meridian_ogc::sources::{DemLayers, EoLayers, FeatureLayers};
     let mut catalogue = meridian_ogc::Catalogue::new();
     catalogue.register(Arc::new(FeatureLayers::new(features.clone(), config.maps.max_features)));
     catalogue.register(Arc::new(DemLayers::new(dem.clone(), store.clone())));
+    catalogue.register(Arc::new(EoLayers::new(eo.clone())));
     let maps = &config.maps;
     meridian_ogc::OgcService::new(
         catalogue,

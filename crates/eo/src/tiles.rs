@@ -10,6 +10,7 @@ use crate::service::{keys, Error, Result};
 use crate::EoService;
 use meridian_core::id::AccountId;
 use meridian_core::DomainError;
+use meridian_store::eo::EoItem;
 use meridian_raster::crs::transformer;
 use meridian_raster::dem::{ColorMode, ColorRamp, ColorReliefOptions};
 use meridian_raster::tile::{encode_png, tile_bounds, LayerPaint, TileRenderer};
@@ -83,6 +84,11 @@ fn lut(ramp: ColorRamp) -> Vec<[u8; 4]> {
     out
 }
 
+/// Index values coloured by the style's ramp over its `rescale`; NaN is transparent.
+pub fn paint(values: &[f32], style: &TileStyle) -> Vec<u8> {
+    painted(values, &lut(style.colormap), style.rescale)
+}
+
 fn painted(values: &[f32], table: &[[u8; 4]], rescale: (f64, f64)) -> Vec<u8> {
     let (lo, span) = (rescale.0 as f32, (rescale.1 - rescale.0) as f32);
     let mut rgba = vec![0u8; values.len() * 4];
@@ -111,8 +117,18 @@ impl EoService {
     ) -> Result<Option<Vec<u8>>> {
         check_tile(z, x, y)?;
         let item = self.scene(account, scene).await?;
-        let expr = Expression::parse(&style.expression).map_err(|e| DomainError::invalid("/expression", "invalid_expression", e.to_string()))?;
-        let (expr, _) = crate::compute::resolve_bands_for(&item, &expr, &style.bands)?;
+        let grid = Grid::from_bbox(tile_bounds(z, x, y), size, size, 3857);
+        let Some(values) = self.index_grid(account, &item, style, grid).await? else { return Ok(None) };
+        let rgba = paint(&values, style);
+        Ok(Some(encode_png(&rgba, size as u32, size as u32)?))
+    }
+
+    /// The index of `style` over `grid` (any CRS), computed from the item's stored bands: NaN
+    /// where there is no data; `None` when the grid misses the scene.
+    pub async fn index_grid(&self, account: &AccountId, item: &EoItem, style: &TileStyle, grid: Grid) -> Result<Option<Vec<f32>>> {
+        let expr = Expression::parse(&style.expression)
+            .map_err(|e| DomainError::invalid("/expression", "invalid_expression", e.to_string()))?;
+        let (expr, _) = crate::compute::resolve_bands_for(item, &expr, &style.bands)?;
         let mut opened = Vec::new();
         for v in expr.variables() {
             let href = item.body.pointer(&format!("/assets/{v}/href")).and_then(Value::as_str).unwrap_or("");
@@ -121,14 +137,11 @@ impl EoService {
             }
             opened.push(self.open_asset(&keys::asset(account, &item.collection, &item.id, v)).await?);
         }
-        let table = lut(style.colormap);
-        let rescale = style.rescale;
-        tokio::task::spawn_blocking(move || -> Result<Option<Vec<u8>>> {
+        tokio::task::spawn_blocking(move || -> Result<Option<Vec<f32>>> {
             let Some(first) = opened.first() else { return Ok(None) };
             let epsg = first.epsg().ok_or_else(|| DomainError::invalid("/scene", "no_crs", "the scene names no EPSG code"))?;
-            let grid = Grid::from_bbox(tile_bounds(z, x, y), size, size, 3857);
-            let t = transformer(3857, epsg)?;
-            let pos = source_positions(&grid, &first.geo_transform(), &t, 8)?;
+            let t = transformer(grid.epsg, epsg)?;
+            let Ok(pos) = source_positions(&grid, &first.geo_transform(), &t, 8) else { return Ok(None) };
             let mut bands = Vec::with_capacity(opened.len());
             for tiff in &opened {
                 match warp_positions(tiff, &grid, &pos, Resampling::Nearest, None)? {
@@ -137,9 +150,9 @@ impl EoService {
                 }
             }
             let inputs: Vec<&[f32]> = bands.iter().map(Vec::as_slice).collect();
-            let mut out = vec![f32::NAN; size * size];
+            let mut out = vec![f32::NAN; grid.width * grid.height];
             expr.eval_slices(&inputs, &mut out);
-            Ok(Some(encode_png(&painted(&out, &table, rescale), size as u32, size as u32)?))
+            Ok(Some(out))
         })
         .await
         .map_err(|e| Error::Internal(e.to_string()))?
@@ -180,4 +193,26 @@ fn check_tile(z: u8, x: u32, y: u32) -> Result<()> {
         return Err(DomainError::not_found("tile", format!("{z}/{x}/{y}")).into());
     }
     Ok(())
+}
+
+impl TileStyle {
+    /// A named index (`ndvi`, ...) with its usual colours over [-1, 1].
+    pub fn named(index: &str) -> Option<TileStyle> {
+        let expression = crate::expr::named_index(index)?.to_owned();
+        let colormap = if matches!(index, "ndwi" | "ndmi") { ColorRamp::RdBu } else { ColorRamp::RdYlGn };
+        Some(TileStyle { expression, bands: BTreeMap::new(), colormap, rescale: (-1.0, 1.0) })
+    }
+}
+
+/// The named indices an item's bands can make (through its assets' `eo:bands` common names).
+pub fn available_indices(item: &EoItem) -> Vec<&'static str> {
+    crate::expr::NAMED
+        .iter()
+        .copied()
+        .filter(|name| {
+            crate::expr::named_index(name)
+                .and_then(|e| Expression::parse(e).ok())
+                .is_some_and(|e| crate::compute::resolve_bands_for(item, &e, &BTreeMap::new()).is_ok())
+        })
+        .collect()
 }

@@ -465,6 +465,28 @@ async fn eo_ndvi_with_parcel_zones_outputs_tiles_and_jobs() {
     assert_eq!(away.status(), 204);
     crate::problem(s.get(&format!("/api/v1/eo/scenes/{SCENE}/tiles/7/83/62.png?colormap=plaid"), &key).await, 400, "invalid_parameter").await;
 
+    // The scene is a WMS layer with one style per index its bands make.
+    let caps = s.get("/api/v1/ogc/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetCapabilities", &key).await.text().await.unwrap();
+    let layer = format!("eo:cbers4:{SCENE}");
+    assert!(caps.contains(&format!("<Name>{layer}</Name>")), "{caps}");
+    assert!(caps.contains("<Name>ndvi</Name>") && caps.contains("<Name>ndwi</Name>"));
+    let map = s
+        .get(&format!("/api/v1/ogc/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS={layer}&STYLES=ndvi&CRS=CRS:84&BBOX=53.30,4.76,54.64,6.03&WIDTH=326&HEIGHT=310&FORMAT=image/png"), &key)
+        .await;
+    assert_eq!(map.status(), 200);
+    let (_, _, rgba) = crate::ogc::decode_png(&map.bytes().await.unwrap());
+    let opaque = rgba.chunks(4).filter(|p| p[3] == 255).count();
+    assert!(opaque > 326 * 310 / 3, "the scene fills much of its own box: {opaque}");
+    let info = s
+        .get(&format!("/api/v1/ogc/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetFeatureInfo&LAYERS={layer}&QUERY_LAYERS={layer}&STYLES=&CRS=CRS:84&BBOX=53.30,4.76,54.64,6.03&WIDTH=326&HEIGHT=310&FORMAT=image/png&I=163&J=155&INFO_FORMAT=application/json"), &key)
+        .await
+        .text()
+        .await
+        .unwrap();
+    let info: Value = serde_json::from_str(&info).unwrap_or_else(|e| panic!("{e}: {info}"));
+    let ndvi = info["features"][0]["properties"]["ndvi"].as_f64().unwrap();
+    assert!((-1.0..=1.0).contains(&ndvi), "{info}");
+
     // A job when asked (or when the area is large): 202, Location, the same document as output.
     let r = compute("ndwi", json!({"scene": SCENE, "async": true, "area": {"bbox": [53.7, 5.1, 54.3, 5.7]}})).await.unwrap();
     assert_eq!(r.status(), 202);
