@@ -59,7 +59,15 @@ async fn list_eo_items(
 ) -> ApiResult<Response> {
     let pairs: Vec<(String, String)> =
         form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
-    let mut search = Search::from_query(&pairs, false).map_err(bad_request)?;
+    // `collections` naming this collection is accepted: pystac-client sends it with every page.
+    let mut search = Search::from_query(&pairs, true).map_err(bad_request)?;
+    if search.collections.iter().any(|c| *c != cid) {
+        return Err(bad_request(vec![FieldError::new(
+            "/collections",
+            "invalid_value",
+            format!("these are the items of {cid}: `collections` may name only {cid}"),
+        )]));
+    }
     state.eo.collection(&caller.account_id, &cid).await.map_err(eo_error)?;
     search.collections = vec![cid.clone()];
     let page = state.eo.search(&caller.account_id, &search).await.map_err(eo_error)?;
