@@ -7,7 +7,7 @@ answered with the local file; any other URL on a schema host (`SCHEMA_HOSTS`) fa
 naming the URL, instead of waiting on a network that is not there; every other request goes
 through untouched (the server under test, asset links).
 
-With `OFFLINE_STAC_LOG=<file>` every URL requested on a schema host is appended to that file,
+With `STAC_OFFLINE_LOG=<file>` every URL requested on a schema host is appended to that file,
 served or not: that is how the list in `urls.json` was found.
 
 Usage: put this folder on `sys.path` (or `PYTHONPATH`) and `import offline` before the tools run,
@@ -29,10 +29,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def _search_path():
     """Where the files named in `urls.json` are looked for, in order: this folder, the folders
-    in `MERIDIAN_STAC_SCHEMAS` (separated by `os.pathsep`), and `stac-schemas/` in the `shared/`
+    in `STAC_OFFLINE_SCHEMAS` (separated by `os.pathsep`), and `stac-schemas/` in the `shared/`
     folder beside the repository (where CI has it)."""
     dirs = [HERE]
-    dirs += [d for d in os.environ.get("MERIDIAN_STAC_SCHEMAS", "").split(os.pathsep) if d]
+    dirs += [d for d in os.environ.get("STAC_OFFLINE_SCHEMAS", "").split(os.pathsep) if d]
     repo = os.path.normpath(os.path.join(HERE, *[os.pardir] * 5))
     dirs.append(os.path.join(os.path.dirname(repo), "shared", "stac-schemas"))
     return dirs
@@ -63,7 +63,7 @@ SCHEMA_HOSTS = (
     "proj.org",
 )
 
-_LOG = os.environ.get("OFFLINE_STAC_LOG")
+_LOG = os.environ.get("STAC_OFFLINE_LOG")
 
 #: URLs served from this folder so far (for tests that assert the schemas were really used).
 served = []
