@@ -1,6 +1,6 @@
-//! The SSRF guard: webhook endpoints must be public HTTPS servers. A URL is checked when a
-//! subscription is made or changed (its host's addresses as they resolve then), and again on
-//! every attempt: IP literals before sending, names inside the HTTP client's resolver, so that
+//! The SSRF guard: servers Meridian calls (webhook endpoints, remote EO assets) must be public
+//! HTTPS servers. A URL is checked when it is registered (a subscription, an item: its host's
+//! addresses as they resolve then), and again on every request: IP literals before sending, names inside the HTTP client's resolver, so that
 //! the address checked is the address connected to and DNS rebinding cannot slip through.
 
 use futures::future::BoxFuture;
@@ -27,7 +27,7 @@ pub enum Refusal {
     Scheme,
     #[error("the URL must not carry a fragment")]
     Fragment,
-    #[error("{host} is {kind} ({addr}); webhook endpoints must be public")]
+    #[error("{host} is {kind} ({addr}); the servers Meridian calls must be public")]
     Address { host: String, addr: IpAddr, kind: &'static str },
     #[error("{host} does not resolve to any address")]
     NoAddress { host: String },
