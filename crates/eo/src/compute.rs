@@ -462,19 +462,10 @@ impl EoService {
             other => other,
         })?;
         let (expression, bands) = resolve_bands(&item, &req.expression, &req.bands).map_err(DomainError::Invalid)?;
-        // Every input is a stored GeoTIFF on one grid.
+        // Every input is a GeoTIFF (stored, or on a server the guard lets through) on one grid.
         let mut assets = Vec::new();
         for v in expression.variables() {
-            let href = item.body.pointer(&format!("/assets/{v}/href")).and_then(Value::as_str).unwrap_or("");
-            if href != crate::service::asset_href(&item.collection, &item.id, v) {
-                return Err(DomainError::invalid(
-                    "/bands",
-                    "remote_asset",
-                    format!("asset {v} is not stored by Meridian ({href}); indices are computed over uploaded assets"),
-                )
-                .into());
-            }
-            assets.push((v.clone(), keys::asset(account, &item.collection, &item.id, v)));
+            assets.push((v.clone(), self.asset_source(account, &item, v).await?));
         }
         let opened = self.open_assets(&assets).await?;
         let grid = {
@@ -547,18 +538,41 @@ impl EoService {
         Ok(out)
     }
 
-    /// Opens a stored asset (kept open for tiles and later computations).
+    /// Where an item's asset is read from: its blob key when Meridian stores it, else its
+    /// http(s) URL once the SSRF guard accepts it.
+    pub(crate) async fn asset_source(&self, account: &AccountId, item: &EoItem, asset: &str) -> Result<String> {
+        let href = item.body.pointer(&format!("/assets/{asset}/href")).and_then(Value::as_str).unwrap_or("");
+        if href == crate::service::asset_href(&item.collection, &item.id, asset) {
+            return Ok(keys::asset(account, &item.collection, &item.id, asset));
+        }
+        let url = self.policy.check_url_resolved(href).await.map_err(|e| {
+            DomainError::invalid(format!("/bands/{asset}"), "forbidden_address", format!("asset {asset} ({href}): {e}"))
+        })?;
+        Ok(url.to_string())
+    }
+
+    /// Opens an asset, stored or remote (kept open for tiles and later computations).
     pub(crate) async fn open_asset(&self, key: &str) -> Result<Arc<GeoTiff>> {
         if let Some(t) = self.opened.lock().ok().and_then(|m| m.get(key).cloned()) {
             return Ok(t);
         }
-        let blobs = self.blobs().clone();
         let limits = self.raster_limits();
         let handle = tokio::runtime::Handle::current();
-        let k = key.to_owned();
-        let t = tokio::task::spawn_blocking(move || meridian_dem::blobs::open_geotiff(&blobs, &k, &handle, limits))
-            .await
-            .map_err(|e| Error::Internal(e.to_string()))??;
+        let t = if key.starts_with("https://") || key.starts_with("http://") {
+            let file = crate::remote::open(self.remote.clone(), key, handle)
+                .await
+                .map_err(|e| DomainError::invalid("/bands", "unreadable_asset", e))?;
+            tokio::task::spawn_blocking(move || GeoTiff::from_source_with(Box::new(file), limits))
+                .await
+                .map_err(|e| Error::Internal(e.to_string()))?
+                .map_err(|e| DomainError::invalid("/bands", "not_a_geotiff", e.to_string()))?
+        } else {
+            let blobs = self.blobs().clone();
+            let k = key.to_owned();
+            tokio::task::spawn_blocking(move || meridian_dem::blobs::open_geotiff(&blobs, &k, &handle, limits))
+                .await
+                .map_err(|e| Error::Internal(e.to_string()))??
+        };
         let t = Arc::new(t);
         if let Ok(mut m) = self.opened.lock() {
             if m.len() >= 256 {

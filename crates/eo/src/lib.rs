@@ -10,6 +10,7 @@ pub mod compute;
 pub mod expr;
 pub mod zonal;
 pub mod ingest;
+pub mod remote;
 pub mod search;
 pub mod stac;
 pub mod tiles;

@@ -48,7 +48,8 @@ impl Fields {
 
     /// Applies the fields to an item document. With `include`, only the included paths stay
     /// (plus `type`, `stac_version`, `id`, `collection` and `links`, which every item keeps);
-    /// `exclude` then removes paths.
+    /// `exclude` then removes paths, except where an included path is the same or lies within
+    /// (`-properties,+properties.eo:cloud_cover` keeps that one property).
     pub fn apply(&self, doc: Value) -> Value {
         let mut out = if self.include.is_empty() {
             doc
@@ -68,7 +69,8 @@ impl Fields {
             kept
         };
         for path in &self.exclude {
-            if !self.include.contains(path) {
+            let inner = format!("{path}.");
+            if !self.include.iter().any(|i| i == path || i.starts_with(&inner)) {
                 remove_path(&mut out, path);
             }
         }
@@ -458,8 +460,15 @@ impl Search {
                     _ => errors.push(bad("sortby", "invalid_sortby", "sortby is an array of {field, direction}")),
                 },
                 "fields" => {
-                    let include = v.get("include").map(|x| strings(x, "fields/include", &mut errors)).unwrap_or_default();
-                    let exclude = v.get("exclude").map(|x| strings(x, "fields/exclude", &mut errors)).unwrap_or_default();
+                    // A null list is an absent one, as null members are everywhere in the body.
+                    let list = |key: &str, errors: &mut Vec<FieldError>| {
+                        v.get(key)
+                            .filter(|x| !x.is_null())
+                            .map(|x| strings(x, &format!("fields/{key}"), errors))
+                            .unwrap_or_default()
+                    };
+                    let include = list("include", &mut errors);
+                    let exclude = list("exclude", &mut errors);
                     s.fields = Fields { include, exclude };
                 }
                 "token" => match v.as_str().and_then(Token::decode) {

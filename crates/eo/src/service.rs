@@ -93,8 +93,12 @@ pub struct EoService {
     pub(crate) features: FeatureService,
     pub(crate) tmp_dir: PathBuf,
     pub(crate) max_attempts: u32,
-    /// Asset GeoTIFFs opened for tiles, by blob key.
+    /// Asset GeoTIFFs opened for tiles, by blob key or URL.
     pub(crate) opened: Mutex<HashMap<String, Arc<GeoTiff>>>,
+    /// What remote asset URLs may name (the webhooks' policy).
+    pub(crate) policy: meridian_net::Policy,
+    /// The client remote assets are read with.
+    pub(crate) remote: reqwest::Client,
 }
 
 impl std::fmt::Debug for EoService {
@@ -106,6 +110,13 @@ impl std::fmt::Debug for EoService {
 impl EoService {
     /// The service over `store`; zones come from `features` (the cadastre).
     pub fn new(config: &Config, store: Store, features: FeatureService) -> Self {
+        let policy = meridian_net::Policy {
+            allow_http: config.webhooks.allow_http,
+            allow_private_networks: config.webhooks.allow_private_networks,
+        };
+        // Building a client with these settings fails only without a TLS backend, which this
+        // build always has; the default client is the fallback.
+        let remote = crate::remote::client(policy).unwrap_or_default();
         Self {
             store,
             config: config.eo.clone(),
@@ -113,6 +124,8 @@ impl EoService {
             tmp_dir: config.server.data_dir.join("tmp"),
             max_attempts: config.jobs.max_attempts,
             opened: Mutex::new(HashMap::new()),
+            policy,
+            remote,
         }
     }
 
@@ -230,7 +243,7 @@ impl EoService {
             let pointer = if base.is_empty() { String::new() } else { format!("{base}/{i}") };
             match check_item(doc, collection, None, &pointer) {
                 Ok(item) => {
-                    check_remote_hrefs(&item.body, &pointer, &mut errors);
+                    check_remote_hrefs(&self.policy, &item.body, &pointer, &mut errors);
                     if !seen.insert(item.id.clone()) {
                         errors.push(FieldError::new(format!("{pointer}/id"), "duplicate", "the request names this id twice"));
                     }
@@ -470,18 +483,21 @@ pub(crate) fn published_event(account: &AccountId, collection: &str, item: &NewI
     NewEvent::new(account.clone(), SCENE_PUBLISHED, fields)
 }
 
-/// Asset hrefs of items sent as JSON: http(s) URLs (Meridian's own paths only for assets it
-/// already stores, which JSON items cannot add).
-fn check_remote_hrefs(body: &Value, pointer: &str, errors: &mut Vec<FieldError>) {
+/// Asset hrefs of items sent as JSON: http(s) URLs that the SSRF guard accepts (the scheme, and
+/// addresses written as IP literals; names are checked again when an asset is read).
+fn check_remote_hrefs(policy: &meridian_net::Policy, body: &Value, pointer: &str, errors: &mut Vec<FieldError>) {
     if let Some(assets) = body.get("assets").and_then(Value::as_object) {
         for (k, a) in assets {
             let href = a.get("href").and_then(Value::as_str).unwrap_or("");
+            let at = format!("{pointer}/assets/{k}/href");
             if !(href.starts_with("https://") || href.starts_with("http://")) {
                 errors.push(FieldError::new(
-                    format!("{pointer}/assets/{k}/href"),
+                    at,
                     "invalid_href",
                     "an asset href is an http(s) URL; upload files as multipart/form-data parts",
                 ));
+            } else if let Err(refusal) = policy.check_url(href) {
+                errors.push(FieldError::new(at, refusal.code(), refusal.to_string()));
             }
         }
     }

@@ -15,7 +15,6 @@ use meridian_raster::crs::transformer;
 use meridian_raster::dem::{ColorMode, ColorRamp, ColorReliefOptions};
 use meridian_raster::tile::{encode_png, tile_bounds, LayerPaint, TileRenderer};
 use meridian_raster::warp::{source_positions, warp_positions, Grid, Resampling};
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// What a tile shows and how it is painted.
@@ -131,11 +130,8 @@ impl EoService {
         let (expr, _) = crate::compute::resolve_bands_for(item, &expr, &style.bands)?;
         let mut opened = Vec::new();
         for v in expr.variables() {
-            let href = item.body.pointer(&format!("/assets/{v}/href")).and_then(Value::as_str).unwrap_or("");
-            if href != crate::service::asset_href(&item.collection, &item.id, v) {
-                return Err(DomainError::invalid("/bands", "remote_asset", format!("asset {v} is not stored by Meridian")).into());
-            }
-            opened.push(self.open_asset(&keys::asset(account, &item.collection, &item.id, v)).await?);
+            let source = self.asset_source(account, item, v).await?;
+            opened.push(self.open_asset(&source).await?);
         }
         tokio::task::spawn_blocking(move || -> Result<Option<Vec<f32>>> {
             let Some(first) = opened.first() else { return Ok(None) };

@@ -536,3 +536,93 @@ async fn eo_ndvi_with_parcel_zones_outputs_tiles_and_jobs() {
     let p = crate::problem(compute("expression", json!({"scene": "mixed", "expression": "B7 - dem"})).await.unwrap(), 422, "validation_failed").await;
     assert_eq!(p["errors"][0]["code"], "mismatched_grids", "{p}");
 }
+
+/// A static file server that answers single byte ranges (as object stores and CDNs do).
+async fn range_server(files: Vec<(&'static str, Vec<u8>)>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let files = std::sync::Arc::new(files);
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut sock, _)) = listener.accept().await else { return };
+            let files = files.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match sock.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&head).to_string();
+                let path = text.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').to_owned();
+                let Some((_, body)) = files.iter().find(|(name, _)| *name == path) else {
+                    let _ = sock.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+                    return;
+                };
+                let range = text.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("range: bytes=").map(str::to_owned));
+                let (start, end) = match range.as_deref().and_then(|r| r.split_once('-')) {
+                    Some((a, b)) => (a.parse::<usize>().unwrap(), b.parse::<usize>().unwrap().min(body.len() - 1)),
+                    None => (0, body.len() - 1),
+                };
+                let head = format!(
+                    "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes {start}-{end}/{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len(),
+                    end - start + 1
+                );
+                let _ = sock.write_all(head.as_bytes()).await;
+                let _ = sock.write_all(&body[start..=end]).await;
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[tokio::test]
+async fn eo_indices_of_remote_assets_are_read_by_range_behind_the_ssrf_guard() {
+    let s = Server::start_with(&[("MERIDIAN_WEBHOOKS__ALLOW_HTTP", "true"), ("MERIDIAN_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "true")]);
+    let (_, key) = s.signup("eo-remote@example.com").await;
+    s.eo_collection(&key, "local").await;
+    let uploaded = s.eo_upload_scene(&key, "local", SCENE).await;
+    // The same bands as COGs on another server.
+    let mut files = Vec::new();
+    for (name, asset) in [("red.tif", "B7"), ("nir.tif", "B8")] {
+        let href = uploaded["assets"][asset]["href"].as_str().unwrap();
+        files.push((name, s.client.get(href).bearer_auth(&key).send().await.unwrap().bytes().await.unwrap().to_vec()));
+    }
+    let remote = range_server(files).await;
+    s.eo_collection(&key, "remote").await;
+    let band = |href: String, common: &str| json!({"href": href, "type": "image/tiff; application=geotiff; profile=cloud-optimized", "eo:bands": [{"name": common, "common_name": common}]});
+    let mut item = remote_item("far", 53.3, 4.8, "2017-11-21T06:51:03Z", 3.5);
+    item["assets"] = json!({"red": band(format!("{remote}/red.tif"), "red"), "nir": band(format!("{remote}/nir.tif"), "nir")});
+    let r = s.eo_items(&key, "remote", item).await;
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let compute = |scene: &str| {
+        s.client
+            .post(s.url("/api/v1/eo/compute/ndvi"))
+            .bearer_auth(&key)
+            .json(&json!({"scene": scene, "output": {"formats": ["cog"]}}))
+            .send()
+    };
+    let far: Value = compute("remote/far").await.unwrap().json().await.unwrap();
+    let near: Value = compute(&format!("local/{SCENE}")).await.unwrap().json().await.unwrap();
+    assert_eq!(far["statistics"], near["statistics"], "the same pixels read by ranges: {far}");
+    let tile = s.get("/api/v1/eo/scenes/remote%2Ffar/tiles/7/83/62.png?index=ndvi", &key).await;
+    assert_eq!(tile.status(), 200);
+
+    // The guard: cloud metadata addresses are refused when the item is added, and names that
+    // resolve to them when an asset is read.
+    let mut metadata = remote_item("meta", 0.0, 0.0, "2020-01-01T00:00:00Z", 1.0);
+    metadata["assets"]["red"]["href"] = json!("http://169.254.169.254/latest/meta-data/red.tif");
+    let p = crate::problem(s.eo_items(&key, "remote", metadata).await, 422, "validation_failed").await;
+    assert_eq!(p["errors"][0]["code"], "forbidden_address", "{p}");
+    // A server that does not answer ranges is not readable as an asset.
+    let mut plain = remote_item("plain", 53.3, 4.8, "2020-01-01T00:00:00Z", 1.0);
+    plain["assets"] = json!({"red": band(format!("{remote}/missing.tif"), "red"), "nir": band(format!("{remote}/nir.tif"), "nir")});
+    assert_eq!(s.eo_items(&key, "remote", plain).await.status(), 201);
+    let r = compute("remote/plain").await.unwrap();
+    let p = crate::problem(r, 422, "validation_failed").await;
+    assert_eq!(p["errors"][0]["code"], "unreadable_asset", "{p}");
+}

@@ -1,0 +1,114 @@
+//! Assets on other http(s) servers, read as GDAL's `/vsicurl/` reads them: HTTP range requests
+//! for the header and the tiles a window needs, through a small block cache. Every URL passes
+//! the platform's SSRF guard (`meridian_net`, the webhooks' policy) when it is opened, and again
+//! inside the HTTP client's resolver, so the address checked is the address connected to; no
+//! redirects are followed.
+
+use meridian_net::{GuardedResolver, Policy};
+use meridian_raster::tiff::ReadAt;
+use reqwest::header::{CONTENT_RANGE, RANGE};
+use reqwest::StatusCode;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::runtime::Handle;
+
+/// Bytes one range request fetches (aligned blocks).
+const BLOCK: u64 = 256 * 1024;
+
+/// Blocks kept per open file; the cache starts afresh when full.
+const CACHED_BLOCKS: usize = 64;
+
+/// A client for remote assets under `policy`.
+pub fn client(policy: Policy) -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .dns_resolver(Arc::new(GuardedResolver::new(policy)))
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(60))
+        .user_agent(concat!("Meridian-EO/", env!("CARGO_PKG_VERSION")))
+        .build()
+}
+
+/// A remote file read by ranges.
+pub struct RemoteFile {
+    client: reqwest::Client,
+    url: String,
+    size: u64,
+    handle: Handle,
+    blocks: Mutex<HashMap<u64, Arc<Vec<u8>>>>,
+}
+
+/// Opens `url` (already checked by the guard): learns its size with a one-byte range request.
+pub async fn open(client: reqwest::Client, url: &str, handle: Handle) -> Result<RemoteFile, String> {
+    let r = client.get(url).header(RANGE, "bytes=0-0").send().await.map_err(|e| format!("{url}: {e}"))?;
+    let size = match r.status() {
+        StatusCode::PARTIAL_CONTENT => r
+            .headers()
+            .get(CONTENT_RANGE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit_once('/'))
+            .and_then(|(_, total)| total.trim().parse::<u64>().ok())
+            .ok_or_else(|| format!("{url}: the server's Content-Range names no size"))?,
+        s => return Err(format!("{url}: the server answered {s} to a range request; assets must be range-readable")),
+    };
+    Ok(RemoteFile { client, url: url.to_owned(), size, handle, blocks: Mutex::new(HashMap::new()) })
+}
+
+impl RemoteFile {
+    fn block(&self, index: u64) -> std::io::Result<Arc<Vec<u8>>> {
+        if let Some(b) = self.blocks.lock().unwrap_or_else(|p| p.into_inner()).get(&index) {
+            return Ok(b.clone());
+        }
+        let start = index * BLOCK;
+        let end = (start + BLOCK).min(self.size) - 1;
+        let fetch = async {
+            let r = self
+                .client
+                .get(&self.url)
+                .header(RANGE, format!("bytes={start}-{end}"))
+                .send()
+                .await
+                .map_err(std::io::Error::other)?;
+            if r.status() != StatusCode::PARTIAL_CONTENT {
+                return Err(std::io::Error::other(format!("{}: answered {} to a range request", self.url, r.status())));
+            }
+            let bytes = r.bytes().await.map_err(std::io::Error::other)?;
+            if bytes.len() as u64 != end - start + 1 {
+                return Err(std::io::Error::other(format!("{}: a range came back short", self.url)));
+            }
+            Ok(bytes.to_vec())
+        };
+        let data = Arc::new(self.handle.block_on(fetch)?);
+        let mut blocks = self.blocks.lock().unwrap_or_else(|p| p.into_inner());
+        if blocks.len() >= CACHED_BLOCKS {
+            blocks.clear();
+        }
+        blocks.insert(index, data.clone());
+        Ok(data)
+    }
+}
+
+impl ReadAt for RemoteFile {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+        let end = offset.checked_add(buf.len() as u64).filter(|e| *e <= self.size).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "a read past the end of the remote file")
+        })?;
+        let mut at = offset;
+        while at < end {
+            let index = at / BLOCK;
+            let block = self.block(index)?;
+            let within = (at - index * BLOCK) as usize;
+            let n = (block.len() - within).min((end - at) as usize);
+            let dst = (at - offset) as usize;
+            buf[dst..dst + n].copy_from_slice(&block[within..within + n]);
+            at += n as u64;
+        }
+        Ok(())
+    }
+
+    fn size(&self) -> u64 {
+        self.size
+    }
+}
