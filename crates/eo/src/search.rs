@@ -148,7 +148,11 @@ impl Token {
         }
         let bytes = URL_SAFE_NO_PAD.decode(text.trim_start_matches("next:")).ok()?;
         let v: Value = serde_json::from_slice(&bytes).ok()?;
-        Some(Self { values: v.get("v")?.as_array()?.clone(), seq: v.get("s")?.as_i64()?, offset: v.get("o")?.as_u64()? })
+        Some(Self {
+            values: v.get("v")?.as_array()?.clone(),
+            seq: v.get("s")?.as_i64()?,
+            offset: v.get("o")?.as_u64()?,
+        })
     }
 }
 
@@ -233,7 +237,9 @@ pub fn sort_field(name: &str) -> Result<SortField, String> {
         "id" => SortField::Id,
         "collection" => SortField::Collection,
         "" => return Err("an empty sort key".into()),
-        p if p.len() <= 128 && p.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':' | b'.')) => {
+        p if p.len() <= 128
+            && p.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b':' | b'.')) =>
+        {
             SortField::Property(p.to_owned())
         }
         p => return Err(format!("{p} is not a property name")),
@@ -299,8 +305,20 @@ fn geometry_of(v: &Value, param: &str) -> Result<Geometry<f64>, Vec<FieldError>>
 }
 
 /// The parameters a `GET /search` (or an items list) may carry.
-pub const GET_PARAMS: &[&str] =
-    &["bbox", "intersects", "datetime", "collections", "ids", "limit", "filter", "filter-lang", "filter-crs", "sortby", "fields", "token"];
+pub const GET_PARAMS: &[&str] = &[
+    "bbox",
+    "intersects",
+    "datetime",
+    "collections",
+    "ids",
+    "limit",
+    "filter",
+    "filter-lang",
+    "filter-crs",
+    "sortby",
+    "fields",
+    "token",
+];
 
 impl Search {
     /// From the query string of `GET /search` (`items` lists pass `allow_collections = false`).
@@ -316,7 +334,10 @@ impl Search {
             match k.as_str() {
                 "bbox" => {
                     let nums: Result<Vec<f64>, _> = v.split(',').map(|n| n.trim().parse::<f64>()).collect();
-                    match nums.map_err(|_| "a box is 4 or 6 comma-separated numbers".to_owned()).and_then(|n| parse_bbox(&n)) {
+                    match nums
+                        .map_err(|_| "a box is 4 or 6 comma-separated numbers".to_owned())
+                        .and_then(|n| parse_bbox(&n))
+                    {
                         Ok(b) => s.bbox = Some(b),
                         Err(e) => errors.push(bad("bbox", "invalid_bbox", e)),
                     }
@@ -389,7 +410,9 @@ impl Search {
         let mut errors = Vec::new();
         let strings = |v: &Value, name: &str, errors: &mut Vec<FieldError>| -> Vec<String> {
             match v.as_array() {
-                Some(a) if a.iter().all(Value::is_string) => a.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                Some(a) if a.iter().all(Value::is_string) => {
+                    a.iter().filter_map(Value::as_str).map(str::to_owned).collect()
+                }
                 _ => {
                     errors.push(bad(name, "invalid_type", format!("{name} is an array of strings")));
                     Vec::new()
@@ -404,7 +427,11 @@ impl Search {
                 "bbox" => {
                     let nums: Option<Vec<f64>> = v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect());
                     let len = v.as_array().map(Vec::len).unwrap_or(0);
-                    match nums.filter(|n| n.len() == len).ok_or("a box is an array of 4 or 6 numbers".to_owned()).and_then(|n| parse_bbox(&n)) {
+                    match nums
+                        .filter(|n| n.len() == len)
+                        .ok_or("a box is an array of 4 or 6 numbers".to_owned())
+                        .and_then(|n| parse_bbox(&n))
+                    {
                         Ok(b) => s.bbox = Some(b),
                         Err(e) => errors.push(bad("bbox", "invalid_bbox", e)),
                     }
@@ -447,9 +474,19 @@ impl Search {
                                 (Some(Ok(f)), "asc" | "desc") => {
                                     keys.push(ItemSort { field: f, descending: dir.eq_ignore_ascii_case("desc") })
                                 }
-                                (Some(Err(e)), _) => errors.push(bad(&format!("sortby/{i}/field"), "invalid_sortby", e)),
-                                (None, _) => errors.push(bad(&format!("sortby/{i}"), "invalid_sortby", "{\"field\": ..., \"direction\": \"asc\"|\"desc\"}")),
-                                (_, _) => errors.push(bad(&format!("sortby/{i}/direction"), "invalid_sortby", "direction is asc or desc")),
+                                (Some(Err(e)), _) => {
+                                    errors.push(bad(&format!("sortby/{i}/field"), "invalid_sortby", e))
+                                }
+                                (None, _) => errors.push(bad(
+                                    &format!("sortby/{i}"),
+                                    "invalid_sortby",
+                                    "{\"field\": ..., \"direction\": \"asc\"|\"desc\"}",
+                                )),
+                                (_, _) => errors.push(bad(
+                                    &format!("sortby/{i}/direction"),
+                                    "invalid_sortby",
+                                    "direction is asc or desc",
+                                )),
                             }
                         }
                         match finish_sort(keys) {
@@ -475,7 +512,9 @@ impl Search {
                     Some(t) => s.token = Some(t),
                     None => errors.push(bad("token", "invalid_token", "not a token of this API")),
                 },
-                "query" => errors.push(bad("query", "unsupported", "the query extension is not supported; use filter (CQL2)")),
+                "query" => {
+                    errors.push(bad("query", "unsupported", "the query extension is not supported; use filter (CQL2)"))
+                }
                 "context" | "conf" | "merge" => {}
                 other => errors.push(bad(other, "unknown_field", format!("unknown member {other}"))),
             }
@@ -524,6 +563,10 @@ impl Search {
 fn is_crs84(v: &str) -> bool {
     matches!(
         v.trim(),
-        "http://www.opengis.net/def/crs/OGC/1.3/CRS84" | "OGC:CRS84" | "CRS84" | "EPSG:4326" | "http://www.opengis.net/def/crs/EPSG/0/4326"
+        "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+            | "OGC:CRS84"
+            | "CRS84"
+            | "EPSG:4326"
+            | "http://www.opengis.net/def/crs/EPSG/0/4326"
     )
 }
