@@ -124,11 +124,7 @@ pub async fn require_auth(State(state): State<AppState>, mut req: Request, next:
     // WFS 2.0 sends queries as POSTed XML too: the service itself asks for `ogc:write` when the
     // request is a Transaction. STAC item searches are POSTed as JSON: reads too.
     let post_read = matches!(req.uri().path(), "/api/v1/ogc/wfs" | "/api/v1/eo/search");
-    let access = if req.method() == Method::POST && post_read {
-        Access::Read
-    } else {
-        access_of(req.method())
-    };
+    let access = if req.method() == Method::POST && post_read { Access::Read } else { access_of(req.method()) };
     let from_query = (area == "ogc").then(|| req.uri().query().and_then(query_token)).flatten();
     let caller = match credential(req.headers()) {
         None if from_query.as_deref().is_some_and(|t| t.starts_with(KEY_PREFIX)) => {

@@ -93,7 +93,7 @@ pub enum Computed {
     /// Done: the result document.
     Done(ResultDoc),
     /// Queued: the job.
-    Queued(Job),
+    Queued(Box<Job>),
 }
 
 fn err(pointer: &str, code: &str, detail: impl Into<String>) -> FieldError {
@@ -122,7 +122,11 @@ pub fn parse_area(v: &Value, pointer: &str) -> std::result::Result<Area, Vec<Fie
     if let Some(b) = bbox_value {
         let nums: Vec<f64> = b.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
         if nums.len() != 4 || b.as_array().map(Vec::len) != Some(4) || nums[0] >= nums[2] || nums[1] >= nums[3] {
-            return Err(vec![err(&format!("{pointer}/bbox"), "invalid_bbox", "a box is [min x, min y, max x, max y] with min < max")]);
+            return Err(vec![err(
+                &format!("{pointer}/bbox"),
+                "invalid_bbox",
+                "a box is [min x, min y, max x, max y] with min < max",
+            )]);
         }
         let mut bbox = [nums[0], nums[1], nums[2], nums[3]];
         if crs.lat_first() {
@@ -132,7 +136,11 @@ pub fn parse_area(v: &Value, pointer: &str) -> std::result::Result<Area, Vec<Fie
     }
     let geometry = if v.get("type").is_some() { Some(v) } else { v.get("geometry") };
     let Some(g) = geometry else {
-        return Err(vec![err(pointer, "invalid_area", "an area is {\"bbox\": [...]} or {\"geometry\": {...}}, with an optional \"crs\"")]);
+        return Err(vec![err(
+            pointer,
+            "invalid_area",
+            "an area is {\"bbox\": [...]} or {\"geometry\": {...}}, with an optional \"crs\"",
+        )]);
     };
     let geographic = epsg == 4326;
     let parsed = fgeom::parse(g, &format!("{pointer}/geometry"), Rules { areal_only: true, geographic })?;
@@ -149,7 +157,13 @@ pub fn parse_area(v: &Value, pointer: &str) -> std::result::Result<Area, Vec<Fie
     match &parsed.geo {
         geo::Geometry::Polygon(p) => push(p),
         geo::Geometry::MultiPolygon(mp) => mp.0.iter().for_each(&mut push),
-        _ => return Err(vec![err(&format!("{pointer}/geometry"), "invalid_geometry", "the area is a Polygon or MultiPolygon")]),
+        _ => {
+            return Err(vec![err(
+                &format!("{pointer}/geometry"),
+                "invalid_geometry",
+                "the area is a Polygon or MultiPolygon",
+            )])
+        }
     }
     let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
     for poly in &rings {
@@ -203,7 +217,11 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
     let text = match (index.as_str(), obj.get("expression")) {
         ("expression", Some(Value::String(e))) => Some(e.clone()),
         ("expression", _) => {
-            errors.push(err("/expression", "required", "POST /eo/compute/expression needs an `expression` over asset keys or band names"));
+            errors.push(err(
+                "/expression",
+                "required",
+                "POST /eo/compute/expression needs an `expression` over asset keys or band names",
+            ));
             None
         }
         (name, None) => match expr::named_index(name) {
@@ -239,13 +257,20 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
                     Some(a) => {
                         bands.insert(k.clone(), a.to_owned());
                     }
-                    None => errors.push(err(&format!("/bands/{k}"), "invalid_type", "a band maps to an asset key (a string)")),
+                    None => errors.push(err(
+                        &format!("/bands/{k}"),
+                        "invalid_type",
+                        "a band maps to an asset key (a string)",
+                    )),
                 }
             }
         }
-        Some(_) => errors.push(err("/bands", "invalid_type", "`bands` maps band names to asset keys, e.g. {\"red\": \"B7\"}")),
+        Some(_) => {
+            errors.push(err("/bands", "invalid_type", "`bands` maps band names to asset keys, e.g. {\"red\": \"B7\"}"))
+        }
     }
-    let area_value = obj.get("area").or_else(|| obj.get("bbox").map(|_| body)).or_else(|| obj.get("geometry").map(|_| body));
+    let area_value =
+        obj.get("area").or_else(|| obj.get("bbox").map(|_| body)).or_else(|| obj.get("geometry").map(|_| body));
     let area = match area_value {
         None | Some(Value::Null) => None,
         Some(v) => {
@@ -283,9 +308,14 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
             errors.push(err("/output/formats", "unknown_format", format!("{f}: the formats are cog and png")));
         }
     }
-    let colormap = output.get("colormap").and_then(Value::as_str).unwrap_or(default_colormap(&index)).to_ascii_lowercase();
+    let colormap =
+        output.get("colormap").and_then(Value::as_str).unwrap_or(default_colormap(&index)).to_ascii_lowercase();
     if colormap_of(&colormap).is_none() {
-        errors.push(err("/output/colormap", "unknown_colormap", format!("{colormap}: one of {}", ColorRamp::NAMES.join(", "))));
+        errors.push(err(
+            "/output/colormap",
+            "unknown_colormap",
+            format!("{colormap}: one of {}", ColorRamp::NAMES.join(", ")),
+        ));
     }
     let rescale = match output.get("rescale") {
         None => (-1.0, 1.0),
@@ -394,7 +424,11 @@ fn resolve_bands(
     let mut errors = Vec::new();
     for (k, a) in given {
         if !assets.contains(a) {
-            errors.push(err(&format!("/bands/{k}"), "unknown_asset", format!("the scene has no asset {a}; it has {}", assets.join(", "))));
+            errors.push(err(
+                &format!("/bands/{k}"),
+                "unknown_asset",
+                format!("the scene has no asset {a}; it has {}", assets.join(", ")),
+            ));
         }
     }
     let mut used = BTreeMap::new();
@@ -404,7 +438,8 @@ fn resolve_bands(
         } else if assets.contains(v) {
             Some(v.clone())
         } else {
-            let matches: Vec<&(String, String)> = names.iter().filter(|(cn, _)| cn == &v.to_ascii_lowercase()).collect();
+            let matches: Vec<&(String, String)> =
+                names.iter().filter(|(cn, _)| cn == &v.to_ascii_lowercase()).collect();
             match matches.as_slice() {
                 [one] => Some(one.1.clone()),
                 [] => None,
@@ -412,7 +447,10 @@ fn resolve_bands(
                     errors.push(err(
                         "/bands",
                         "ambiguous_band",
-                        format!("assets {} all carry {v}; name one in `bands`", many.iter().map(|m| m.1.as_str()).collect::<Vec<_>>().join(", ")),
+                        format!(
+                            "assets {} all carry {v}; name one in `bands`",
+                            many.iter().map(|m| m.1.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
                     ));
                     continue;
                 }
@@ -456,9 +494,11 @@ impl EoService {
     pub async fn compute(&self, account: &AccountId, index: &str, body: &Value) -> Result<Computed> {
         let req = parse_request(index, body).map_err(DomainError::Invalid)?;
         let item = self.scene(account, &req.scene).await.map_err(|e| match e {
-            Error::Domain(DomainError::NotFound { .. }) => {
-                Error::Domain(DomainError::invalid("/scene", "unknown_scene", format!("no scene {} in this account", req.scene)))
-            }
+            Error::Domain(DomainError::NotFound { .. }) => Error::Domain(DomainError::invalid(
+                "/scene",
+                "unknown_scene",
+                format!("no scene {} in this account", req.scene),
+            )),
             other => other,
         })?;
         let (expression, bands) = resolve_bands(&item, &req.expression, &req.bands).map_err(DomainError::Invalid)?;
@@ -472,7 +512,9 @@ impl EoService {
             let bands: Vec<Band<'_>> = opened.iter().map(|t| Band { tiff: t, band: 0 }).collect();
             bandmath::check_grid(&bands).map_err(|m| DomainError::invalid("/bands", "mismatched_grids", m))?
         };
-        let epsg = grid.epsg.ok_or_else(|| DomainError::invalid("/scene", "no_crs", "the scene's rasters name no EPSG code"))?;
+        let epsg = grid
+            .epsg
+            .ok_or_else(|| DomainError::invalid("/scene", "no_crs", "the scene's rasters name no EPSG code"))?;
         let window = match &req.area {
             None => Window::new(0, 0, grid.width, grid.height),
             Some(a) => {
@@ -483,7 +525,11 @@ impl EoService {
         };
         if let Some(z) = &req.zones {
             self.features.collection(account, &z.collection).await.map_err(|_| {
-                DomainError::invalid("/zones/collection", "unknown_collection", format!("no feature collection {}", z.collection))
+                DomainError::invalid(
+                    "/zones/collection",
+                    "unknown_collection",
+                    format!("no feature collection {}", z.collection),
+                )
             })?;
         }
         let pixels = window.width as u64 * window.height as u64;
@@ -493,14 +539,17 @@ impl EoService {
                 return Err(DomainError::invalid(
                     "/async",
                     "too_large_for_sync",
-                    format!("{pixels} pixels is more than an immediate answer computes (4 × eo.sync_pixels); leave async out"),
+                    format!(
+                    "{pixels} pixels is more than an immediate answer computes (4 × eo.sync_pixels); leave async out"
+                ),
                 )
                 .into())
             }
             Some(false) => true,
             None => pixels <= self.config.sync_pixels,
         };
-        let id = format!("eoc_{}", meridian_core::id::JobId::generate().0.trim_start_matches("job_").to_ascii_lowercase());
+        let id =
+            format!("eoc_{}", meridian_core::id::JobId::generate().0.trim_start_matches("job_").to_ascii_lowercase());
         let plan = Plan {
             id,
             collection: item.collection.clone(),
@@ -527,7 +576,7 @@ impl EoService {
             params: serde_json::to_value(&plan).map_err(|e| Error::Internal(e.to_string()))?,
             max_attempts: self.max_attempts,
         };
-        Ok(Computed::Queued(self.store.jobs.submit(job).await?))
+        Ok(Computed::Queued(Box::new(self.store.jobs.submit(job).await?)))
     }
 
     async fn open_assets(&self, assets: &[(String, String)]) -> Result<Vec<Arc<GeoTiff>>> {
@@ -607,7 +656,9 @@ impl EoService {
         let png = work.path().join("preview.png");
         let window = Window::new(plan.window[0], plan.window[1], plan.window[2] as usize, plan.window[3] as usize);
         let area_rings = match &plan.area {
-            Some(Area { polygon: Some(rings), epsg, .. }) => Some(rings_in(rings, *epsg, plan.epsg).map_err(Error::Internal)?),
+            Some(Area { polygon: Some(rings), epsg, .. }) => {
+                Some(rings_in(rings, *epsg, plan.epsg).map_err(Error::Internal)?)
+            }
             _ => None,
         };
         let ramp = colormap_of(&plan.colormap).unwrap_or(ColorRamp::Viridis);
@@ -677,10 +728,19 @@ impl EoService {
     }
 
     /// Zonal statistics of the index over the features of `spec` that meet `bbox` (WGS84).
-    async fn zones(&self, account: &AccountId, spec: &ZonesSpec, tiff: &GeoTiff, epsg: u16, bbox: [f64; 4]) -> Result<Value> {
+    async fn zones(
+        &self,
+        account: &AccountId,
+        spec: &ZonesSpec,
+        tiff: &GeoTiff,
+        epsg: u16,
+        bbox: [f64; 4],
+    ) -> Result<Value> {
         let filter: Option<Expr> = match (&spec.filter, &spec.filter_json) {
             (Some(t), _) => Some(cql2::parse_text_with(t, &cql2::Limits::default()).map_err(|e| Error::Internal(e.0))?),
-            (None, Some(j)) => Some(cql2::parse_json_with(j, &cql2::Limits::default()).map_err(|e| Error::Internal(e.0))?),
+            (None, Some(j)) => {
+                Some(cql2::parse_json_with(j, &cql2::Limits::default()).map_err(|e| Error::Internal(e.0))?)
+            }
             _ => None,
         };
         let max = self.config.max_zones;
@@ -735,7 +795,15 @@ impl EoService {
                     Some(win) => {
                         let values = tiff.read_window::<f32>(0, 0, win, bandmath::NODATA)?;
                         let wgt = gt.shifted(win.x as f64, win.y as f64);
-                        zonal::zonal_stats(&values, win.width, win.height, &wgt, Some(bandmath::NODATA), &projected, spec.all_touched)
+                        zonal::zonal_stats(
+                            &values,
+                            win.width,
+                            win.height,
+                            &wgt,
+                            Some(bandmath::NODATA),
+                            &projected,
+                            spec.all_touched,
+                        )
                     }
                 }
             };
@@ -858,7 +926,12 @@ fn wgs84_bounds(gt: &GeoTransform, w: usize, h: usize, epsg: u16) -> [f64; 4] {
     let mut pts = Vec::new();
     for i in 0..=8 {
         let f = i as f64 / 8.0;
-        pts.extend([gt.apply(f * w as f64, 0.0), gt.apply(f * w as f64, h as f64), gt.apply(0.0, f * h as f64), gt.apply(w as f64, f * h as f64)]);
+        pts.extend([
+            gt.apply(f * w as f64, 0.0),
+            gt.apply(f * w as f64, h as f64),
+            gt.apply(0.0, f * h as f64),
+            gt.apply(w as f64, f * h as f64),
+        ]);
     }
     t.apply_in_place(&mut pts);
     let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];

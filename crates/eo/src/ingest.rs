@@ -42,7 +42,7 @@ pub enum Ingested {
     /// Published now.
     Item(EoItem),
     /// Being converted; the item is published when the job succeeds.
-    Job(Job),
+    Job(Box<Job>),
 }
 
 /// What was found in one asset file.
@@ -98,8 +98,9 @@ fn level_for(t: &GeoTiff, max: usize) -> usize {
 pub fn inspect(key: &str, path: &Path, limits: Limits) -> std::result::Result<AssetFacts, FieldError> {
     let pointer = format!("/assets/{key}");
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let t = GeoTiff::open_with(path, limits)
-        .map_err(|e| FieldError::new(&pointer, "not_a_geotiff", format!("the file is not a GeoTIFF we can read: {e}")))?;
+    let t = GeoTiff::open_with(path, limits).map_err(|e| {
+        FieldError::new(&pointer, "not_a_geotiff", format!("the file is not a GeoTIFF we can read: {e}"))
+    })?;
     let epsg = t
         .epsg()
         .ok_or_else(|| FieldError::new(&pointer, "no_crs", "the GeoTIFF names no EPSG coordinate reference system"))?;
@@ -242,7 +243,10 @@ pub fn derive_item(part: &Value, collection: &str, facts: &[AssetFacts]) -> Valu
         if facts.iter().all(|f| f.epsg == first.epsg) {
             props.insert("proj:epsg".into(), json!(first.epsg));
         }
-        if facts.iter().all(|f| f.geo_transform == first.geo_transform && f.width == first.width && f.height == first.height) {
+        if facts
+            .iter()
+            .all(|f| f.geo_transform == first.geo_transform && f.width == first.width && f.height == first.height)
+        {
             props.insert("proj:shape".into(), json!([first.height, first.width]));
             props.insert("proj:transform".into(), json!(proj_transform(&first.geo_transform)));
             if !meridian_raster::crs::is_geographic_epsg(first.epsg) {
@@ -276,7 +280,17 @@ pub fn derive_item(part: &Value, collection: &str, facts: &[AssetFacts]) -> Valu
         for (k, v) in obj {
             if !matches!(
                 k.as_str(),
-                "type" | "stac_version" | "stac_extensions" | "id" | "collection" | "geometry" | "bbox" | "properties" | "assets" | "links" | "datetime"
+                "type"
+                    | "stac_version"
+                    | "stac_extensions"
+                    | "id"
+                    | "collection"
+                    | "geometry"
+                    | "bbox"
+                    | "properties"
+                    | "assets"
+                    | "links"
+                    | "datetime"
             ) {
                 item[k] = v.clone();
             }
@@ -297,22 +311,40 @@ struct IngestParams {
 impl EoService {
     /// Publishes an uploaded scene: `part` is the `item` part (at least `id`, `datetime`, and
     /// the assets' `eo:bands` when band names matter), `files` the file parts.
-    pub async fn ingest(&self, account: &AccountId, collection: &str, part: &Value, files: Vec<UploadedAsset>) -> Result<Ingested> {
-        self.store.eo.get_collection(account, collection).await?.ok_or_else(|| DomainError::not_found("collection", collection))?;
+    pub async fn ingest(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        part: &Value,
+        files: Vec<UploadedAsset>,
+    ) -> Result<Ingested> {
+        self.store
+            .eo
+            .get_collection(account, collection)
+            .await?
+            .ok_or_else(|| DomainError::not_found("collection", collection))?;
         let Some(obj) = part.as_object() else {
             return Err(DomainError::invalid("/item", "invalid_type", "the item part is a JSON object").into());
         };
         let mut errors = Vec::new();
         let id = obj.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
         if !stac::valid_id(&id) {
-            errors.push(FieldError::new("/item/id", "invalid_id", "the item needs an `id`: letters, digits, `_`, `-`, `.`, `:`"));
+            errors.push(FieldError::new(
+                "/item/id",
+                "invalid_id",
+                "the item needs an `id`: letters, digits, `_`, `-`, `.`, `:`",
+            ));
         }
         if files.is_empty() {
             errors.push(FieldError::new("/assets", "required", "send at least one file part, named by its asset key"));
         }
         for f in &files {
             if !stac::valid_id(&f.key) {
-                errors.push(FieldError::new(format!("/assets/{}", f.key), "invalid_key", "asset keys are letters, digits, `_`, `-`, `.`, `:`"));
+                errors.push(FieldError::new(
+                    format!("/assets/{}", f.key),
+                    "invalid_key",
+                    "asset keys are letters, digits, `_`, `-`, `.`, `:`",
+                ));
             }
         }
         if let Some(assets) = obj.get("assets").and_then(Value::as_object) {
@@ -320,7 +352,11 @@ impl EoService {
                 let uploaded = files.iter().any(|f| &f.key == k);
                 let href = a.get("href").and_then(Value::as_str);
                 if !uploaded && !href.is_some_and(|h| h.starts_with("http://") || h.starts_with("https://")) {
-                    errors.push(FieldError::new(format!("/item/assets/{k}"), "missing_file", format!("asset {k} has neither a file part nor an http(s) href")));
+                    errors.push(FieldError::new(
+                        format!("/item/assets/{k}"),
+                        "missing_file",
+                        format!("asset {k} has neither a file part nor an http(s) href"),
+                    ));
                 }
             }
         }
@@ -328,7 +364,11 @@ impl EoService {
             return Err(DomainError::Invalid(errors).into());
         }
         if self.store.eo.get_item(account, collection, &id).await?.is_some() {
-            return Err(DomainError::conflict(meridian_core::problem::code::ITEM_EXISTS, format!("collection {collection} already has an item {id}")).into());
+            return Err(DomainError::conflict(
+                meridian_core::problem::code::ITEM_EXISTS,
+                format!("collection {collection} already has an item {id}"),
+            )
+            .into());
         }
         // Every file is read before anything is stored.
         let limits = self.raster_limits();
@@ -388,7 +428,7 @@ impl EoService {
             params: serde_json::to_value(&params).map_err(|e| Error::Internal(e.to_string()))?,
             max_attempts: self.max_attempts,
         };
-        Ok(Ingested::Job(self.store.jobs.submit(job).await?))
+        Ok(Ingested::Job(Box::new(self.store.jobs.submit(job).await?)))
     }
 }
 
@@ -412,7 +452,6 @@ fn retry(e: impl std::fmt::Display) -> JobError {
     JobError::internal(e)
 }
 
-
 #[async_trait]
 impl JobHandler for IngestJobHandler {
     fn kind(&self) -> &'static str {
@@ -425,14 +464,14 @@ impl JobHandler for IngestJobHandler {
             .map_err(|e| JobError::internal(format!("the job's parameters cannot be read: {e}")))?;
         let account = ctx.job.account_id.clone();
         let prefix = keys::staged(&account, &params.staging);
-        let dir = svc.staging_dir().map_err(|e| retry(e))?.to_path_buf();
-        let work = tempfile::tempdir_in(&dir).map_err(|e| retry(e))?;
+        let dir = svc.staging_dir().map_err(retry)?.to_path_buf();
+        let work = tempfile::tempdir_in(&dir).map_err(retry)?;
         let id = params.item.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
         let n = params.assets.len().max(1);
         let mut facts = Vec::new();
         for (i, asset) in params.assets.iter().enumerate() {
             let staged_key = format!("{prefix}/{}.tif", asset.key);
-            let src = fetch_local(svc, &staged_key, work.path()).await.map_err(|e| retry(e))?;
+            let src = fetch_local(svc, &staged_key, work.path()).await.map_err(retry)?;
             let out = work.path().join(format!("{}.cog.tif", asset.key));
             let limits = svc.raster_limits();
             let (src2, out2, key) = (src.clone(), out.clone(), asset.key.clone());
@@ -447,7 +486,7 @@ impl JobHandler for IngestJobHandler {
                 inspect(&key, &out2, limits).map_err(|e| e.detail)
             })
             .await
-            .map_err(|e| retry(e))?
+            .map_err(retry)?
             .map_err(|e| JobError::invalid(format!("asset {}: {e}", asset.key)))?;
             if ctx.is_cancelled() {
                 return Err(JobError::Cancelled);
@@ -457,13 +496,14 @@ impl JobHandler for IngestJobHandler {
         }
         let all: Vec<AssetFacts> = facts.iter().map(|(f, _)| f.clone()).collect();
         let doc = derive_item(&params.item, &params.collection, &all);
-        let checked = check_item(&doc, &params.collection, None, "/item")
-            .map_err(|e| JobError::invalid(e.first().map(|x| format!("{}: {}", x.pointer, x.detail)).unwrap_or_default()))?;
+        let checked = check_item(&doc, &params.collection, None, "/item").map_err(|e| {
+            JobError::invalid(e.first().map(|x| format!("{}: {}", x.pointer, x.detail)).unwrap_or_default())
+        })?;
         for (f, path) in &facts {
             svc.blobs()
                 .upload_file(&keys::asset(&account, &params.collection, &id, &f.key), path)
                 .await
-                .map_err(|e| retry(e))?;
+                .map_err(retry)?;
         }
         let stored = match svc.insert(&account, &params.collection, std::slice::from_ref(&checked)).await {
             Ok(mut items) => items.remove(0),
@@ -476,10 +516,13 @@ impl JobHandler for IngestJobHandler {
         };
         let _ = svc.blobs().delete_prefix(&prefix).await;
         ctx.set_progress(100);
-        Ok(JobOutcome { event: None, output: json!({
-            "scene": format!("{}/{}", stored.collection, stored.id),
-            "href": format!("{}/collections/{}/items/{}", stac::ROOT, stored.collection, stored.id),
-        }) })
+        Ok(JobOutcome {
+            event: None,
+            output: json!({
+                "scene": format!("{}/{}", stored.collection, stored.id),
+                "href": format!("{}/collections/{}/items/{}", stac::ROOT, stored.collection, stored.id),
+            }),
+        })
     }
 }
 

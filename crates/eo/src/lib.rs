@@ -8,12 +8,12 @@
 pub mod bandmath;
 pub mod compute;
 pub mod expr;
-pub mod zonal;
 pub mod ingest;
 pub mod remote;
 pub mod search;
+pub mod service;
 pub mod stac;
 pub mod tiles;
-pub mod service;
+pub mod zonal;
 
 pub use service::{EoService, Error, Result, SearchPage};

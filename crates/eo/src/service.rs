@@ -179,8 +179,13 @@ impl EoService {
     }
 
     /// One collection with what its items add up to, and the assets of its newest item.
-    pub async fn collection(&self, account: &AccountId, id: &str) -> Result<(EoCollection, CollectionSummary, Option<Value>)> {
-        let c = self.store.eo.get_collection(account, id).await?.ok_or_else(|| DomainError::not_found("collection", id))?;
+    pub async fn collection(
+        &self,
+        account: &AccountId,
+        id: &str,
+    ) -> Result<(EoCollection, CollectionSummary, Option<Value>)> {
+        let c =
+            self.store.eo.get_collection(account, id).await?.ok_or_else(|| DomainError::not_found("collection", id))?;
         let summary = self.store.eo.collection_summary(account, id).await?;
         let q = ItemQuery {
             collections: vec![id.to_owned()],
@@ -193,7 +198,10 @@ impl EoService {
     }
 
     /// The account's collections.
-    pub async fn collections(&self, account: &AccountId) -> Result<Vec<(EoCollection, CollectionSummary, Option<Value>)>> {
+    pub async fn collections(
+        &self,
+        account: &AccountId,
+    ) -> Result<Vec<(EoCollection, CollectionSummary, Option<Value>)>> {
         let list = self.store.eo.list_collections(account).await?;
         let mut out = Vec::with_capacity(list.len());
         for c in list {
@@ -222,7 +230,11 @@ impl EoService {
         let (docs, base): (Vec<&Value>, &str) = match body.get("type").and_then(Value::as_str) {
             Some("FeatureCollection") => match body.get("features").and_then(Value::as_array) {
                 Some(list) => (list.iter().collect(), "/features"),
-                None => return Err(DomainError::invalid("/features", "required", "a FeatureCollection has `features`").into()),
+                None => {
+                    return Err(
+                        DomainError::invalid("/features", "required", "a FeatureCollection has `features`").into()
+                    )
+                }
             },
             _ => (vec![body], ""),
         };
@@ -245,7 +257,11 @@ impl EoService {
                 Ok(item) => {
                     check_remote_hrefs(&self.policy, &item.body, &pointer, &mut errors);
                     if !seen.insert(item.id.clone()) {
-                        errors.push(FieldError::new(format!("{pointer}/id"), "duplicate", "the request names this id twice"));
+                        errors.push(FieldError::new(
+                            format!("{pointer}/id"),
+                            "duplicate",
+                            "the request names this id twice",
+                        ));
                     }
                     items.push(item);
                 }
@@ -312,7 +328,13 @@ impl EoService {
     }
 
     /// Deletes an item and its stored assets.
-    pub async fn delete_item(&self, account: &AccountId, collection: &str, id: &str, expected: Option<i64>) -> Result<()> {
+    pub async fn delete_item(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        id: &str,
+        expected: Option<i64>,
+    ) -> Result<()> {
         if !self.store.eo.delete_item(account, collection, id, expected).await? {
             return Err(DomainError::not_found("item", id).into());
         }
@@ -349,7 +371,9 @@ impl EoService {
     /// filters and `intersects` are tested here on candidates streamed in order.
     pub async fn search(&self, account: &AccountId, s: &Search) -> Result<SearchPage> {
         let limit = s.limit.unwrap_or(self.config.default_limit).min(self.config.max_limit).max(1);
-        let search_box = s.bbox.or_else(|| s.intersects.as_ref().and_then(geometry::bbox_of).map(|b| [b.min_x, b.min_y, b.max_x, b.max_y]));
+        let search_box = s.bbox.or_else(|| {
+            s.intersects.as_ref().and_then(geometry::bbox_of).map(|b| [b.min_x, b.min_y, b.max_x, b.max_y])
+        });
         let mut q = ItemQuery {
             collections: s.collections.clone(),
             ids: s.ids.clone(),
@@ -433,7 +457,8 @@ impl EoService {
             let mut props: Map<String, Value> =
                 item.body.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
             props.insert("collection".into(), json!(item.collection));
-            let subject = Subject { id: &item.id, properties: &props, geometry: geom.as_ref(), geometry_name: "geometry" };
+            let subject =
+                Subject { id: &item.id, properties: &props, geometry: geom.as_ref(), geometry_name: "geometry" };
             return cql2::matches(f, &subject);
         }
         true
@@ -441,7 +466,11 @@ impl EoService {
 
     /// Queryables beyond the common ones: the properties of a collection's newest items, with
     /// their JSON types.
-    pub async fn extra_queryables(&self, account: &AccountId, collection: Option<&str>) -> Result<Vec<(String, &'static str)>> {
+    pub async fn extra_queryables(
+        &self,
+        account: &AccountId,
+        collection: Option<&str>,
+    ) -> Result<Vec<(String, &'static str)>> {
         let q = ItemQuery {
             collections: collection.map(|c| vec![c.to_owned()]).unwrap_or_default(),
             sort: meridian_store::eo::default_sort(),
@@ -511,7 +540,9 @@ fn check_hrefs_against(current: &EoItem, new_body: &Value, errors: &mut Vec<Fiel
         .and_then(Value::as_object)
         .map(|m| {
             m.iter()
-                .filter_map(|(k, a)| a.get("href").and_then(Value::as_str).filter(|h| h.starts_with('/')).map(|h| (k.as_str(), h)))
+                .filter_map(|(k, a)| {
+                    a.get("href").and_then(Value::as_str).filter(|h| h.starts_with('/')).map(|h| (k.as_str(), h))
+                })
                 .collect()
         })
         .unwrap_or_default();

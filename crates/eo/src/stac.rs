@@ -88,11 +88,9 @@ pub fn check_collection(value: &Value, path_id: Option<&str>) -> Result<Value, V
     let mut body = obj.clone();
     match obj.get("id").and_then(Value::as_str) {
         None => errors.push(err("/id", "required", "a collection needs an `id` (a string)")),
-        Some(id) if !valid_id(id) => errors.push(err(
-            "/id",
-            "invalid_id",
-            "ids are 1–200 characters of letters, digits, `_`, `-`, `.` and `:`",
-        )),
+        Some(id) if !valid_id(id) => {
+            errors.push(err("/id", "invalid_id", "ids are 1–200 characters of letters, digits, `_`, `-`, `.` and `:`"))
+        }
         Some(id) => {
             if let Some(p) = path_id.filter(|p| *p != id) {
                 errors.push(err("/id", "id_mismatch", format!("the body names {id}, the path {p}")));
@@ -158,11 +156,7 @@ fn check_extent(extent: &Value, errors: &mut Vec<FieldError>) {
             for (i, b) in list.iter().enumerate() {
                 let ok = b.as_array().is_some_and(|a| (a.len() == 4 || a.len() == 6) && a.iter().all(Value::is_number));
                 if !ok {
-                    errors.push(err(
-                        format!("/extent/spatial/bbox/{i}"),
-                        "invalid_bbox",
-                        "a box is 4 (or 6) numbers",
-                    ));
+                    errors.push(err(format!("/extent/spatial/bbox/{i}"), "invalid_bbox", "a box is 4 (or 6) numbers"));
                 }
             }
         }
@@ -194,7 +188,12 @@ fn check_extent(extent: &Value, errors: &mut Vec<FieldError>) {
 /// Checks an Item as a client sent it for collection `collection` and returns what to store:
 /// `bbox` computed from the geometry when missing, `collection` set, links removed.
 /// `pointer` prefixes every error (`/features/3` in a bulk request).
-pub fn check_item(value: &Value, collection: &str, path_id: Option<&str>, pointer: &str) -> Result<NewItem, Vec<FieldError>> {
+pub fn check_item(
+    value: &Value,
+    collection: &str,
+    path_id: Option<&str>,
+    pointer: &str,
+) -> Result<NewItem, Vec<FieldError>> {
     let at = |p: &str| format!("{pointer}{p}");
     let Some(obj) = value.as_object() else {
         return Err(vec![err(at(""), "invalid_type", "a STAC Item is a JSON object")]);
@@ -337,7 +336,11 @@ fn item_time(props: &Map<String, Value>, pointer: &str, errors: &mut Vec<FieldEr
     }
     match (dt, start, end) {
         (_, Some(s), Some(e)) if s > e => {
-            errors.push(err(format!("{pointer}/end_datetime"), "invalid_interval", "end_datetime is before start_datetime"));
+            errors.push(err(
+                format!("{pointer}/end_datetime"),
+                "invalid_interval",
+                "end_datetime is before start_datetime",
+            ));
             (0, 0)
         }
         (_, Some(s), Some(e)) => (s, e),
@@ -408,7 +411,8 @@ impl Links {
                 "temporal": {"interval": [[format_instant(s), format_instant(e)]]},
             });
         } else if body.get("extent").is_none() {
-            body["extent"] = json!({"spatial": {"bbox": [[-180.0, -90.0, 180.0, 90.0]]}, "temporal": {"interval": [[null, null]]}});
+            body["extent"] =
+                json!({"spatial": {"bbox": [[-180.0, -90.0, 180.0, 90.0]]}, "temporal": {"interval": [[null, null]]}});
         }
         if body.get("item_assets").is_none() {
             if let Some(assets) = first_assets.and_then(Value::as_object) {
@@ -431,7 +435,12 @@ impl Links {
             Self::link("root", root.clone(), "application/json", None),
             Self::link("parent", root.clone(), "application/json", None),
             Self::link("items", format!("{href}/items"), GEOJSON, None),
-            Self::link("http://www.opengis.net/def/rel/ogc/1.0/queryables", format!("{href}/queryables"), "application/schema+json", None),
+            Self::link(
+                "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+                format!("{href}/queryables"),
+                "application/schema+json",
+                None
+            ),
         ]);
         body
     }

@@ -10,11 +10,11 @@ use crate::service::{keys, Error, Result};
 use crate::EoService;
 use meridian_core::id::AccountId;
 use meridian_core::DomainError;
-use meridian_store::eo::EoItem;
 use meridian_raster::crs::transformer;
 use meridian_raster::dem::{ColorMode, ColorRamp, ColorReliefOptions};
 use meridian_raster::tile::{encode_png, tile_bounds, LayerPaint, TileRenderer};
 use meridian_raster::warp::{source_positions, warp_positions, Grid, Resampling};
+use meridian_store::eo::EoItem;
 use std::collections::BTreeMap;
 
 /// What a tile shows and how it is painted.
@@ -41,12 +41,17 @@ pub fn parse_style(pairs: &[(String, String)]) -> std::result::Result<TileStyle,
             "expression" => expression = Some(v.clone()),
             "bands" => {
                 for pair in v.split(',').filter(|p| !p.is_empty()) {
-                    let (name, asset) = pair.split_once(':').ok_or(("bands".to_owned(), "bands is name:asset,name:asset".to_owned()))?;
+                    let (name, asset) = pair
+                        .split_once(':')
+                        .ok_or(("bands".to_owned(), "bands is name:asset,name:asset".to_owned()))?;
                     bands.insert(name.trim().to_owned(), asset.trim().to_owned());
                 }
             }
             "colormap" | "colormap_name" => {
-                cmap = Some(colormap(v).ok_or(("colormap".to_owned(), format!("unknown colormap {v}; one of {}", ColorRamp::NAMES.join(", "))))?)
+                cmap = Some(colormap(v).ok_or((
+                    "colormap".to_owned(),
+                    format!("unknown colormap {v}; one of {}", ColorRamp::NAMES.join(", ")),
+                ))?)
             }
             "rescale" => {
                 let n: Vec<f64> = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
@@ -124,7 +129,13 @@ impl EoService {
 
     /// The index of `style` over `grid` (any CRS), computed from the item's stored bands: NaN
     /// where there is no data; `None` when the grid misses the scene.
-    pub async fn index_grid(&self, account: &AccountId, item: &EoItem, style: &TileStyle, grid: Grid) -> Result<Option<Vec<f32>>> {
+    pub async fn index_grid(
+        &self,
+        account: &AccountId,
+        item: &EoItem,
+        style: &TileStyle,
+        grid: Grid,
+    ) -> Result<Option<Vec<f32>>> {
         let expr = Expression::parse(&style.expression)
             .map_err(|e| DomainError::invalid("/expression", "invalid_expression", e.to_string()))?;
         let (expr, _) = crate::compute::resolve_bands_for(item, &expr, &style.bands)?;
@@ -135,7 +146,8 @@ impl EoService {
         }
         tokio::task::spawn_blocking(move || -> Result<Option<Vec<f32>>> {
             let Some(first) = opened.first() else { return Ok(None) };
-            let epsg = first.epsg().ok_or_else(|| DomainError::invalid("/scene", "no_crs", "the scene names no EPSG code"))?;
+            let epsg =
+                first.epsg().ok_or_else(|| DomainError::invalid("/scene", "no_crs", "the scene names no EPSG code"))?;
             let t = transformer(grid.epsg, epsg)?;
             let Ok(pos) = source_positions(&grid, &first.geo_transform(), &t, 8) else { return Ok(None) };
             let mut bands = Vec::with_capacity(opened.len());

@@ -66,7 +66,10 @@ pub struct ItemSort {
 
 /// The default order of searches: newest first, as STAC APIs answer.
 pub fn default_sort() -> Vec<ItemSort> {
-    vec![ItemSort { field: SortField::Datetime, descending: true }, ItemSort { field: SortField::Id, descending: false }]
+    vec![
+        ItemSort { field: SortField::Datetime, descending: true },
+        ItemSort { field: SortField::Id, descending: false },
+    ]
 }
 
 /// The filters and order of an item search that the store applies.
@@ -92,7 +95,9 @@ pub fn sort_values(item: &EoItem, sort: &[ItemSort]) -> Vec<Value> {
             SortField::Datetime => Value::from(item.start_at),
             SortField::Id => Value::from(item.id.clone()),
             SortField::Collection => Value::from(item.collection.clone()),
-            SortField::Property(p) => item.body.get("properties").and_then(|ps| ps.get(p)).cloned().unwrap_or(Value::Null),
+            SortField::Property(p) => {
+                item.body.get("properties").and_then(|ps| ps.get(p)).cloned().unwrap_or(Value::Null)
+            }
         })
         .collect()
 }

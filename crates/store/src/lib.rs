@@ -4,8 +4,8 @@
 
 pub mod blobs;
 pub mod dem;
-pub mod eo;
 pub mod dns;
+pub mod eo;
 pub mod error;
 pub mod features;
 pub mod model;

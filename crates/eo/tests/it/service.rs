@@ -54,10 +54,13 @@ async fn setup(dir: &std::path::Path) -> (EoService, FeatureService, AccountId) 
 }
 
 async fn collection(svc: &EoService, account: &AccountId, id: &str) {
-    svc.create_collection(account, &json!({"id": id, "description": "test",
-        "extent": {"spatial": {"bbox": [[-180, -90, 180, 90]]}, "temporal": {"interval": [[null, null]]}}}))
-        .await
-        .unwrap();
+    svc.create_collection(
+        account,
+        &json!({"id": id, "description": "test",
+        "extent": {"spatial": {"bbox": [[-180, -90, 180, 90]]}, "temporal": {"interval": [[null, null]]}}}),
+    )
+    .await
+    .unwrap();
 }
 
 /// A small deterministic generator.
@@ -115,11 +118,20 @@ async fn search_pages_equal_a_brute_force_evaluation() {
                 props.insert("eo:cloud_cover".into(), json!((rng.next() * 100.0).round()));
             }
             props.insert("platform".into(), json!(["x", "y", "z"][(rng.next() * 3.0) as usize % 3]));
-            let geometry = json!({"type": "Polygon", "coordinates": [[[x, y], [x + s, y], [x + s, y + s], [x, y + s], [x, y]]]});
+            let geometry =
+                json!({"type": "Polygon", "coordinates": [[[x, y], [x + s, y], [x + s, y + s], [x, y + s], [x, y]]]});
             let id = format!("{c}-{i:03}");
             features.push(json!({"type": "Feature", "id": id, "geometry": geometry, "properties": props,
                 "assets": {"d": {"href": format!("https://example.com/{id}.tif")}}}));
-            all.push(Plain { collection: c.into(), id, time, bbox: [x, y, x + s, y + s], props, geometry, seq: all.len() });
+            all.push(Plain {
+                collection: c.into(),
+                id,
+                time,
+                bbox: [x, y, x + s, y + s],
+                props,
+                geometry,
+                seq: all.len(),
+            });
         }
         svc.add_items(&account, c, &json!({"type": "FeatureCollection", "features": features})).await.unwrap();
     }
@@ -157,14 +169,19 @@ async fn search_pages_equal_a_brute_force_evaluation() {
             .iter()
             .filter(|p| s.collections.is_empty() || s.collections.contains(&p.collection))
             .filter(|p| s.ids.is_empty() || s.ids.contains(&p.id))
-            .filter(|p| s.bbox.is_none_or(|b| p.bbox[2] >= b[0] && p.bbox[0] <= b[2] && p.bbox[3] >= b[1] && p.bbox[1] <= b[3]))
+            .filter(|p| {
+                s.bbox.is_none_or(|b| p.bbox[2] >= b[0] && p.bbox[0] <= b[2] && p.bbox[3] >= b[1] && p.bbox[1] <= b[3])
+            })
             .filter(|p| s.time.is_none_or(|(a, b)| p.time >= a && p.time <= b))
             .filter(|p| {
                 s.filter.as_ref().is_none_or(|f| {
                     let mut props = p.props.clone();
                     props.insert("collection".into(), json!(p.collection));
                     let g = meridian_features::geometry::decode(&p.geometry);
-                    cql2::matches(f, &Subject { id: &p.id, properties: &props, geometry: g.as_ref(), geometry_name: "geometry" })
+                    cql2::matches(
+                        f,
+                        &Subject { id: &p.id, properties: &props, geometry: g.as_ref(), geometry_name: "geometry" },
+                    )
                 })
             })
             .collect();
@@ -260,7 +277,9 @@ async fn uploads_are_derived_and_indices_summarise_parcels() {
         let (x, y) = (53.85 + (i % 3) as f64 * 0.1, 5.25 + (i / 3) as f64 * 0.1);
         let body = json!({"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [[[x, y], [x + 0.1, y], [x + 0.1, y + 0.1], [x, y + 0.1], [x, y]]]},
             "properties": {"lot": i.to_string(), "plan": "DP1", "tenure": if i % 2 == 0 { "freehold" } else { "leasehold" }}});
-        let draft = meridian_cadastre::write::parse_feature(&body, meridian_core::crs::Crs::Crs84, meridian_cadastre::PARCELS).unwrap();
+        let draft =
+            meridian_cadastre::write::parse_feature(&body, meridian_core::crs::Crs::Crs84, meridian_cadastre::PARCELS)
+                .unwrap();
         features.create(&account, meridian_cadastre::PARCELS, draft).await.unwrap();
     }
     let request = json!({"scene": "cbers/scene", "zones": {"collection": "parcels", "filter": "tenure = 'freehold'"}});
@@ -291,10 +310,22 @@ async fn uploads_are_derived_and_indices_summarise_parcels() {
     };
     assert_eq!(invalid(svc.compute(&account, "ndvi", &json!({"scene": "cbers/nope"})).await), "/scene");
     assert_eq!(invalid(svc.compute(&account, "evi", &json!({"scene": "scene"})).await), "/bands", "no blue band");
-    assert_eq!(invalid(svc.compute(&account, "expression", &json!({"scene": "scene", "expression": "(B8 - B7"})).await), "/expression");
-    assert_eq!(invalid(svc.compute(&account, "ndvi", &json!({"scene": "scene", "bands": {"red": "B9"}})).await), "/bands/red");
-    assert_eq!(invalid(svc.compute(&account, "ndvi", &json!({"scene": "scene", "area": {"bbox": [0, 0, 1, 1]}})).await), "/area");
-    assert_eq!(invalid(svc.compute(&account, "ndvi", &json!({"scene": "scene", "zones": {"collection": "nope"}})).await), "/zones/collection");
+    assert_eq!(
+        invalid(svc.compute(&account, "expression", &json!({"scene": "scene", "expression": "(B8 - B7"})).await),
+        "/expression"
+    );
+    assert_eq!(
+        invalid(svc.compute(&account, "ndvi", &json!({"scene": "scene", "bands": {"red": "B9"}})).await),
+        "/bands/red"
+    );
+    assert_eq!(
+        invalid(svc.compute(&account, "ndvi", &json!({"scene": "scene", "area": {"bbox": [0, 0, 1, 1]}})).await),
+        "/area"
+    );
+    assert_eq!(
+        invalid(svc.compute(&account, "ndvi", &json!({"scene": "scene", "zones": {"collection": "nope"}})).await),
+        "/zones/collection"
+    );
     // A large area is a job.
     match svc.compute(&account, "ndwi", &json!({"scene": "scene", "async": true})).await.unwrap() {
         Computed::Queued(job) => assert_eq!(job.kind, meridian_eo::compute::COMPUTE_JOB),

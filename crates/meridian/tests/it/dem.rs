@@ -8,10 +8,10 @@ use meridian_raster::tiff::GeoTiff;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-// The webhooks tests' receiver, private to their module; this test needs its own copy.
+// The webhooks tests' receiver, private to their module; the DEM and EO tests share this copy.
 #[allow(clippy::duplicate_mod)]
 #[path = "../../../webhooks/tests/it/receiver.rs"]
-mod receiver;
+pub(crate) mod receiver;
 
 /// The swissALTI3D tile shipped with the raster engine's tests (© swisstopo; see its README).
 fn dem_bytes() -> Vec<u8> {

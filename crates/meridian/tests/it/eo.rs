@@ -7,18 +7,18 @@ use crate::{problem, Server};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-#[path = "../../../webhooks/tests/it/receiver.rs"]
-mod receiver;
+use crate::dem::receiver;
 
 /// The four CBERS-4 MUX bands shipped with the EO engine's tests (INPE open data; see the NOTICE there).
-pub fn band_path(n: u8) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../eo/tests/data/cbers4-mux-057-094-20171121-band{n}.tif"))
+pub(crate) fn band_path(n: u8) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../eo/tests/data/cbers4-mux-057-094-20171121-band{n}.tif"))
 }
 
-pub const SCENE: &str = "CBERS_4_MUX_20171121_057_094";
+pub(crate) const SCENE: &str = "CBERS_4_MUX_20171121_057_094";
 
 /// The item part of the scene's upload: ids, time and band names only.
-pub fn item_part(id: &str) -> Value {
+pub(crate) fn item_part(id: &str) -> Value {
     let band = |n: u8, common: &str| json!({"eo:bands": [{"name": format!("B{n}"), "common_name": common}]});
     json!({
         "id": id,
@@ -30,7 +30,7 @@ pub fn item_part(id: &str) -> Value {
 
 impl Server {
     /// Creates collection `id`.
-    pub async fn eo_collection(&self, key: &str, id: &str) {
+    pub(crate) async fn eo_collection(&self, key: &str, id: &str) {
         let body = json!({"type": "Collection", "id": id, "description": "CBERS-4 MUX scenes", "license": "CC-BY-SA-3.0",
             "extent": {"spatial": {"bbox": [[-180, -90, 180, 90]]}, "temporal": {"interval": [["2014-12-07T00:00:00Z", null]]}}});
         let r = self.client.post(self.url("/api/v1/eo/collections")).bearer_auth(key).json(&body).send().await.unwrap();
@@ -38,7 +38,7 @@ impl Server {
     }
 
     /// Uploads the CBERS scene as item `id` of `collection` and waits until it is published.
-    pub async fn eo_upload_scene(&self, key: &str, collection: &str, id: &str) -> Value {
+    pub(crate) async fn eo_upload_scene(&self, key: &str, collection: &str, id: &str) -> Value {
         let mut form = reqwest::multipart::Form::new().text("item", item_part(id).to_string());
         for n in 5..=8u8 {
             let bytes = std::fs::read(band_path(n)).unwrap();
@@ -96,7 +96,10 @@ fn remote_item(id: &str, lon: f64, lat: f64, datetime: &str, cloud: f64) -> Valu
 #[tokio::test]
 async fn eo_upload_derives_the_item_and_serves_scenes_and_assets() {
     let rx = receiver::Receiver::http().await;
-    let s = Server::start_with(&[("MERIDIAN_WEBHOOKS__ALLOW_HTTP", "true"), ("MERIDIAN_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "true")]);
+    let s = Server::start_with(&[
+        ("MERIDIAN_WEBHOOKS__ALLOW_HTTP", "true"),
+        ("MERIDIAN_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "true"),
+    ]);
     let (_, key) = s.signup("eo@example.com").await;
     let r = s
         .client
@@ -163,7 +166,10 @@ async fn eo_upload_derives_the_item_and_serves_scenes_and_assets() {
             .unwrap();
         let info = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(out.status.success(), "{info}{}", String::from_utf8_lossy(&out.stderr));
-        let local = std::process::Command::new("gdalinfo").args(["-checksum", band_path(7).to_str().unwrap()]).output().unwrap();
+        let local = std::process::Command::new("gdalinfo")
+            .args(["-checksum", band_path(7).to_str().unwrap()])
+            .output()
+            .unwrap();
         let checksum = |t: &str| t.lines().find(|l| l.contains("Checksum=")).map(str::trim).map(str::to_owned);
         assert_eq!(checksum(&info), checksum(&String::from_utf8_lossy(&local.stdout)), "{info}");
         assert!(info.contains("LAYOUT=COG") || info.contains("Overviews") || info.contains("Block=512x512"), "{info}");
@@ -196,7 +202,13 @@ async fn eo_upload_derives_the_item_and_serves_scenes_and_assets() {
     problem(s.client.get(href).bearer_auth(&other).send().await.unwrap(), 404, "not_found").await;
 
     // Deleting the item removes its files.
-    let r = s.client.delete(s.url(&format!("/api/v1/eo/collections/cbers4/items/{SCENE}"))).bearer_auth(&key).send().await.unwrap();
+    let r = s
+        .client
+        .delete(s.url(&format!("/api/v1/eo/collections/cbers4/items/{SCENE}")))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 204);
     problem(s.client.get(href).bearer_auth(&key).send().await.unwrap(), 404, "not_found").await;
 }
@@ -209,7 +221,8 @@ async fn eo_uploads_that_are_not_rasters_are_refused_before_anything_is_stored()
     let form = reqwest::multipart::Form::new()
         .text("item", json!({"id": "x", "datetime": "2017-11-21T06:51:03Z"}).to_string())
         .part("B7", reqwest::multipart::Part::bytes(b"this is not a tiff".to_vec()));
-    let r = s.client.post(s.url("/api/v1/eo/collections/c/items")).bearer_auth(&key).multipart(form).send().await.unwrap();
+    let r =
+        s.client.post(s.url("/api/v1/eo/collections/c/items")).bearer_auth(&key).multipart(form).send().await.unwrap();
     let p = problem(r, 422, "validation_failed").await;
     assert_eq!(p["errors"][0]["pointer"], "/assets/B7", "{p}");
     assert_eq!(p["errors"][0]["code"], "not_a_geotiff");
@@ -217,10 +230,13 @@ async fn eo_uploads_that_are_not_rasters_are_refused_before_anything_is_stored()
     let r: Value = s.get("/api/v1/eo/collections/c/items", &key).await.json().await.unwrap();
     assert_eq!(r["features"].as_array().unwrap().len(), 0);
     // No item part; an unknown collection; an item without datetime.
-    let form = reqwest::multipart::Form::new().part("B7", reqwest::multipart::Part::bytes(std::fs::read(band_path(7)).unwrap()));
-    let r = s.client.post(s.url("/api/v1/eo/collections/c/items")).bearer_auth(&key).multipart(form).send().await.unwrap();
+    let form = reqwest::multipart::Form::new()
+        .part("B7", reqwest::multipart::Part::bytes(std::fs::read(band_path(7)).unwrap()));
+    let r =
+        s.client.post(s.url("/api/v1/eo/collections/c/items")).bearer_auth(&key).multipart(form).send().await.unwrap();
     problem(r, 422, "validation_failed").await;
-    problem(s.eo_items(&key, "nope", remote_item("a", 0.0, 0.0, "2020-01-01T00:00:00Z", 1.0)).await, 404, "not_found").await;
+    problem(s.eo_items(&key, "nope", remote_item("a", 0.0, 0.0, "2020-01-01T00:00:00Z", 1.0)).await, 404, "not_found")
+        .await;
     let mut undated = remote_item("a", 0.0, 0.0, "2020-01-01T00:00:00Z", 1.0);
     undated["properties"].as_object_mut().unwrap().remove("datetime");
     let p = problem(s.eo_items(&key, "c", undated).await, 422, "validation_failed").await;
@@ -251,7 +267,8 @@ async fn eo_search_filters_sorts_pages_and_selects_fields() {
     // 30 items on a 6 × 5 grid of 1° cells, one a month, cloud cover 0..87.
     let features: Vec<Value> = (0..30)
         .map(|i| {
-            let dt = format!("2023-{:02}-15T10:00:00Z", i % 12 + 1).replace("2023-", if i < 12 { "2023-" } else { "2024-" });
+            let dt =
+                format!("2023-{:02}-15T10:00:00Z", i % 12 + 1).replace("2023-", if i < 12 { "2023-" } else { "2024-" });
             remote_item(&format!("s2-{i:02}"), (i % 6) as f64, (i / 6) as f64, &dt, (i * 3) as f64)
         })
         .collect();
@@ -271,7 +288,9 @@ async fn eo_search_filters_sorts_pages_and_selects_fields() {
             r.json::<Value>().await.unwrap()
         }
     };
-    let ids = |v: &Value| -> Vec<String> { v["features"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap().to_owned()).collect() };
+    let ids = |v: &Value| -> Vec<String> {
+        v["features"].as_array().unwrap().iter().map(|f| f["id"].as_str().unwrap().to_owned()).collect()
+    };
 
     let all = search("limit=100").await;
     assert_eq!(all["numberMatched"], 31);
@@ -298,8 +317,16 @@ async fn eo_search_filters_sorts_pages_and_selects_fields() {
     let high: Value = r.json().await.unwrap();
     assert_eq!(ids(&high), ["s2-29", "s2-28", "s2-27", "s2-26", "s2-25", "s2-24", "s2-23", "s2-22", "s2-21", "s2-20"]);
     // intersects.
-    let poly = json!({"type": "Polygon", "coordinates": [[[100.2, 50.2], [100.4, 50.2], [100.4, 50.4], [100.2, 50.2]]]});
-    let r = s.client.post(s.url("/api/v1/eo/search")).bearer_auth(&key).json(&json!({"intersects": poly})).send().await.unwrap();
+    let poly =
+        json!({"type": "Polygon", "coordinates": [[[100.2, 50.2], [100.4, 50.2], [100.4, 50.4], [100.2, 50.2]]]});
+    let r = s
+        .client
+        .post(s.url("/api/v1/eo/search"))
+        .bearer_auth(&key)
+        .json(&json!({"intersects": poly}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(ids(&r.json::<Value>().await.unwrap()), ["l8-0"]);
     // Fields: only what was asked, plus what every item keeps.
     let f = search("ids=s2-01&fields=properties.eo:cloud_cover,-assets").await;
@@ -309,7 +336,8 @@ async fn eo_search_filters_sorts_pages_and_selects_fields() {
 
     // Paging by next links through everything, in a stable order, with a CQL2 filter.
     let mut seen = Vec::new();
-    let mut url = s.url("/api/v1/eo/search?limit=4&collections=s2&sortby=-eo:cloud_cover&filter=platform%3D'sentinel-2a'");
+    let mut url =
+        s.url("/api/v1/eo/search?limit=4&collections=s2&sortby=-eo:cloud_cover&filter=platform%3D'sentinel-2a'");
     let mut pages = 0;
     loop {
         let page: Value = s.client.get(&url).bearer_auth(&key).send().await.unwrap().json().await.unwrap();
@@ -324,7 +352,14 @@ async fn eo_search_filters_sorts_pages_and_selects_fields() {
     let expected: Vec<String> = (0..17).rev().map(|i| format!("s2-{i:02}")).collect();
     assert_eq!(seen, expected, "cloud cover < 50 is sentinel-2a: items 0..16, highest first");
     // POST paging: the next link carries the body with a token.
-    let r = s.client.post(s.url("/api/v1/eo/search")).bearer_auth(&key).json(&json!({"limit": 20, "collections": ["s2"]})).send().await.unwrap();
+    let r = s
+        .client
+        .post(s.url("/api/v1/eo/search"))
+        .bearer_auth(&key)
+        .json(&json!({"limit": 20, "collections": ["s2"]}))
+        .send()
+        .await
+        .unwrap();
     let first: Value = r.json().await.unwrap();
     let next = first["links"].as_array().unwrap().iter().find(|l| l["rel"] == "next").unwrap().clone();
     assert_eq!(next["method"], "POST");
@@ -353,7 +388,12 @@ async fn eo_search_filters_sorts_pages_and_selects_fields() {
     let mut doc: Value = r.json().await.unwrap();
     doc["properties"]["eo:cloud_cover"] = json!(99.0);
     let put = |tag: String, doc: Value| {
-        s.client.put(s.url("/api/v1/eo/collections/s2/items/s2-01")).bearer_auth(&key).header("if-match", tag).json(&doc).send()
+        s.client
+            .put(s.url("/api/v1/eo/collections/s2/items/s2-01"))
+            .bearer_auth(&key)
+            .header("if-match", tag)
+            .json(&doc)
+            .send()
     };
     assert_eq!(put(etag.clone(), doc.clone()).await.unwrap().status(), 200);
     problem(put(etag, doc).await.unwrap(), 412, "precondition_failed").await;
@@ -419,7 +459,10 @@ async fn eo_ndvi_with_parcel_zones_outputs_tiles_and_jobs() {
     assert_eq!((doc["width"].as_u64(), doc["height"].as_u64()), (Some(163), Some(155)));
     let stats = &doc["statistics"];
     assert!(stats["min"].as_f64().unwrap() >= -1.0 && stats["max"].as_f64().unwrap() <= 1.0, "{stats}");
-    assert_eq!(stats["histogram"]["counts"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum::<u64>(), stats["count"].as_u64().unwrap());
+    assert_eq!(
+        stats["histogram"]["counts"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).sum::<u64>(),
+        stats["count"].as_u64().unwrap()
+    );
     let zones = doc["zones"]["features"].as_array().unwrap();
     assert_eq!(zones.len(), 5, "the freehold parcels");
     for z in zones {
@@ -460,13 +503,22 @@ async fn eo_ndvi_with_parcel_zones_outputs_tiles_and_jobs() {
     assert!(is_png(&png));
     let (w, h, rgba) = crate::ogc::decode_png(&png);
     assert_eq!((w, h), (256, 256));
-    assert!(rgba.chunks(4).any(|p| p[3] == 255) && rgba.chunks(4).any(|p| p[3] == 0), "the scene covers part of the tile");
+    assert!(
+        rgba.chunks(4).any(|p| p[3] == 255) && rgba.chunks(4).any(|p| p[3] == 0),
+        "the scene covers part of the tile"
+    );
     let away = s.get(&format!("/api/v1/eo/scenes/{SCENE}/tiles/7/10/10.png?expression=(B8-B7)/(B8%2BB7)"), &key).await;
     assert_eq!(away.status(), 204);
-    crate::problem(s.get(&format!("/api/v1/eo/scenes/{SCENE}/tiles/7/83/62.png?colormap=plaid"), &key).await, 400, "invalid_parameter").await;
+    crate::problem(
+        s.get(&format!("/api/v1/eo/scenes/{SCENE}/tiles/7/83/62.png?colormap=plaid"), &key).await,
+        400,
+        "invalid_parameter",
+    )
+    .await;
 
     // The scene is a WMS layer with one style per index its bands make.
-    let caps = s.get("/api/v1/ogc/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetCapabilities", &key).await.text().await.unwrap();
+    let caps =
+        s.get("/api/v1/ogc/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetCapabilities", &key).await.text().await.unwrap();
     let layer = format!("eo:cbers4:{SCENE}");
     assert!(caps.contains(&format!("<Name>{layer}</Name>")), "{caps}");
     assert!(caps.contains("<Name>ndvi</Name>") && caps.contains("<Name>ndwi</Name>"));
@@ -488,7 +540,9 @@ async fn eo_ndvi_with_parcel_zones_outputs_tiles_and_jobs() {
     assert!((-1.0..=1.0).contains(&ndvi), "{info}");
 
     // A job when asked (or when the area is large): 202, Location, the same document as output.
-    let r = compute("ndwi", json!({"scene": SCENE, "async": true, "area": {"bbox": [53.7, 5.1, 54.3, 5.7]}})).await.unwrap();
+    let r = compute("ndwi", json!({"scene": SCENE, "async": true, "area": {"bbox": [53.7, 5.1, 54.3, 5.7]}}))
+        .await
+        .unwrap();
     assert_eq!(r.status(), 202);
     let location = r.headers()["location"].to_str().unwrap().to_owned();
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -521,19 +575,34 @@ async fn eo_ndvi_with_parcel_zones_outputs_tiles_and_jobs() {
         assert_eq!(p["errors"][0]["pointer"], pointer, "{path} {body}: {p}");
     }
     // Inputs on different grids: the DEM beside a band.
-    let dem = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif")).unwrap();
+    let dem = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif"),
+    )
+    .unwrap();
     let form = reqwest::multipart::Form::new()
         .text("item", json!({"id": "mixed", "datetime": "2020-01-01T00:00:00Z"}).to_string())
         .part("B7", reqwest::multipart::Part::bytes(std::fs::read(band_path(7)).unwrap()))
         .part("dem", reqwest::multipart::Part::bytes(dem));
-    let r = s.client.post(s.url("/api/v1/eo/collections/cbers4/items")).bearer_auth(&key).multipart(form).send().await.unwrap();
+    let r = s
+        .client
+        .post(s.url("/api/v1/eo/collections/cbers4/items"))
+        .bearer_auth(&key)
+        .multipart(form)
+        .send()
+        .await
+        .unwrap();
     assert!(r.status() == 201 || r.status() == 202);
     let deadline = Instant::now() + Duration::from_secs(60);
     while s.get("/api/v1/eo/collections/cbers4/items/mixed", &key).await.status() != 200 {
         assert!(Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let p = crate::problem(compute("expression", json!({"scene": "mixed", "expression": "B7 - dem"})).await.unwrap(), 422, "validation_failed").await;
+    let p = crate::problem(
+        compute("expression", json!({"scene": "mixed", "expression": "B7 - dem"})).await.unwrap(),
+        422,
+        "validation_failed",
+    )
+    .await;
     assert_eq!(p["errors"][0]["code"], "mismatched_grids", "{p}");
 }
 
@@ -559,10 +628,13 @@ async fn range_server(files: Vec<(&'static str, Vec<u8>)>) -> String {
                 let text = String::from_utf8_lossy(&head).to_string();
                 let path = text.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').to_owned();
                 let Some((_, body)) = files.iter().find(|(name, _)| *name == path) else {
-                    let _ = sock.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+                    let _ = sock
+                        .write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                        .await;
                     return;
                 };
-                let range = text.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("range: bytes=").map(str::to_owned));
+                let range =
+                    text.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("range: bytes=").map(str::to_owned));
                 let (start, end) = match range.as_deref().and_then(|r| r.split_once('-')) {
                     Some((a, b)) => (a.parse::<usize>().unwrap(), b.parse::<usize>().unwrap().min(body.len() - 1)),
                     None => (0, body.len() - 1),
@@ -582,7 +654,10 @@ async fn range_server(files: Vec<(&'static str, Vec<u8>)>) -> String {
 
 #[tokio::test]
 async fn eo_indices_of_remote_assets_are_read_by_range_behind_the_ssrf_guard() {
-    let s = Server::start_with(&[("MERIDIAN_WEBHOOKS__ALLOW_HTTP", "true"), ("MERIDIAN_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "true")]);
+    let s = Server::start_with(&[
+        ("MERIDIAN_WEBHOOKS__ALLOW_HTTP", "true"),
+        ("MERIDIAN_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "true"),
+    ]);
     let (_, key) = s.signup("eo-remote@example.com").await;
     s.eo_collection(&key, "local").await;
     let uploaded = s.eo_upload_scene(&key, "local", SCENE).await;
@@ -596,7 +671,8 @@ async fn eo_indices_of_remote_assets_are_read_by_range_behind_the_ssrf_guard() {
     s.eo_collection(&key, "remote").await;
     let band = |href: String, common: &str| json!({"href": href, "type": "image/tiff; application=geotiff; profile=cloud-optimized", "eo:bands": [{"name": common, "common_name": common}]});
     let mut item = remote_item("far", 53.3, 4.8, "2017-11-21T06:51:03Z", 3.5);
-    item["assets"] = json!({"red": band(format!("{remote}/red.tif"), "red"), "nir": band(format!("{remote}/nir.tif"), "nir")});
+    item["assets"] =
+        json!({"red": band(format!("{remote}/red.tif"), "red"), "nir": band(format!("{remote}/nir.tif"), "nir")});
     let r = s.eo_items(&key, "remote", item).await;
     assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
     let compute = |scene: &str| {
@@ -620,7 +696,8 @@ async fn eo_indices_of_remote_assets_are_read_by_range_behind_the_ssrf_guard() {
     assert_eq!(p["errors"][0]["code"], "forbidden_address", "{p}");
     // A server that does not answer ranges is not readable as an asset.
     let mut plain = remote_item("plain", 53.3, 4.8, "2020-01-01T00:00:00Z", 1.0);
-    plain["assets"] = json!({"red": band(format!("{remote}/missing.tif"), "red"), "nir": band(format!("{remote}/nir.tif"), "nir")});
+    plain["assets"] =
+        json!({"red": band(format!("{remote}/missing.tif"), "red"), "nir": band(format!("{remote}/nir.tif"), "nir")});
     assert_eq!(s.eo_items(&key, "remote", plain).await.status(), 201);
     let r = compute("remote/plain").await.unwrap();
     let p = crate::problem(r, 422, "validation_failed").await;

@@ -226,14 +226,8 @@ async fn eo_pystac_client_searches_and_pystac_validates_items() {
         }
     }
     assert_eq!(r["rejected"]["core"], true, "a broken item passed the core schema");
-    if skipped.is_empty() {
-        assert_eq!(r["rejected"]["projection"], true, "a string proj:epsg passed the projection schema");
-    } else {
-        eprintln!(
-            "{test}: validated {SCENE} against the core schemas only; the extension schemas {skipped:?} are not \
-             available offline (see crates/meridian/tests/data/stac-schemas/NOTICE.md)"
-        );
-    }
+    assert!(skipped.is_empty(), "{test}: extension schemas {skipped:?} are missing from the committed set");
+    assert_eq!(r["rejected"]["projection"], true, "a string proj:epsg passed the projection schema");
 }
 
 /// The validator's complaints that are not server faults: (where, what), each matched as text.

@@ -43,8 +43,15 @@ impl EoLayers {
             .iter()
             .filter_map(|name| {
                 let style = TileStyle::named(name)?;
-                let colors = ColorReliefOptions { ramp: Some(style.colormap), stops: None, mode: ColorMode::default(), alpha: true };
-                let legend = Legend::Ramp(colors.samples(-1.0, 1.0, 11).into_iter().map(|(v, c)| (format!("{v:.1}"), c)).collect());
+                let colors = ColorReliefOptions {
+                    ramp: Some(style.colormap),
+                    stops: None,
+                    mode: ColorMode::default(),
+                    alpha: true,
+                };
+                let legend = Legend::Ramp(
+                    colors.samples(-1.0, 1.0, 11).into_iter().map(|(v, c)| (format!("{v:.1}"), c)).collect(),
+                );
                 Some(StyleInfo { name: (*name).to_owned(), title: name.to_uppercase(), legend })
             })
             .collect();
@@ -75,12 +82,20 @@ impl EoLayers {
         }
     }
 
-    async fn values(&self, account: &AccountId, item: &EoItem, style: &str, grid: Grid) -> Result<Option<(Vec<f32>, TileStyle)>, SourceError> {
+    async fn values(
+        &self,
+        account: &AccountId,
+        item: &EoItem,
+        style: &str,
+        grid: Grid,
+    ) -> Result<Option<(Vec<f32>, TileStyle)>, SourceError> {
         let Some(style) = TileStyle::named(style) else { return Ok(None) };
         match self.eo.index_grid(account, item, &style, grid).await {
             Ok(v) => Ok(v.map(|v| (v, style))),
             // A map no point of which reaches the scene's CRS shows nothing of it.
-            Err(meridian_eo::Error::Raster(meridian_raster::Error::Crs(_) | meridian_raster::Error::InvalidArgument(_))) => Ok(None),
+            Err(meridian_eo::Error::Raster(
+                meridian_raster::Error::Crs(_) | meridian_raster::Error::InvalidArgument(_),
+            )) => Ok(None),
             Err(e) => Err(SourceError::from_err("computing an index", e)),
         }
     }

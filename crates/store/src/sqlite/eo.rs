@@ -184,7 +184,11 @@ fn keyset(sql: &mut Sql, q: &ItemQuery, values: &[Value], seq: i64) {
 }
 
 fn conflict(collection: &str, id: &str) -> StoreError {
-    DomainError::conflict(meridian_core::problem::code::ITEM_EXISTS, format!("collection {collection} already has an item {id}")).into()
+    DomainError::conflict(
+        meridian_core::problem::code::ITEM_EXISTS,
+        format!("collection {collection} already has an item {id}"),
+    )
+    .into()
 }
 
 #[async_trait]
@@ -204,7 +208,11 @@ impl EoRepo for SqliteDb {
         .await;
         match done {
             Err(e) if is_unique_violation(&e) => {
-                return Err(DomainError::conflict(meridian_core::problem::code::COLLECTION_EXISTS, format!("a collection {} exists", c.id)).into())
+                return Err(DomainError::conflict(
+                    meridian_core::problem::code::COLLECTION_EXISTS,
+                    format!("a collection {} exists", c.id),
+                )
+                .into())
             }
             other => other?,
         };
@@ -450,7 +458,13 @@ impl EoRepo for SqliteDb {
         Ok(updated)
     }
 
-    async fn delete_item(&self, account: &AccountId, collection_id: &str, id: &str, expected: Option<i64>) -> Result<bool> {
+    async fn delete_item(
+        &self,
+        account: &AccountId,
+        collection_id: &str,
+        id: &str,
+        expected: Option<i64>,
+    ) -> Result<bool> {
         let mut tx = self.write().await?;
         let current: Option<i64> =
             sqlx::query_scalar("SELECT version FROM eo_items WHERE account_id = ? AND collection = ? AND id = ?")

@@ -2,8 +2,8 @@
 
 mod accounts;
 mod dem;
-mod eo;
 mod dns;
+mod eo;
 mod features;
 mod jobs;
 mod outbox;

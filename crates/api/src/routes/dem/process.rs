@@ -5,9 +5,9 @@
 use super::{base_url, dem_error, DemJobView};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
-use crate::upload::{declared_length, drain, drain_body, multipart_error, read_small};
 use crate::extract::{parse_json, Json};
 use crate::state::AppState;
+use crate::upload::{declared_length, drain, drain_body, multipart_error, read_small};
 use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};

@@ -73,7 +73,11 @@ async fn eo_collection_queryables(
     Ok(document(StatusCode::OK, "application/schema+json", &stac::queryables(&href, &extra)))
 }
 
-fn collection_doc(state: &AppState, headers: &HeaderMap, c: &(EoCollection, CollectionSummary, Option<Value>)) -> Value {
+fn collection_doc(
+    state: &AppState,
+    headers: &HeaderMap,
+    c: &(EoCollection, CollectionSummary, Option<Value>),
+) -> Value {
     links(state, headers).collection(&c.0, &c.1, c.2.as_ref())
 }
 

@@ -171,7 +171,11 @@ fn png(bytes: Option<Vec<u8>>, max_age: u64) -> Response {
             StatusCode::OK,
             [
                 (header::CONTENT_TYPE, HeaderValue::from_static("image/png")),
-                (header::CACHE_CONTROL, HeaderValue::from_str(&format!("private, max-age={max_age}")).unwrap_or(HeaderValue::from_static("private"))),
+                (
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_str(&format!("private, max-age={max_age}"))
+                        .unwrap_or(HeaderValue::from_static("private")),
+                ),
             ],
             b,
         )
@@ -216,17 +220,35 @@ async fn get_eo_result_tile(
     for (k, v) in pairs(&raw) {
         match k.as_str() {
             "colormap" | "colormap_name" => {
-                ramp = colormap(&v).ok_or_else(|| bad_request(vec![FieldError::new("/colormap", "unknown_colormap", format!("one of {}", ColorRamp::NAMES.join(", ")))]))?
+                ramp = colormap(&v).ok_or_else(|| {
+                    bad_request(vec![FieldError::new(
+                        "/colormap",
+                        "unknown_colormap",
+                        format!("one of {}", ColorRamp::NAMES.join(", ")),
+                    )])
+                })?
             }
             "rescale" => {
                 let n: Vec<f64> = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
                 match n.as_slice() {
                     [lo, hi] if lo < hi && lo.is_finite() && hi.is_finite() => rescale = (*lo, *hi),
-                    _ => return Err(bad_request(vec![FieldError::new("/rescale", "invalid_range", "rescale is min,max with min < max")])),
+                    _ => {
+                        return Err(bad_request(vec![FieldError::new(
+                            "/rescale",
+                            "invalid_range",
+                            "rescale is min,max with min < max",
+                        )]))
+                    }
                 }
             }
             "access_token" => {}
-            other => return Err(bad_request(vec![FieldError::new(format!("/{other}"), "unknown_parameter", format!("unknown parameter {other}"))])),
+            other => {
+                return Err(bad_request(vec![FieldError::new(
+                    format!("/{other}"),
+                    "unknown_parameter",
+                    format!("unknown parameter {other}"),
+                )]))
+            }
         }
     }
     let tile = state.eo.result_tile(&caller.account_id, &id, ramp, rescale, z, x, y, size).await.map_err(eo_error)?;
@@ -260,8 +282,9 @@ async fn get_eo_scene_tile(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Response> {
     let (y, size) = tile_coords(&y).ok_or_else(|| not_a_tile(&y))?;
-    let style = parse_style(&pairs(&raw))
-        .map_err(|(param, detail)| bad_request(vec![FieldError::new(format!("/{param}"), "invalid_parameter", detail)]))?;
+    let style = parse_style(&pairs(&raw)).map_err(|(param, detail)| {
+        bad_request(vec![FieldError::new(format!("/{param}"), "invalid_parameter", detail)])
+    })?;
     let tile = state.eo.scene_tile(&caller.account_id, &id, &style, z, x, y, size).await.map_err(eo_error)?;
     Ok(png(tile, state.config.eo.tile_max_age.as_secs()))
 }

@@ -24,14 +24,11 @@ use utoipa_axum::routes;
 pub(super) fn router() -> OpenApiRouter<AppState> {
     // Uploads may be far larger than the JSON body limit: the handler enforces
     // `limits.upload_bytes` itself while streaming, and `limits.body_bytes` on JSON.
-    OpenApiRouter::new()
-        .routes(routes!(list_eo_items, add_eo_items))
-        .layer(DefaultBodyLimit::disable())
-        .merge(
-            OpenApiRouter::new()
-                .routes(routes!(get_eo_item, replace_eo_item, patch_eo_item, delete_eo_item))
-                .routes(routes!(get_eo_asset)),
-        )
+    OpenApiRouter::new().routes(routes!(list_eo_items, add_eo_items)).layer(DefaultBodyLimit::disable()).merge(
+        OpenApiRouter::new()
+            .routes(routes!(get_eo_item, replace_eo_item, patch_eo_item, delete_eo_item))
+            .routes(routes!(get_eo_asset)),
+    )
 }
 
 #[utoipa::path(
@@ -79,8 +76,12 @@ async fn list_eo_items(
     };
     let mut doc = item_collection(&l, &search, &page, &self_href, NextLink::Get { href: &href, pairs: &pairs });
     if let Some(list) = doc["links"].as_array_mut() {
-        list.push(json!({"rel": "collection", "href": format!("{}/collections/{cid}", l.root()), "type": "application/json"}));
-        list.push(json!({"rel": "parent", "href": format!("{}/collections/{cid}", l.root()), "type": "application/json"}));
+        list.push(
+            json!({"rel": "collection", "href": format!("{}/collections/{cid}", l.root()), "type": "application/json"}),
+        );
+        list.push(
+            json!({"rel": "parent", "href": format!("{}/collections/{cid}", l.root()), "type": "application/json"}),
+        );
     }
     Ok(document(StatusCode::OK, GEOJSON, &doc))
 }
@@ -175,7 +176,13 @@ async fn add_eo_items(
 }
 
 /// Reads an upload's parts (the `item` JSON, files staged on disk) and hands them to the service.
-async fn upload(state: &AppState, caller: &Caller, cid: &str, headers: &HeaderMap, req: Request) -> ApiResult<Ingested> {
+async fn upload(
+    state: &AppState,
+    caller: &Caller,
+    cid: &str,
+    headers: &HeaderMap,
+    req: Request,
+) -> ApiResult<Ingested> {
     let limits = &state.config.limits;
     if declared_length(headers).is_some_and(|n| n > limits.upload_bytes.saturating_add(limits.body_bytes as u64)) {
         drain_body(headers, req).await;
@@ -197,7 +204,11 @@ async fn upload(state: &AppState, caller: &Caller, cid: &str, headers: &HeaderMa
         parse_json(&part).map_err(|e| ApiError::malformed(format!("the item part: {}", e.problem.detail)))?;
     let assets: Vec<UploadedAsset> = files
         .iter()
-        .map(|(key, file, filename)| UploadedAsset { key: key.clone(), path: file.path().to_path_buf(), filename: filename.clone() })
+        .map(|(key, file, filename)| UploadedAsset {
+            key: key.clone(),
+            path: file.path().to_path_buf(),
+            filename: filename.clone(),
+        })
         .collect();
     let ingested = state.eo.ingest(&caller.account_id, cid, &part, assets).await.map_err(eo_error);
     drop(files);
@@ -216,7 +227,11 @@ async fn read_parts(state: &AppState, multipart: &mut Multipart) -> ApiResult<(O
         let name = field.name().unwrap_or("").to_owned();
         if name == "item" {
             if item.is_some() {
-                return Err(ApiError::invalid(vec![FieldError::new("/item", "duplicate_part", "send one `item` part")]));
+                return Err(ApiError::invalid(vec![FieldError::new(
+                    "/item",
+                    "duplicate_part",
+                    "send one `item` part",
+                )]));
             }
             item = Some(read_small(&mut field, limits.body_bytes, "item").await?);
             continue;
@@ -229,7 +244,11 @@ async fn read_parts(state: &AppState, multipart: &mut Multipart) -> ApiResult<(O
             )]));
         }
         if files.iter().any(|(k, _, _)| *k == name) {
-            return Err(ApiError::invalid(vec![FieldError::new(format!("/assets/{name}"), "duplicate_part", "one file per asset")]));
+            return Err(ApiError::invalid(vec![FieldError::new(
+                format!("/assets/{name}"),
+                "duplicate_part",
+                "one file per asset",
+            )]));
         }
         if files.len() >= 64 {
             return Err(ApiError::invalid(vec![FieldError::new("/assets", "too_many", "at most 64 files")]));

@@ -30,7 +30,13 @@ pub(super) enum NextLink<'a> {
 
 /// An ItemCollection answer: items with their links and the fields applied, paging links,
 /// `numberMatched`/`numberReturned` and the context extension's `context`.
-pub(super) fn item_collection(l: &Links, search: &Search, page: &SearchPage, self_href: &str, next: NextLink<'_>) -> Value {
+pub(super) fn item_collection(
+    l: &Links,
+    search: &Search,
+    page: &SearchPage,
+    self_href: &str,
+    next: NextLink<'_>,
+) -> Value {
     let features: Vec<Value> = page.items.iter().map(|i| search.fields.apply(l.item(i))).collect();
     let mut link_list = vec![
         json!({"rel": "self", "href": self_href, "type": GEOJSON}),
@@ -45,14 +51,18 @@ pub(super) fn item_collection(l: &Links, search: &Search, page: &SearchPage, sel
                     q.append_pair(k, v);
                 }
                 q.append_pair("token", &token);
-                link_list.push(json!({"rel": "next", "href": format!("{href}?{}", q.finish()), "type": GEOJSON, "method": "GET"}));
+                link_list.push(
+                    json!({"rel": "next", "href": format!("{href}?{}", q.finish()), "type": GEOJSON, "method": "GET"}),
+                );
             }
             NextLink::Post { href, body } => {
                 let mut b = body.clone();
                 if let Some(o) = b.as_object_mut() {
                     o.insert("token".into(), json!(token));
                 }
-                link_list.push(json!({"rel": "next", "href": href, "type": GEOJSON, "method": "POST", "body": b, "merge": false}));
+                link_list.push(
+                    json!({"rel": "next", "href": href, "type": GEOJSON, "method": "POST", "body": b, "merge": false}),
+                );
             }
         }
     }

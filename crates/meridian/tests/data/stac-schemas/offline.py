@@ -28,13 +28,10 @@ import urllib3.exceptions
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 def _search_path():
-    """Where the files named in `urls.json` are looked for, in order: this folder, the folders
-    in `STAC_OFFLINE_SCHEMAS` (separated by `os.pathsep`), and `stac-schemas/` in the `shared/`
-    folder beside the repository (where CI has it)."""
+    """Where the files named in `urls.json` are looked for, in order: this folder, then the
+    folders in `STAC_OFFLINE_SCHEMAS` (separated by `os.pathsep`)."""
     dirs = [HERE]
     dirs += [d for d in os.environ.get("STAC_OFFLINE_SCHEMAS", "").split(os.pathsep) if d]
-    repo = os.path.normpath(os.path.join(HERE, *[os.pardir] * 5))
-    dirs.append(os.path.join(os.path.dirname(repo), "shared", "stac-schemas"))
     return dirs
 
 
