@@ -30,8 +30,11 @@ CREATE TABLE eo_items (
     UNIQUE (account_id, collection, id),
     FOREIGN KEY (account_id, collection) REFERENCES eo_collections (account_id, id) ON DELETE CASCADE
 );
-CREATE INDEX eo_items_by_time ON eo_items (account_id, start_at DESC, seq DESC);
+-- The default order of searches (newest first, ties by id, then insertion).
+CREATE INDEX eo_items_by_time ON eo_items (account_id, start_at DESC, id, seq);
 CREATE INDEX eo_items_by_id ON eo_items (account_id, id);
+-- Counts of time-filtered searches read this index alone.
+CREATE INDEX eo_items_span ON eo_items (account_id, start_at, end_at, collection);
 
 CREATE VIRTUAL TABLE eo_items_rtree USING rtree (seq, min_x, max_x, min_y, max_y);
 

@@ -504,8 +504,26 @@ impl EoRepo for SqliteDb {
     }
 
     async fn count_items(&self, account: &AccountId, q: &ItemQuery) -> Result<u64> {
-        let mut sql = Sql::new("SELECT count(*) FROM eo_items i");
+        // With a box, the R*Tree drives (a join in that order); otherwise the covering indexes.
+        let mut sql = if q.boxes.is_empty() {
+            Sql::new("SELECT count(*) FROM eo_items i")
+        } else {
+            Sql::new("SELECT count(*) FROM eo_items_rtree r CROSS JOIN eo_items i ON i.seq = r.seq")
+        };
+        let boxes = q.boxes.clone();
+        let q = &ItemQuery { boxes: Vec::new(), ..q.clone() };
         filters(&mut sql, account, q);
+        for (n, b) in boxes.iter().enumerate() {
+            sql.push(if n == 0 { " AND ((" } else { " OR (" })
+                .push("r.max_x >= ? AND r.min_x <= ? AND r.max_y >= ? AND r.min_y <= ?)")
+                .real_arg(b[0])
+                .real_arg(b[2])
+                .real_arg(b[1])
+                .real_arg(b[3]);
+        }
+        if !boxes.is_empty() {
+            sql.push(")");
+        }
         let n: i64 = sqlx::query_scalar_with(&sql.text, sql.args).fetch_one(self.read()).await?;
         Ok(u64::try_from(n).unwrap_or(0))
     }
