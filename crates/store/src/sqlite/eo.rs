@@ -16,6 +16,8 @@ const ITEM_COLUMNS: &str =
     "i.seq, i.account_id, i.collection, i.id, i.start_at, i.end_at, i.min_x, i.min_y, i.max_x, i.max_y, i.body, \
      i.version, i.created_at, i.updated_at";
 
+const ITEM_VERSION: &str = "SELECT version FROM eo_items WHERE account_id = ? AND collection = ? AND id = ?";
+
 fn collection(row: &SqliteRow) -> Result<EoCollection> {
     Ok(EoCollection {
         account_id: AccountId(row.try_get("account_id")?),
@@ -191,6 +193,26 @@ fn conflict(collection: &str, id: &str) -> StoreError {
     .into()
 }
 
+/// The version of the row `select` names (its `?`s bound to `keys` in order), checked against
+/// an `If-Match` version: `None` when there is no such row.
+async fn checked_version(
+    conn: &mut sqlx::SqliteConnection,
+    select: &str,
+    keys: &[&str],
+    what: &str,
+    expected: Option<i64>,
+) -> Result<Option<i64>> {
+    let mut q = sqlx::query_scalar::<_, i64>(select);
+    for k in keys {
+        q = q.bind(*k);
+    }
+    let Some(version) = q.fetch_optional(&mut *conn).await? else { return Ok(None) };
+    if expected.is_some_and(|e| e != version) {
+        return Err(DomainError::PreconditionFailed(format!("{what} is at version {version}")).into());
+    }
+    Ok(Some(version))
+}
+
 #[async_trait]
 impl EoRepo for SqliteDb {
     async fn create_collection(&self, c: &EoCollection) -> Result<()> {
@@ -228,15 +250,10 @@ impl EoRepo for SqliteDb {
         expected: Option<i64>,
     ) -> Result<EoCollection> {
         let mut tx = self.write().await?;
-        let current: Option<i64> =
-            sqlx::query_scalar("SELECT version FROM eo_collections WHERE account_id = ? AND id = ?")
-                .bind(account.as_str())
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        let Some(version) = current else { return Err(DomainError::not_found("collection", id).into()) };
-        if expected.is_some_and(|e| e != version) {
-            return Err(DomainError::PreconditionFailed(format!("collection {id} is at version {version}")).into());
+        let select = "SELECT version FROM eo_collections WHERE account_id = ? AND id = ?";
+        let what = format!("collection {id}");
+        if checked_version(&mut tx, select, &[account.as_str(), id], &what, expected).await?.is_none() {
+            return Err(DomainError::not_found("collection", id).into());
         }
         let row = sqlx::query(
             "UPDATE eo_collections SET body = ?, version = version + 1, updated_at = ? WHERE account_id = ? AND id = ?
@@ -276,15 +293,10 @@ impl EoRepo for SqliteDb {
 
     async fn delete_collection(&self, account: &AccountId, id: &str, expected: Option<i64>) -> Result<bool> {
         let mut tx = self.write().await?;
-        let current: Option<i64> =
-            sqlx::query_scalar("SELECT version FROM eo_collections WHERE account_id = ? AND id = ?")
-                .bind(account.as_str())
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        let Some(version) = current else { return Ok(false) };
-        if expected.is_some_and(|e| e != version) {
-            return Err(DomainError::PreconditionFailed(format!("collection {id} is at version {version}")).into());
+        let select = "SELECT version FROM eo_collections WHERE account_id = ? AND id = ?";
+        let what = format!("collection {id}");
+        if checked_version(&mut tx, select, &[account.as_str(), id], &what, expected).await?.is_none() {
+            return Ok(false);
         }
         sqlx::query("DELETE FROM eo_items WHERE account_id = ? AND collection = ?")
             .bind(account.as_str())
@@ -422,16 +434,10 @@ impl EoRepo for SqliteDb {
         events: &[NewEvent],
     ) -> Result<EoItem> {
         let mut tx = self.write().await?;
-        let current: Option<i64> =
-            sqlx::query_scalar("SELECT version FROM eo_items WHERE account_id = ? AND collection = ? AND id = ?")
-                .bind(account.as_str())
-                .bind(collection_id)
-                .bind(&it.id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        let Some(version) = current else { return Err(DomainError::not_found("item", &it.id).into()) };
-        if expected.is_some_and(|e| e != version) {
-            return Err(DomainError::PreconditionFailed(format!("item {} is at version {version}", it.id)).into());
+        let what = format!("item {}", it.id);
+        let keys = [account.as_str(), collection_id, it.id.as_str()];
+        if checked_version(&mut tx, ITEM_VERSION, &keys, &what, expected).await?.is_none() {
+            return Err(DomainError::not_found("item", &it.id).into());
         }
         let row = sqlx::query(&format!(
             "UPDATE eo_items SET start_at = ?, end_at = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ?, body = ?,
@@ -466,16 +472,12 @@ impl EoRepo for SqliteDb {
         expected: Option<i64>,
     ) -> Result<bool> {
         let mut tx = self.write().await?;
-        let current: Option<i64> =
-            sqlx::query_scalar("SELECT version FROM eo_items WHERE account_id = ? AND collection = ? AND id = ?")
-                .bind(account.as_str())
-                .bind(collection_id)
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        let Some(version) = current else { return Ok(false) };
-        if expected.is_some_and(|e| e != version) {
-            return Err(DomainError::PreconditionFailed(format!("item {id} is at version {version}")).into());
+        let what = format!("item {id}");
+        if checked_version(&mut tx, ITEM_VERSION, &[account.as_str(), collection_id, id], &what, expected)
+            .await?
+            .is_none()
+        {
+            return Ok(false);
         }
         sqlx::query("DELETE FROM eo_items WHERE account_id = ? AND collection = ? AND id = ?")
             .bind(account.as_str())

@@ -3,7 +3,7 @@
 //! (`multipart/form-data`: an `item` part and one file part per asset); replace, patch and
 //! delete with ETags; and the stored assets themselves, range-readable.
 
-use super::search::{item_collection, item_etag, NextLink};
+use super::search::{item_answer, item_collection, NextLink};
 use super::{bad_request, document, eo_error, links};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -124,14 +124,7 @@ async fn add_eo_items(
     if essence == "multipart/form-data" {
         let ingested = upload(&state, &caller, &cid, &headers, req).await.map_err(close)?;
         return Ok(match ingested {
-            Ingested::Item(item) => {
-                let mut r = document(StatusCode::CREATED, GEOJSON, &l.item(&item));
-                r.headers_mut().insert(header::ETAG, item_etag(&item));
-                if let Ok(v) = HeaderValue::from_str(&format!("{}/collections/{cid}/items/{}", stac::ROOT, item.id)) {
-                    r.headers_mut().insert(header::LOCATION, v);
-                }
-                r
-            }
+            Ingested::Item(item) => item_answer(StatusCode::CREATED, &l, &item),
             Ingested::Job(job) => {
                 state.job_waker.wake();
                 let location = format!("/api/v1/jobs/{}", job.id);
@@ -163,13 +156,7 @@ async fn add_eo_items(
     let items = state.eo.add_items(&caller.account_id, &cid, &body).await.map_err(eo_error)?;
     state.event_waker.wake();
     if items.len() == 1 && body.get("type").and_then(Value::as_str) != Some("FeatureCollection") {
-        let item = &items[0];
-        let mut r = document(StatusCode::CREATED, GEOJSON, &l.item(item));
-        r.headers_mut().insert(header::ETAG, item_etag(item));
-        if let Ok(v) = HeaderValue::from_str(&format!("{}/collections/{cid}/items/{}", stac::ROOT, item.id)) {
-            r.headers_mut().insert(header::LOCATION, v);
-        }
-        return Ok(r);
+        return Ok(item_answer(StatusCode::CREATED, &l, &items[0]));
     }
     let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
     Ok(document(StatusCode::CREATED, "application/json", &json!({"added": ids.len(), "ids": ids})))
@@ -276,9 +263,7 @@ async fn get_eo_item(
     Path((cid, iid)): Path<(String, String)>,
 ) -> ApiResult<Response> {
     let item = state.eo.item(&caller.account_id, &cid, &iid).await.map_err(eo_error)?;
-    let mut r = document(StatusCode::OK, GEOJSON, &links(&state, &headers).item(&item));
-    r.headers_mut().insert(header::ETAG, item_etag(&item));
-    Ok(r)
+    Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
 
 fn if_match(headers: &HeaderMap, iid: &str) -> ApiResult<Option<i64>> {
@@ -310,9 +295,7 @@ async fn replace_eo_item(
     let expected = if_match(&headers, &iid)?;
     let item = state.eo.replace_item(&caller.account_id, &cid, &iid, &body, expected).await.map_err(eo_error)?;
     state.event_waker.wake();
-    let mut r = document(StatusCode::OK, GEOJSON, &links(&state, &headers).item(&item));
-    r.headers_mut().insert(header::ETAG, item_etag(&item));
-    Ok(r)
+    Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
 
 #[utoipa::path(
@@ -340,9 +323,7 @@ async fn patch_eo_item(
     let expected = if_match(&headers, &iid)?;
     let item = state.eo.patch_item(&caller.account_id, &cid, &iid, &patch, expected).await.map_err(eo_error)?;
     state.event_waker.wake();
-    let mut r = document(StatusCode::OK, GEOJSON, &links(&state, &headers).item(&item));
-    r.headers_mut().insert(header::ETAG, item_etag(&item));
-    Ok(r)
+    Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
 
 #[utoipa::path(

@@ -163,12 +163,23 @@ async fn get_eo_scene(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     let item = state.eo.scene(&caller.account_id, &id).await.map_err(eo_error)?;
-    let mut r = document(StatusCode::OK, GEOJSON, &links(&state, &headers).item(&item));
-    r.headers_mut().insert(header::ETAG, item_etag(&item));
-    Ok(r)
+    Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
 
 /// An item's ETag: its id and version.
-pub(super) fn item_etag(item: &meridian_store::eo::EoItem) -> HeaderValue {
+fn item_etag(item: &meridian_store::eo::EoItem) -> HeaderValue {
     crate::etag::tag(&format!("{}-v", item.id), item.version)
+}
+
+/// An item as a GeoJSON answer with its ETag; with `Location` when it was just created.
+pub(super) fn item_answer(status: StatusCode, l: &Links, item: &meridian_store::eo::EoItem) -> Response {
+    let mut r = document(status, GEOJSON, &l.item(item));
+    r.headers_mut().insert(header::ETAG, item_etag(item));
+    if status == StatusCode::CREATED {
+        let at = format!("{}/collections/{}/items/{}", meridian_eo::stac::ROOT, item.collection, item.id);
+        if let Ok(v) = HeaderValue::from_str(&at) {
+            r.headers_mut().insert(header::LOCATION, v);
+        }
+    }
+    r
 }
