@@ -189,18 +189,13 @@ pub fn boxes(b: [f64; 4]) -> Vec<[f64; 4]> {
 }
 
 /// One end of a `datetime` interval: `None` when open (`..` or empty).
-fn interval_end(text: &str, end: bool) -> Result<Option<i64>, String> {
+fn interval_end(text: &str) -> Result<Option<i64>, String> {
     let t = text.trim();
     if t.is_empty() || t == ".." {
         return Ok(None);
     }
     if let Some(ms) = parse_instant(t) {
         return Ok(Some(ms));
-    }
-    // A date alone stands for its whole day.
-    if let Ok(d) = chrono::NaiveDate::parse_from_str(t, "%Y-%m-%d") {
-        let start = d.and_hms_opt(0, 0, 0).map(|t| t.and_utc().timestamp_millis()).unwrap_or(0);
-        return Ok(Some(if end { start + 86_399_999 } else { start }));
     }
     Err(format!("{t} is not an RFC 3339 date and time"))
 }
@@ -209,8 +204,8 @@ fn interval_end(text: &str, end: bool) -> Result<Option<i64>, String> {
 pub fn parse_datetime(text: &str) -> Result<(i64, i64), String> {
     let (start, end) = match text.split_once('/') {
         Some((a, b)) => {
-            let s = interval_end(a, false)?;
-            let e = interval_end(b, true)?;
+            let s = interval_end(a)?;
+            let e = interval_end(b)?;
             if s.is_none() && e.is_none() {
                 return Err("an interval needs at least one end".into());
             }
@@ -218,9 +213,8 @@ pub fn parse_datetime(text: &str) -> Result<(i64, i64), String> {
         }
         None => {
             let t = text.trim();
-            let s = interval_end(t, false)?.ok_or("an instant or an interval start/end")?;
-            let e = interval_end(t, true)?.unwrap_or(s);
-            (s, e)
+            let s = interval_end(t)?.ok_or("an instant or an interval start/end")?;
+            (s, s)
         }
     };
     if start > end {
@@ -409,6 +403,10 @@ impl Search {
         let mut s = Search::default();
         let mut errors = Vec::new();
         let strings = |v: &Value, name: &str, errors: &mut Vec<FieldError>| -> Vec<String> {
+            // One string is taken as a comma-separated list, as in GET.
+            if let Some(one) = v.as_str() {
+                return list(one);
+            }
             match v.as_array() {
                 Some(a) if a.iter().all(Value::is_string) => {
                     a.iter().filter_map(Value::as_str).map(str::to_owned).collect()

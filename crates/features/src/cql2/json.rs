@@ -136,6 +136,10 @@ fn parse_at(v: &Value, limits: &Limits, depth: usize) -> Result<Expr, Cql2Error>
         }
         "between" => match a.as_slice() {
             [x, lo, hi] => Expr::Between { value: operand(x)?, low: operand(lo)?, high: operand(hi)? },
+            // The draft form that some clients still send: the bounds as one array.
+            [x, Value::Array(bounds)] if bounds.len() == 2 => {
+                Expr::Between { value: operand(x)?, low: operand(&bounds[0])?, high: operand(&bounds[1])? }
+            }
             _ => return Err(err("`between` takes three arguments")),
         },
         "in" => match a.as_slice() {

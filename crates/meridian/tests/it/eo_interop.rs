@@ -233,21 +233,6 @@ async fn eo_pystac_client_searches_and_pystac_validates_items() {
 /// The validator's complaints that are not server faults: (where, what), each matched as text.
 const VALIDATOR_DISAGREEMENTS: &[(&str, &str, &str)] = &[
     (
-        "[Item Search] : GET",
-        "params={'datetime': '1985-04-12'} body= had unexpected status code 200 instead of 400",
-        "a date alone is accepted on purpose and stands for its whole day",
-    ),
-    (
-        "[Item Search - Filter Ext] : POST",
-        r#"{"op": "between", "args": [{"property": "eo:cloud_cover"}, [0, 50]]}"#,
-        "the validator writes the pre-1.0 draft form of `between`; CQL2 1.0 gives it three arguments",
-    ),
-    (
-        "[Item Search - Sort Ext] : POST",
-        r#""collections": "s2"} had unexpected status code 400 instead of 200"#,
-        "the validator sends `collections` as a string; in a POST search it is an array of strings",
-    ),
-    (
         "[Features - Transaction Ext] : DELETE",
         "had unexpected status code 404 instead of 204",
         "the validator first deletes an item that does not exist yet: 404 is the right answer",
