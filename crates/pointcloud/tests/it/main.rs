@@ -1,8 +1,9 @@
-//! Integration tests of the point-cloud engine: the reader on real and hostile files and the
-//! reader's fuzz target.
+//! Integration tests of the point-cloud engine: the reader on real and hostile files, the SMRF
+//! ground filter on the ISPRS filter-test reference samples, and the reader's fuzz target.
 #![allow(clippy::unwrap_used)]
 
 mod fuzz;
+mod isprs;
 mod reader;
 
 use std::path::{Path, PathBuf};
