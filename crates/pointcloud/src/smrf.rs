@@ -104,7 +104,7 @@ impl Default for Smrf {
             cut: 0.0,
             ignore: Vec::new(),
             returns: vec![ReturnKind::Last, ReturnKind::Only],
-            max_cells: 200_000_000,
+            max_cells: 50_000_000,
         }
     }
 }
@@ -306,29 +306,41 @@ fn fill(grid: &mut [f64], cols: usize, rows: usize) {
             },
         )
     };
-    // Rings: each pass fills the empty cells next to a filled one, from the previous pass only.
-    let mut todo = empty.clone();
-    while !todo.is_empty() {
-        let mut next = Vec::new();
-        let mut updates = Vec::new();
-        for &k in &todo {
-            let (mut sum, mut count) = (0.0, 0u32);
-            for j in neighbours(k) {
-                if !grid[j].is_nan() {
+    // Rings, breadth first from the data: each ring takes its values from the cells filled
+    // before it, so every cell is visited once.
+    let mut visited: Vec<bool> = grid.iter().map(|v| !v.is_nan()).collect();
+    let mut ring: Vec<usize> = Vec::new();
+    for &k in &empty {
+        if neighbours(k).any(|j| !grid[j].is_nan()) {
+            visited[k] = true;
+            ring.push(k);
+        }
+    }
+    while !ring.is_empty() {
+        let values: Vec<f64> = ring
+            .iter()
+            .map(|&k| {
+                let (mut sum, mut count) = (0.0, 0u32);
+                for j in neighbours(k).filter(|&j| !grid[j].is_nan()) {
                     sum += grid[j];
                     count += 1;
                 }
-            }
-            if count > 0 {
-                updates.push((k, sum / f64::from(count)));
-            } else {
-                next.push(k);
-            }
-        }
-        for (k, v) in updates {
+                sum / f64::from(count.max(1))
+            })
+            .collect();
+        for (&k, v) in ring.iter().zip(values) {
             grid[k] = v;
         }
-        todo = next;
+        let mut next = Vec::new();
+        for &k in &ring {
+            for j in neighbours(k) {
+                if !visited[j] {
+                    visited[j] = true;
+                    next.push(j);
+                }
+            }
+        }
+        ring = next;
     }
     // Relaxation (Gauss-Seidel in a fixed order, so deterministic).
     for _ in 0..20 {
