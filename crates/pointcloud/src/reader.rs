@@ -126,6 +126,13 @@ pub fn read_path(path: impl AsRef<Path>, limits: Limits) -> Result<(PointCloudIn
 }
 
 /// Reads a LAS or LAZ file held in memory.
+///
+/// ```
+/// use meridian_pointcloud::reader::{read_bytes, Limits, ReadError};
+/// // A JPEG renamed .laz is an error, not a panic.
+/// let jpeg = [0xff, 0xd8, 0xff, 0xe0, 0, 0x10, b'J', b'F', b'I', b'F', 0].repeat(40);
+/// assert!(matches!(read_bytes(&jpeg, Limits::default()), Err(ReadError::Header(_))));
+/// ```
 pub fn read_bytes(data: &[u8], limits: Limits) -> Result<(PointCloudInfo, PointCloud)> {
     read_from(Cursor::new(data.to_vec()), limits)
 }

@@ -176,6 +176,23 @@ impl Smrf {
 
     /// Ground points among `x`, `y`, `z`: `true` for ground. With `selected`, only the points
     /// it marks are filtered (the others are never ground). Non-finite coordinates are not ground.
+    ///
+    /// ```
+    /// use meridian_pointcloud::Smrf;
+    /// // A 40 m square of flat ground, a point a metre, with a 6 m box on it.
+    /// let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
+    /// for i in 0..40 {
+    ///     for j in 0..40 {
+    ///         let on_box = (15..25).contains(&i) && (15..25).contains(&j);
+    ///         x.push(i as f64);
+    ///         y.push(j as f64);
+    ///         z.push(if on_box { 106.0 } else { 100.0 });
+    ///     }
+    /// }
+    /// let ground = Smrf::default().classify(&x, &y, &z, None)?;
+    /// assert!(ground[0] && !ground[20 * 40 + 20]);
+    /// # Ok::<(), meridian_pointcloud::SmrfError>(())
+    /// ```
     pub fn classify(&self, x: &[f64], y: &[f64], z: &[f64], selected: Option<&[bool]>) -> Result<Vec<bool>, SmrfError> {
         self.validate()?;
         let n = x.len();
