@@ -1,0 +1,476 @@
+//! Reading LAS and LAZ files into columns, under limits.
+//!
+//! The header is checked here before the `las` crate sees the file, so that a header that lies
+//! (a point count the file cannot hold, offsets past its end, a LAZ chunk table or an extended
+//! VLR larger than the file) is an error rather than a huge allocation: the `las` and `laz`
+//! crates size their buffers from the header. Points are then decoded in batches and kept as
+//! structure-of-arrays, which is what the filters want.
+
+use las::{PointDataBuilder, Reader};
+use std::fs::File;
+use std::io::{BufReader, Cursor, Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// Errors of reading a point cloud.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be opened or read.
+    #[error("reading the file: {0}")]
+    Io(#[from] std::io::Error),
+    /// The file is not a LAS/LAZ file, or its header contradicts itself or the file.
+    #[error("invalid LAS header: {0}")]
+    Header(String),
+    /// The file is valid but larger than the limits allow.
+    #[error("{what} ({value}) is over the limit of {limit}")]
+    Limit {
+        /// What was over the limit.
+        what: &'static str,
+        /// The value found.
+        value: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The points could not be decoded (a truncated file, corrupt LAZ data).
+    #[error("decoding points: {0}")]
+    Decode(#[from] las::Error),
+    /// The compressed points are corrupt in a way the LAZ decoder does not report as an error.
+    #[error("corrupt compressed points: {0}")]
+    Corrupt(String),
+}
+
+/// A `Result` of this module.
+pub type Result<T, E = ReadError> = std::result::Result<T, E>;
+
+/// What a reader accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest number of points a file may declare.
+    pub max_points: u64,
+}
+
+impl Default for Limits {
+    /// 100 million points: about 3.5 GB of columns.
+    fn default() -> Self {
+        Self { max_points: 100_000_000 }
+    }
+}
+
+/// What the header says about a file, once checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointCloudInfo {
+    /// LAS version, major and minor (1.0 to 1.4).
+    pub version: (u8, u8),
+    /// Point data record format (0 to 10).
+    pub point_format: u8,
+    /// Whether the points are LAZ-compressed.
+    pub compressed: bool,
+    /// Bytes of one point record, extra bytes included.
+    pub record_length: u16,
+    /// Number of points the header declares.
+    pub points: u64,
+    /// Scale of the stored integer coordinates, x, y, z.
+    pub scale: [f64; 3],
+    /// Offset of the stored integer coordinates, x, y, z.
+    pub offset: [f64; 3],
+    /// Bounds the header declares: min x, min y, min z, max x, max y, max z.
+    pub bounds: [f64; 6],
+}
+
+/// Points as columns: the i-th point is `(x[i], y[i], z[i])` with its attributes at `i`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PointCloud {
+    /// Easting (scaled and offset).
+    pub x: Vec<f64>,
+    /// Northing (scaled and offset).
+    pub y: Vec<f64>,
+    /// Elevation (scaled and offset).
+    pub z: Vec<f64>,
+    /// ASPRS classification code.
+    pub classification: Vec<u8>,
+    /// Return number, 1-based (0 in files that do not record it).
+    pub return_number: Vec<u8>,
+    /// Number of returns of the pulse (0 in files that do not record it).
+    pub number_of_returns: Vec<u8>,
+    /// Pulse return magnitude.
+    pub intensity: Vec<u16>,
+}
+
+impl PointCloud {
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Whether there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            x: Vec::with_capacity(n),
+            y: Vec::with_capacity(n),
+            z: Vec::with_capacity(n),
+            classification: Vec::with_capacity(n),
+            return_number: Vec::with_capacity(n),
+            number_of_returns: Vec::with_capacity(n),
+            intensity: Vec::with_capacity(n),
+        }
+    }
+}
+
+/// Reads a LAS or LAZ file.
+pub fn read_path(path: impl AsRef<Path>, limits: Limits) -> Result<(PointCloudInfo, PointCloud)> {
+    let file = File::open(path)?;
+    read_from(BufReader::new(file), limits)
+}
+
+/// Reads a LAS or LAZ file held in memory.
+///
+/// ```
+/// use meridian_pointcloud::reader::{read_bytes, Limits, ReadError};
+/// // A JPEG renamed .laz is an error, not a panic.
+/// let jpeg = [0xff, 0xd8, 0xff, 0xe0, 0, 0x10, b'J', b'F', b'I', b'F', 0].repeat(40);
+/// assert!(matches!(read_bytes(&jpeg, Limits::default()), Err(ReadError::Header(_))));
+/// ```
+pub fn read_bytes(data: &[u8], limits: Limits) -> Result<(PointCloudInfo, PointCloud)> {
+    read_from(Cursor::new(data.to_vec()), limits)
+}
+
+/// Checks the header of a LAS or LAZ file without decoding its points.
+pub fn check_header<R: Read + Seek>(read: &mut R, limits: Limits) -> Result<PointCloudInfo> {
+    let file_len = read.seek(SeekFrom::End(0))?;
+    read.seek(SeekFrom::Start(0))?;
+    check(read, file_len, limits)
+}
+
+/// Reads a LAS or LAZ file from a seekable source.
+pub fn read_from<R>(mut read: R, limits: Limits) -> Result<(PointCloudInfo, PointCloud)>
+where
+    R: Read + Seek + Send + Sync + 'static,
+{
+    let info = check_header(&mut read, limits)?;
+    read.seek(SeekFrom::Start(0))?;
+    // The `laz` decoder asserts on some corrupt arithmetic-coded streams instead of returning
+    // an error; such a panic is contained here and reported as what it is, a corrupt file.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(read, info))) {
+        Ok(result) => result,
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "the decoder failed".to_owned());
+            Err(ReadError::Corrupt(msg))
+        }
+    }
+}
+
+fn decode<R>(read: R, info: PointCloudInfo) -> Result<(PointCloudInfo, PointCloud)>
+where
+    R: Read + Seek + Send + Sync + 'static,
+{
+    let mut reader = Reader::new(read)?;
+    let header = reader.header();
+    if header.number_of_points() != info.points {
+        return Err(ReadError::Header(format!(
+            "the header declares {} points, the reader {}",
+            info.points,
+            header.number_of_points()
+        )));
+    }
+    let n = usize::try_from(info.points).map_err(|_| limit("points", info.points, usize::MAX as u64))?;
+    let mut cloud = PointCloud::with_capacity(n);
+    let mut batch = PointDataBuilder::new().for_header(header).build();
+    // Batches of about 4 MiB, whatever the record length.
+    let batch_points = (4u64 << 20) / u64::from(info.record_length).max(1) + 1;
+    while cloud.len() < n {
+        let got = reader.fill_points(batch_points, &mut batch)?;
+        if got == 0 {
+            return Err(ReadError::Header(format!("the file ends after {} of {n} points", cloud.len())));
+        }
+        cloud.x.extend(batch.x());
+        cloud.y.extend(batch.y());
+        cloud.z.extend(batch.z());
+        cloud.classification.extend(batch.classification());
+        cloud.return_number.extend(batch.return_number());
+        cloud.number_of_returns.extend(batch.number_of_returns());
+        cloud.intensity.extend(batch.intensity());
+    }
+    Ok((info, cloud))
+}
+
+fn limit(what: &'static str, value: u64, limit: u64) -> ReadError {
+    ReadError::Limit { what, value, limit }
+}
+
+fn bad(msg: impl Into<String>) -> ReadError {
+    ReadError::Header(msg.into())
+}
+
+/// Smallest record length of each point format, 0 to 10.
+const FORMAT_LENGTHS: [u16; 11] = [20, 28, 26, 34, 57, 63, 30, 36, 38, 59, 67];
+/// Size of a VLR header and of an extended VLR header.
+const VLR_HEADER: u64 = 54;
+const EVLR_HEADER: u64 = 60;
+
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    let mut a = [0; 8];
+    a.copy_from_slice(&b[at..at + 8]);
+    u64::from_le_bytes(a)
+}
+
+fn f64_at(b: &[u8], at: usize) -> f64 {
+    f64::from_bits(u64_at(b, at))
+}
+
+fn read_at<R: Read + Seek>(read: &mut R, at: u64, buf: &mut [u8]) -> Result<()> {
+    read.seek(SeekFrom::Start(at))?;
+    read.read_exact(buf).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => bad(format!("the file ends inside a structure at byte {at}")),
+        _ => ReadError::Io(e),
+    })
+}
+
+fn check<R: Read + Seek>(read: &mut R, file_len: u64, limits: Limits) -> Result<PointCloudInfo> {
+    // The largest header, LAS 1.4's; shorter files are checked against their version's size.
+    let mut h = [0u8; 375];
+    let avail = file_len.min(375) as usize;
+    if avail < 227 {
+        return Err(bad(format!("{file_len} bytes is shorter than a LAS header")));
+    }
+    read_at(read, 0, &mut h[..avail])?;
+    if &h[0..4] != b"LASF" {
+        return Err(bad("no LASF signature"));
+    }
+    let version = (h[24], h[25]);
+    if version.0 != 1 || version.1 > 4 {
+        return Err(bad(format!("LAS version {}.{} is not 1.0 to 1.4", version.0, version.1)));
+    }
+    let min_header: u16 = match version.1 {
+        0..=2 => 227,
+        3 => 235,
+        _ => 375,
+    };
+    let header_size = u16_at(&h, 94);
+    if header_size < min_header || u64::from(header_size) > file_len {
+        return Err(bad(format!("header size {header_size} for LAS 1.{} in a {file_len}-byte file", version.1)));
+    }
+    let offset_to_points = u64::from(u32_at(&h, 96));
+    if offset_to_points < u64::from(header_size) || offset_to_points > file_len {
+        return Err(bad(format!("offset to point data {offset_to_points} outside the file")));
+    }
+    let n_vlrs = u32_at(&h, 100);
+    let format_byte = h[104];
+    let compressed = format_byte & 0x80 != 0;
+    let point_format = format_byte & 0x3f;
+    if format_byte & 0x40 != 0 && !compressed {
+        return Err(bad(format!("point format byte {format_byte:#x}")));
+    }
+    let Some(&min_len) = FORMAT_LENGTHS.get(usize::from(point_format)) else {
+        return Err(bad(format!("point format {point_format} is not 0 to 10")));
+    };
+    if point_format > 5 && version.1 < 4 {
+        return Err(bad(format!("point format {point_format} needs LAS 1.4, the file is 1.{}", version.1)));
+    }
+    let record_length = u16_at(&h, 105);
+    if record_length < min_len {
+        return Err(bad(format!("record length {record_length} is shorter than format {point_format}'s {min_len}")));
+    }
+    let legacy_count = u64::from(u32_at(&h, 107));
+    let points = if version.1 >= 4 {
+        let count = u64_at(&h, 247);
+        if legacy_count != 0 && count != legacy_count {
+            return Err(bad(format!("legacy point count {legacy_count} differs from the point count {count}")));
+        }
+        count
+    } else {
+        legacy_count
+    };
+    if points > limits.max_points {
+        return Err(limit("points", points, limits.max_points));
+    }
+    let scale = [f64_at(&h, 131), f64_at(&h, 139), f64_at(&h, 147)];
+    let offset = [f64_at(&h, 155), f64_at(&h, 163), f64_at(&h, 171)];
+    if scale.iter().any(|s| !s.is_finite() || *s == 0.0) || offset.iter().any(|o| !o.is_finite()) {
+        return Err(bad(format!("scale {scale:?} and offset {offset:?} must be finite, scale non-zero")));
+    }
+    let bounds = [f64_at(&h, 187), f64_at(&h, 203), f64_at(&h, 219), f64_at(&h, 179), f64_at(&h, 195), f64_at(&h, 211)];
+
+    // VLRs lie between the header and the points.
+    let mut at = u64::from(header_size);
+    let mut vh = [0u8; VLR_HEADER as usize];
+    let mut laz_record_length = None;
+    for i in 0..n_vlrs {
+        if at + VLR_HEADER > offset_to_points {
+            return Err(bad(format!("VLR {i} of {n_vlrs} starts past the point data")));
+        }
+        read_at(read, at, &mut vh)?;
+        let len = u16_at(&vh, 20);
+        if vh[2..18].starts_with(b"laszip encoded") && u16_at(&vh, 18) == 22204 {
+            let mut data = vec![0u8; usize::from(len)];
+            read_at(read, at + VLR_HEADER, &mut data)?;
+            laz_record_length = Some(laszip_record_length(&data)?);
+        }
+        at += VLR_HEADER + u64::from(len);
+        if at > offset_to_points {
+            return Err(bad(format!("VLR {i} runs into the point data")));
+        }
+    }
+    // The LAZ decoder writes the items its VLR lists; the buffers are sized by the header's
+    // record length, so the two must agree.
+    if compressed && laz_record_length != Some(u64::from(record_length)) {
+        return Err(bad(match laz_record_length {
+            None => "a LAZ file without its laszip VLR".to_owned(),
+            Some(n) => format!("the laszip items make {n}-byte records, the header says {record_length}"),
+        }));
+    }
+
+    // Extended VLRs (LAS 1.4) follow the points.
+    let mut end_of_points = file_len;
+    if version.1 >= 4 {
+        let start = u64_at(&h, 235);
+        let n_evlrs = u32_at(&h, 243);
+        if n_evlrs > 0 {
+            if start < offset_to_points || start > file_len {
+                return Err(bad(format!("start of the first EVLR {start} outside the point data's end")));
+            }
+            end_of_points = start;
+            let mut at = start;
+            let mut eh = [0u8; EVLR_HEADER as usize];
+            for i in 0..n_evlrs {
+                if at.checked_add(EVLR_HEADER).is_none_or(|e| e > file_len) {
+                    return Err(bad(format!("EVLR {i} of {n_evlrs} starts past the end of the file")));
+                }
+                read_at(read, at, &mut eh)?;
+                at = at + EVLR_HEADER + u64_at(&eh, 20).min(file_len);
+                if at > file_len {
+                    return Err(bad(format!("EVLR {i} runs past the end of the file")));
+                }
+            }
+        }
+    }
+
+    let room = end_of_points.saturating_sub(offset_to_points);
+    if compressed {
+        // A LAZ point block opens with the offset of its chunk table; the `laz` crate sizes the
+        // table from the chunk count stored there.
+        if room < 8 {
+            return Err(bad("no room for the LAZ chunk table offset"));
+        }
+        let mut b = [0u8; 8];
+        read_at(read, offset_to_points, &mut b)?;
+        let table = i64::from_le_bytes(b);
+        if table != -1 {
+            let table = u64::try_from(table).map_err(|_| bad(format!("LAZ chunk table offset {table}")))?;
+            if table < offset_to_points + 8 || table.saturating_add(8) > file_len {
+                return Err(bad(format!("LAZ chunk table offset {table} outside the file")));
+            }
+            let mut t = [0u8; 8];
+            read_at(read, table, &mut t)?;
+            let chunks = u64::from(u32_at(&t, 4));
+            // Every chunk holds at least one point and takes at least one byte.
+            if chunks > points.max(1) || chunks > table - offset_to_points {
+                return Err(bad(format!("{chunks} LAZ chunks for {points} points in {room} bytes")));
+            }
+        }
+    } else {
+        let need = points
+            .checked_mul(u64::from(record_length))
+            .ok_or_else(|| bad(format!("{points} points of {record_length} bytes")))?;
+        if need > room {
+            return Err(bad(format!(
+                "{points} points of {record_length} bytes need {need} bytes, the file has {room} after the header"
+            )));
+        }
+    }
+
+    Ok(PointCloudInfo { version, point_format, compressed, record_length, points, scale, offset, bounds })
+}
+
+/// Bytes of a point record the laszip VLR's items make (the VLR lists, from byte 34, six bytes
+/// per item: type, size, version).
+fn laszip_record_length(vlr: &[u8]) -> Result<u64> {
+    if vlr.len() < 34 {
+        return Err(bad(format!("a laszip VLR of {} bytes", vlr.len())));
+    }
+    let items = usize::from(u16_at(vlr, 32));
+    if items == 0 || vlr.len() < 34 + 6 * items {
+        return Err(bad(format!("a laszip VLR of {} bytes listing {items} items", vlr.len())));
+    }
+    Ok((0..items).map(|k| u64::from(u16_at(vlr, 34 + 6 * k + 2))).sum())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn minimal(points: u32) -> Vec<u8> {
+        let mut h = vec![0u8; 227];
+        h[0..4].copy_from_slice(b"LASF");
+        h[24] = 1;
+        h[25] = 2;
+        h[94..96].copy_from_slice(&227u16.to_le_bytes());
+        h[96..100].copy_from_slice(&227u32.to_le_bytes());
+        h[104] = 0;
+        h[105..107].copy_from_slice(&20u16.to_le_bytes());
+        h[107..111].copy_from_slice(&points.to_le_bytes());
+        for at in [131, 139, 147] {
+            h[at..at + 8].copy_from_slice(&0.01f64.to_le_bytes());
+        }
+        for i in 0..points {
+            let mut p = [0u8; 20];
+            p[0..4].copy_from_slice(&(i as i32 * 100).to_le_bytes());
+            p[8..12].copy_from_slice(&250i32.to_le_bytes());
+            p[14] = 0b0000_1001; // return 1 of 1
+            p[15] = 2;
+            h.extend_from_slice(&p);
+        }
+        h
+    }
+
+    #[test]
+    fn reads_a_minimal_file() {
+        let (info, pc) = read_bytes(&minimal(3), Limits::default()).unwrap();
+        assert_eq!(info.points, 3);
+        assert_eq!(pc.x, vec![0.0, 1.0, 2.0]);
+        assert_eq!(pc.z, vec![2.5; 3]);
+        assert_eq!(pc.classification, vec![2; 3]);
+        assert_eq!((pc.return_number[0], pc.number_of_returns[0]), (1, 1));
+    }
+
+    #[test]
+    fn a_point_count_the_file_cannot_hold_is_refused() {
+        let mut f = minimal(3);
+        f[107..111].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(read_bytes(&f, Limits { max_points: u64::MAX }), Err(ReadError::Header(_))));
+        assert!(matches!(read_bytes(&f, Limits::default()), Err(ReadError::Limit { .. })));
+    }
+
+    #[test]
+    fn offsets_past_the_end_are_refused() {
+        let mut f = minimal(3);
+        f[96..100].copy_from_slice(&10_000u32.to_le_bytes());
+        assert!(matches!(read_bytes(&f, Limits::default()), Err(ReadError::Header(_))));
+        let mut f = minimal(3);
+        f[100..104].copy_from_slice(&1u32.to_le_bytes());
+        assert!(matches!(read_bytes(&f, Limits::default()), Err(ReadError::Header(_))));
+    }
+
+    #[test]
+    fn truncated_and_foreign_files_are_refused() {
+        let f = minimal(3);
+        assert!(read_bytes(&f[..f.len() - 1], Limits::default()).is_err());
+        assert!(read_bytes(&f[..100], Limits::default()).is_err());
+        assert!(read_bytes(b"\xff\xd8\xff\xe0 a JPEG", Limits::default()).is_err());
+    }
+}

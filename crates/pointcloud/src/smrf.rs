@@ -1,0 +1,573 @@
+//! The simple morphological filter (SMRF) of Pingel, Clarke and McBride (2013), "An improved
+//! simple morphological filter for the terrain classification of airborne LIDAR data", ISPRS
+//! Journal of Photogrammetry and Remote Sensing 77, 21–30. Parameters are named as PDAL's
+//! `filters.smrf` names them.
+//!
+//! The steps: a minimum surface on a grid of `cell` metres, its empty cells filled; optionally a
+//! net cut (an opening of radius `cut`); a progressive opening with disks of radius 1, 2, …,
+//! `window / cell` cells, flagging as object every cell that an opening lowers by more than
+//! `slope × radius × cell`; the provisional ground surface (the minimum surface without the
+//! object cells, filled again); and the test of each point against that surface interpolated at
+//! the point, with the tolerance `threshold + scalar × local slope` of the surface.
+//!
+//! Openings use a disk made of one horizontal run per row offset, each run a van Herk/Gil-Werman
+//! running minimum or maximum, so an opening of radius r costs O(cells × r) whatever r.
+//! Everything is deterministic: no randomness, no order-dependent reductions.
+
+use crate::reader::PointCloud;
+
+/// Errors of the ground filter.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum SmrfError {
+    /// A parameter is out of its range.
+    #[error("invalid parameter {name}: {reason}")]
+    Parameter {
+        /// The parameter's name, as PDAL names it.
+        name: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The columns given have different lengths.
+    #[error("the point columns have different lengths")]
+    Columns,
+    /// The points span more grid cells than allowed.
+    #[error("the grid would have {cells} cells, over the limit of {limit}")]
+    GridTooLarge {
+        /// Cells the grid would need.
+        cells: u64,
+        /// The limit ([`Smrf::max_cells`]).
+        limit: u64,
+    },
+}
+
+/// Which returns take part in the filter (PDAL's `returns`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReturnKind {
+    /// The first of several returns.
+    First,
+    /// A return between the first and the last.
+    Intermediate,
+    /// The last of several returns.
+    Last,
+    /// The only return of its pulse (also every point of a file that does not record returns).
+    Only,
+}
+
+impl ReturnKind {
+    /// The kind of a point from its return number and number of returns.
+    pub fn of(return_number: u8, number_of_returns: u8) -> Self {
+        if number_of_returns <= 1 {
+            ReturnKind::Only
+        } else if return_number <= 1 {
+            ReturnKind::First
+        } else if return_number >= number_of_returns {
+            ReturnKind::Last
+        } else {
+            ReturnKind::Intermediate
+        }
+    }
+}
+
+/// The SMRF parameters; the defaults are PDAL's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Smrf {
+    /// Grid cell size in metres (`cell`, default 1.0).
+    pub cell: f64,
+    /// Terrain slope tolerated by the opening, rise over run (`slope`, default 0.15).
+    pub slope: f64,
+    /// Radius of the largest opening in metres (`window`, default 18.0).
+    pub window: f64,
+    /// Weight of the provisional surface's slope in the final tolerance (`scalar`, default 1.25).
+    pub scalar: f64,
+    /// Elevation tolerance of the final test in metres (`threshold`, default 0.5).
+    pub threshold: f64,
+    /// Radius of the net cut in metres, 0 for none (`cut`, default 0.0).
+    pub cut: f64,
+    /// Classes left out of the filter, inclusive range (`ignore`; PDAL leaves it empty, and
+    /// noise, classes 7 and 18, is usually worth ignoring).
+    pub ignore: Vec<std::ops::RangeInclusive<u8>>,
+    /// Returns that take part (`returns`, default last and only).
+    pub returns: Vec<ReturnKind>,
+    /// Largest grid the filter builds, in cells (not a PDAL parameter: a guard against points
+    /// spread over a continent).
+    pub max_cells: u64,
+}
+
+impl Default for Smrf {
+    fn default() -> Self {
+        Self {
+            cell: 1.0,
+            slope: 0.15,
+            window: 18.0,
+            scalar: 1.25,
+            threshold: 0.5,
+            cut: 0.0,
+            ignore: Vec::new(),
+            returns: vec![ReturnKind::Last, ReturnKind::Only],
+            max_cells: 50_000_000,
+        }
+    }
+}
+
+impl Smrf {
+    /// The one parameter set tuned on the ISPRS filter-test samples (docs/pointcloud.md): PDAL's
+    /// defaults with a 24 m window, a 0.45 m threshold and a scalar of 1.0.
+    pub fn isprs() -> Self {
+        Self { window: 24.0, threshold: 0.45, scalar: 1.0, ..Self::default() }
+    }
+
+    fn validate(&self) -> Result<(), SmrfError> {
+        let positive = |name, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(SmrfError::Parameter { name, reason: format!("{v} is not a positive number") })
+            }
+        };
+        let non_negative = |name, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(SmrfError::Parameter { name, reason: format!("{v} is not a non-negative number") })
+            }
+        };
+        positive("cell", self.cell)?;
+        non_negative("slope", self.slope)?;
+        positive("window", self.window)?;
+        non_negative("scalar", self.scalar)?;
+        non_negative("threshold", self.threshold)?;
+        non_negative("cut", self.cut)?;
+        if self.window / self.cell > 10_000.0 || self.cut / self.cell > 10_000.0 {
+            return Err(SmrfError::Parameter {
+                name: "window",
+                reason: "window and cut must be under 10,000 cells".to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Which points of `cloud` take part: not in an ignored class, of a selected return kind.
+    pub fn selection(&self, cloud: &PointCloud) -> Vec<bool> {
+        (0..cloud.len())
+            .map(|i| {
+                let class = cloud.classification[i];
+                let kind = ReturnKind::of(cloud.return_number[i], cloud.number_of_returns[i]);
+                !self.ignore.iter().any(|r| r.contains(&class)) && self.returns.contains(&kind)
+            })
+            .collect()
+    }
+
+    /// Ground points of `cloud`: `true` for ground. Points left out by [`Smrf::selection`] are
+    /// never ground.
+    pub fn classify_cloud(&self, cloud: &PointCloud) -> Result<Vec<bool>, SmrfError> {
+        let selected = self.selection(cloud);
+        self.classify(&cloud.x, &cloud.y, &cloud.z, Some(&selected))
+    }
+
+    /// Ground points of `cloud` leaving out the points `noise` marks as well (the low outliers an
+    /// [`Elm`](crate::Elm) finds, say): `true` for ground.
+    pub fn classify_cloud_without(&self, cloud: &PointCloud, noise: &[bool]) -> Result<Vec<bool>, SmrfError> {
+        if noise.len() != cloud.len() {
+            return Err(SmrfError::Columns);
+        }
+        let selected: Vec<bool> = self.selection(cloud).into_iter().zip(noise).map(|(s, &n)| s && !n).collect();
+        self.classify(&cloud.x, &cloud.y, &cloud.z, Some(&selected))
+    }
+
+    /// Ground points among `x`, `y`, `z`: `true` for ground. With `selected`, only the points
+    /// it marks are filtered (the others are never ground). Non-finite coordinates are not ground.
+    ///
+    /// ```
+    /// use meridian_pointcloud::Smrf;
+    /// // A 40 m square of flat ground, a point a metre, with a 6 m box on it.
+    /// let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
+    /// for i in 0..40 {
+    ///     for j in 0..40 {
+    ///         let on_box = (15..25).contains(&i) && (15..25).contains(&j);
+    ///         x.push(i as f64);
+    ///         y.push(j as f64);
+    ///         z.push(if on_box { 106.0 } else { 100.0 });
+    ///     }
+    /// }
+    /// let ground = Smrf::default().classify(&x, &y, &z, None)?;
+    /// assert!(ground[0] && !ground[20 * 40 + 20]);
+    /// # Ok::<(), meridian_pointcloud::SmrfError>(())
+    /// ```
+    pub fn classify(&self, x: &[f64], y: &[f64], z: &[f64], selected: Option<&[bool]>) -> Result<Vec<bool>, SmrfError> {
+        self.validate()?;
+        let n = x.len();
+        if y.len() != n || z.len() != n || selected.is_some_and(|s| s.len() != n) {
+            return Err(SmrfError::Columns);
+        }
+        let take = |i: usize| selected.is_none_or(|s| s[i]) && x[i].is_finite() && y[i].is_finite() && z[i].is_finite();
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for i in (0..n).filter(|&i| take(i)) {
+            x0 = x0.min(x[i]);
+            y0 = y0.min(y[i]);
+            x1 = x1.max(x[i]);
+            y1 = y1.max(y[i]);
+        }
+        if x0 > x1 {
+            return Ok(vec![false; n]);
+        }
+        let cols = ((x1 - x0) / self.cell).floor() + 1.0;
+        let rows = ((y1 - y0) / self.cell).floor() + 1.0;
+        let cells = cols * rows;
+        if cells.is_nan() || cells > self.max_cells as f64 {
+            return Err(SmrfError::GridTooLarge { cells: cells.min(u64::MAX as f64) as u64, limit: self.max_cells });
+        }
+        let grid = Grid { cols: cols as usize, rows: rows as usize, x0, y0, cell: self.cell };
+        let cell_of = |i: usize| grid.index(x[i], y[i]);
+
+        // Minimum surface.
+        let mut zmin = vec![f64::NAN; grid.cols * grid.rows];
+        for i in (0..n).filter(|&i| take(i)) {
+            let c = cell_of(i);
+            if zmin[c].is_nan() || z[i] < zmin[c] {
+                zmin[c] = z[i];
+            }
+        }
+        fill(&mut zmin, grid.cols, grid.rows);
+
+        // The net cut removes buildings larger than the largest window before the progression.
+        // The cells it lowers by more than the slope allows at its radius are objects.
+        let radius_cells = |metres: f64| (metres / self.cell).round() as usize;
+        let mut object = vec![false; zmin.len()];
+        let mut surface = zmin.clone();
+        if self.cut > 0.0 {
+            let radius = radius_cells(self.cut).max(1);
+            surface = open(&zmin, grid.cols, grid.rows, radius);
+            let tolerance = self.slope * radius as f64 * self.cell;
+            for (k, flag) in object.iter_mut().enumerate() {
+                *flag = zmin[k] - surface[k] > tolerance;
+            }
+        }
+
+        // Progressive opening.
+        for radius in 1..=radius_cells(self.window).max(1) {
+            let opened = open(&surface, grid.cols, grid.rows, radius);
+            let tolerance = self.slope * radius as f64 * self.cell;
+            for (k, flag) in object.iter_mut().enumerate() {
+                if surface[k] - opened[k] > tolerance {
+                    *flag = true;
+                }
+            }
+            surface = opened;
+        }
+
+        // Provisional ground surface: the minimum surface without the object cells, filled.
+        let mut ground: Vec<f64> = zmin.iter().zip(&object).map(|(&v, &o)| if o { f64::NAN } else { v }).collect();
+        fill(&mut ground, grid.cols, grid.rows);
+        let gradient = slope_of(&ground, grid.cols, grid.rows, self.cell);
+
+        Ok((0..n)
+            .map(|i| {
+                if !take(i) {
+                    return false;
+                }
+                let (surface_z, g) = grid.interpolate(&ground, &gradient, x[i], y[i]);
+                (z[i] - surface_z).abs() <= self.threshold + self.scalar * g
+            })
+            .collect())
+    }
+}
+
+/// The cells: column along x, row along y, cell (c, r) centred on
+/// (x0 + (c + 0.5) cell, y0 + (r + 0.5) cell).
+struct Grid {
+    cols: usize,
+    rows: usize,
+    x0: f64,
+    y0: f64,
+    cell: f64,
+}
+
+impl Grid {
+    fn index(&self, x: f64, y: f64) -> usize {
+        let c = (((x - self.x0) / self.cell) as usize).min(self.cols - 1);
+        let r = (((y - self.y0) / self.cell) as usize).min(self.rows - 1);
+        r * self.cols + c
+    }
+
+    /// Bilinear interpolation between cell centres of `surface`, and the slope of the cell.
+    fn interpolate(&self, surface: &[f64], gradient: &[f64], x: f64, y: f64) -> (f64, f64) {
+        let fx = ((x - self.x0) / self.cell - 0.5).clamp(0.0, (self.cols - 1) as f64);
+        let fy = ((y - self.y0) / self.cell - 0.5).clamp(0.0, (self.rows - 1) as f64);
+        let (c, r) = (fx.floor() as usize, fy.floor() as usize);
+        let (c1, r1) = ((c + 1).min(self.cols - 1), (r + 1).min(self.rows - 1));
+        let (tx, ty) = (fx - c as f64, fy - r as f64);
+        let at = |c: usize, r: usize| surface[r * self.cols + c];
+        let z = (at(c, r) * (1.0 - tx) + at(c1, r) * tx) * (1.0 - ty) + (at(c, r1) * (1.0 - tx) + at(c1, r1) * tx) * ty;
+        (z, gradient[self.index(x, y)])
+    }
+}
+
+/// Fills the NaN cells of `grid`: each empty cell first takes the mean of its filled neighbours,
+/// ring by ring outwards from the data, then the filled cells relax towards the mean of their
+/// neighbours (a Laplace fill, as the paper's inpainting) while the data cells stay fixed.
+fn fill(grid: &mut [f64], cols: usize, rows: usize) {
+    let empty: Vec<usize> = (0..grid.len()).filter(|&k| grid[k].is_nan()).collect();
+    if empty.is_empty() || empty.len() == grid.len() {
+        if empty.len() == grid.len() {
+            grid.fill(0.0);
+        }
+        return;
+    }
+    let neighbours = |k: usize| {
+        let (c, r) = ((k % cols) as isize, (k / cols) as isize);
+        [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)].into_iter().filter_map(
+            move |(dc, dr)| {
+                let (cc, rr) = (c + dc, r + dr);
+                (cc >= 0 && rr >= 0 && (cc as usize) < cols && (rr as usize) < rows)
+                    .then(|| rr as usize * cols + cc as usize)
+            },
+        )
+    };
+    // Rings, breadth first from the data: each ring takes its values from the cells filled
+    // before it, so every cell is visited once.
+    let mut visited: Vec<bool> = grid.iter().map(|v| !v.is_nan()).collect();
+    let mut ring: Vec<usize> = Vec::new();
+    for &k in &empty {
+        if neighbours(k).any(|j| !grid[j].is_nan()) {
+            visited[k] = true;
+            ring.push(k);
+        }
+    }
+    while !ring.is_empty() {
+        let values: Vec<f64> = ring
+            .iter()
+            .map(|&k| {
+                let (mut sum, mut count) = (0.0, 0u32);
+                for j in neighbours(k).filter(|&j| !grid[j].is_nan()) {
+                    sum += grid[j];
+                    count += 1;
+                }
+                sum / f64::from(count.max(1))
+            })
+            .collect();
+        for (&k, v) in ring.iter().zip(values) {
+            grid[k] = v;
+        }
+        let mut next = Vec::new();
+        for &k in &ring {
+            for j in neighbours(k) {
+                if !visited[j] {
+                    visited[j] = true;
+                    next.push(j);
+                }
+            }
+        }
+        ring = next;
+    }
+    // Relaxation (Gauss-Seidel in a fixed order, so deterministic).
+    for _ in 0..20 {
+        for &k in &empty {
+            let (mut sum, mut count) = (0.0, 0u32);
+            for j in neighbours(k) {
+                sum += grid[j];
+                count += 1;
+            }
+            grid[k] = sum / f64::from(count);
+        }
+    }
+}
+
+/// Slope (rise over run) of each cell by central differences, one-sided at the edges.
+fn slope_of(grid: &[f64], cols: usize, rows: usize, cell: f64) -> Vec<f64> {
+    let mut out = vec![0.0; grid.len()];
+    for r in 0..rows {
+        for c in 0..cols {
+            let (cl, cr) = (c.saturating_sub(1), (c + 1).min(cols - 1));
+            let (rl, rr) = (r.saturating_sub(1), (r + 1).min(rows - 1));
+            let gx =
+                if cr > cl { (grid[r * cols + cr] - grid[r * cols + cl]) / ((cr - cl) as f64 * cell) } else { 0.0 };
+            let gy =
+                if rr > rl { (grid[rr * cols + c] - grid[rl * cols + c]) / ((rr - rl) as f64 * cell) } else { 0.0 };
+            out[r * cols + c] = (gx * gx + gy * gy).sqrt();
+        }
+    }
+    out
+}
+
+/// Morphological opening (erosion then dilation) with a disk of `radius` cells.
+fn open(grid: &[f64], cols: usize, rows: usize, radius: usize) -> Vec<f64> {
+    let eroded = disk_filter(grid, cols, rows, radius, Extreme::Min);
+    disk_filter(&eroded, cols, rows, radius, Extreme::Max)
+}
+
+#[derive(Clone, Copy)]
+enum Extreme {
+    Min,
+    Max,
+}
+
+impl Extreme {
+    fn pick(self, a: f64, b: f64) -> f64 {
+        match self {
+            Extreme::Min => a.min(b),
+            Extreme::Max => a.max(b),
+        }
+    }
+
+    fn identity(self) -> f64 {
+        match self {
+            Extreme::Min => f64::INFINITY,
+            Extreme::Max => f64::NEG_INFINITY,
+        }
+    }
+}
+
+/// Minimum or maximum over a disk of `radius` cells (cells outside the grid do not count).
+/// The disk is the union of horizontal runs of half-width `floor(sqrt(r² − dy²))` at each row
+/// offset dy; each distinct half-width is one running filter of the whole grid.
+fn disk_filter(grid: &[f64], cols: usize, rows: usize, radius: usize, op: Extreme) -> Vec<f64> {
+    let half_widths: Vec<usize> =
+        (0..=radius).map(|dy| (((radius * radius - dy * dy) as f64).sqrt() + 1e-9).floor() as usize).collect();
+    let mut distinct = half_widths.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut runs: Vec<(usize, Vec<f64>)> = Vec::with_capacity(distinct.len());
+    let mut scratch = Scratch::default();
+    for &w in &distinct {
+        let mut filtered = vec![0.0; grid.len()];
+        for r in 0..rows {
+            let row = &grid[r * cols..(r + 1) * cols];
+            running(row, w, op, &mut filtered[r * cols..(r + 1) * cols], &mut scratch);
+        }
+        runs.push((w, filtered));
+    }
+    let run_of = |w: usize| runs.iter().find(|(rw, _)| *rw == w).map(|(_, v)| v.as_slice());
+    let mut out = vec![op.identity(); grid.len()];
+    for (dy, &w) in half_widths.iter().enumerate() {
+        let Some(run) = run_of(w) else { continue };
+        for r in 0..rows {
+            let sources = [r.checked_sub(dy), if dy == 0 { None } else { Some(r + dy).filter(|&s| s < rows) }];
+            for s in sources.into_iter().flatten() {
+                let (dst, src) = (&mut out[r * cols..(r + 1) * cols], &run[s * cols..(s + 1) * cols]);
+                for (d, &v) in dst.iter_mut().zip(src) {
+                    *d = op.pick(*d, v);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[derive(Default)]
+struct Scratch {
+    padded: Vec<f64>,
+    forward: Vec<f64>,
+    backward: Vec<f64>,
+}
+
+/// Running minimum or maximum over windows `[i − w, i + w]` of `row` (van Herk/Gil-Werman: block
+/// prefix and suffix extremes, three comparisons a cell whatever w).
+fn running(row: &[f64], w: usize, op: Extreme, out: &mut [f64], s: &mut Scratch) {
+    let n = row.len();
+    if w == 0 {
+        out.copy_from_slice(row);
+        return;
+    }
+    let k = 2 * w + 1;
+    // Pad w identities each side, then to a whole number of blocks.
+    let len = (n + 2 * w).div_ceil(k) * k;
+    s.padded.clear();
+    s.padded.resize(len, op.identity());
+    s.padded[w..w + n].copy_from_slice(row);
+    s.forward.clear();
+    s.forward.resize(len, 0.0);
+    s.backward.clear();
+    s.backward.resize(len, 0.0);
+    for b in (0..len).step_by(k) {
+        let mut acc = op.identity();
+        for i in b..b + k {
+            acc = op.pick(acc, s.padded[i]);
+            s.forward[i] = acc;
+        }
+        let mut acc = op.identity();
+        for i in (b..b + k).rev() {
+            acc = op.pick(acc, s.padded[i]);
+            s.backward[i] = acc;
+        }
+    }
+    // The window of output i is padded[i ..= i + 2w].
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = op.pick(s.backward[i], s.forward[i + k - 1]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn naive(grid: &[f64], cols: usize, rows: usize, radius: usize, op: Extreme) -> Vec<f64> {
+        let r2 = (radius * radius) as isize;
+        let rad = radius as isize;
+        let mut out = vec![op.identity(); grid.len()];
+        for r in 0..rows as isize {
+            for c in 0..cols as isize {
+                for dy in -rad..=rad {
+                    for dx in -rad..=rad {
+                        let (cc, rr) = (c + dx, r + dy);
+                        if dx * dx + dy * dy <= r2 && cc >= 0 && rr >= 0 && cc < cols as isize && rr < rows as isize {
+                            let k = (r as usize) * cols + c as usize;
+                            out[k] = op.pick(out[k], grid[rr as usize * cols + cc as usize]);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn disk_filter_matches_the_definition() {
+        let (cols, rows) = (23, 17);
+        let grid: Vec<f64> = (0..cols * rows).map(|k| ((k * 7919) % 101) as f64).collect();
+        for radius in [1, 2, 3, 5, 8, 30] {
+            for op in [Extreme::Min, Extreme::Max] {
+                assert_eq!(
+                    disk_filter(&grid, cols, rows, radius, op),
+                    naive(&grid, cols, rows, radius, op),
+                    "r={radius}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fill_keeps_data_and_fills_holes() {
+        let mut g = vec![1.0, f64::NAN, 3.0, f64::NAN, f64::NAN, f64::NAN];
+        fill(&mut g, 3, 2);
+        assert_eq!((g[0], g[2]), (1.0, 3.0));
+        assert!(g.iter().all(|v| v.is_finite() && (1.0..=3.0).contains(v)));
+    }
+
+    #[test]
+    fn a_box_on_a_tilted_plane_is_not_ground() {
+        // A 60 m square of ground sloping 10 %, a point a metre, and a 10 m building of 12 m.
+        let (mut x, mut y, mut z, mut truth) = (vec![], vec![], vec![], vec![]);
+        for i in 0..60 {
+            for j in 0..60 {
+                let (px, py) = (i as f64 + 0.3, j as f64 + 0.6);
+                let building = (20..32).contains(&i) && (25..37).contains(&j);
+                x.push(px);
+                y.push(py);
+                z.push(0.1 * px + if building { 10.0 } else { 0.0 });
+                truth.push(!building);
+            }
+        }
+        let ground = Smrf::default().classify(&x, &y, &z, None).unwrap();
+        assert_eq!(ground, truth);
+    }
+
+    #[test]
+    fn bad_parameters_and_huge_grids_are_errors() {
+        let s = Smrf { cell: 0.0, ..Smrf::default() };
+        assert!(matches!(s.classify(&[0.0], &[0.0], &[0.0], None), Err(SmrfError::Parameter { name: "cell", .. })));
+        let s = Smrf { max_cells: 100, ..Smrf::default() };
+        assert!(matches!(s.classify(&[0.0, 1e6], &[0.0, 1e6], &[0.0, 0.0], None), Err(SmrfError::GridTooLarge { .. })));
+        assert_eq!(Smrf::default().classify(&[], &[], &[], None).unwrap(), Vec::<bool>::new());
+    }
+}
