@@ -24,6 +24,14 @@ pub trait Pixel: Sample {
     fn to_f64(self) -> f64;
     /// Appends the native-order bytes.
     fn put_ne(self, out: &mut Vec<u8>);
+    /// Writes the native-order bytes of `values` to the start of `out`.
+    fn write_ne_slice(values: &[Self], out: &mut [u8]) {
+        let mut bytes = Vec::with_capacity(std::mem::size_of_val(values));
+        for v in values {
+            v.put_ne(&mut bytes);
+        }
+        out[..bytes.len()].copy_from_slice(&bytes);
+    }
 }
 
 macro_rules! pixel {
@@ -31,6 +39,11 @@ macro_rules! pixel {
         const DATA_TYPE: DataType = DataType::$d;
         #[inline] fn to_f64(self) -> f64 { self as f64 }
         #[inline] fn put_ne(self, out: &mut Vec<u8>) { out.extend_from_slice(&self.to_ne_bytes()) }
+        fn write_ne_slice(values: &[Self], out: &mut [u8]) {
+            for (o, v) in out.chunks_exact_mut(std::mem::size_of::<$t>()).zip(values) {
+                o.copy_from_slice(&v.to_ne_bytes());
+            }
+        }
     })*};
 }
 pixel!(u8 => UInt8, i8 => Int8, u16 => UInt16, i16 => Int16, u32 => UInt32, i32 => Int32, f32 => Float32, f64 => Float64);
@@ -166,7 +179,10 @@ impl Layout {
                     3 => codec::apply_float(&mut buf, row_samples, self.bands, ss),
                     _ => {}
                 }
-                codec::compress(self.compression, &buf, self.level)
+                match self.compression {
+                    Compression::None => Ok(buf),
+                    c => codec::compress(c, &buf, self.level),
+                }
             })
             .collect()
     }
@@ -269,8 +285,8 @@ impl TiffWriter {
             || (self.pending_rows > 0 && self.rows_done + self.pending_rows == self.layout.height)
         {
             let n = self.pending_rows.min(ch);
-            let chunk_rows: Vec<u8> = self.pending.drain(..n * row_bytes).collect();
-            let encoded = self.layout.encode_chunk_row(&chunk_rows, n, &self.fill)?;
+            let encoded = self.layout.encode_chunk_row(&self.pending[..n * row_bytes], n, &self.fill)?;
+            self.pending.drain(..n * row_bytes);
             for e in encoded {
                 self.out.write_all(&e)?;
                 self.offsets.push(self.pos);
@@ -617,6 +633,39 @@ impl<T: Pixel> Level<T> {
             None => v.is_nan(),
         };
         let empty = self.nodata.unwrap_or(f64::NAN);
+        let mean = |sum: f64, n: f64| match n > 0.0 {
+            true if is_float => sum / n,
+            true => (sum / n).round(),
+            false => empty,
+        };
+        if bands == 1 {
+            // The same sums in the same order, without the per-band indexing.
+            let nd = self.nodata.filter(|v| !v.is_nan());
+            let valid = |v: f64| match nd {
+                Some(nd) => v != nd,
+                None => !v.is_nan(),
+            };
+            for (x, o) in out.iter_mut().enumerate() {
+                let (x0, x1) = (2 * x, (2 * x + 1).min(w - 1));
+                let (mut sum, mut n) = (0.0, 0.0);
+                for row in [Some(a), b].into_iter().flatten() {
+                    let v = row[x0].to_f64();
+                    if valid(v) {
+                        sum += v;
+                        n += 1.0;
+                    }
+                    if x1 != x0 {
+                        let v = row[x1].to_f64();
+                        if valid(v) {
+                            sum += v;
+                            n += 1.0;
+                        }
+                    }
+                }
+                *o = T::from_f64(mean(sum, n));
+            }
+            return;
+        }
         for (x, px) in out.chunks_exact_mut(bands).enumerate() {
             let (x0, x1) = (2 * x, (2 * x + 1).min(w - 1));
             for (band, o) in px.iter_mut().enumerate() {
@@ -631,17 +680,7 @@ impl<T: Pixel> Level<T> {
                         }
                     }
                 }
-                let m = if n > 0.0 {
-                    let m = sum / n;
-                    if is_float {
-                        m
-                    } else {
-                        m.round()
-                    }
-                } else {
-                    empty
-                };
-                *o = T::from_f64(m);
+                *o = T::from_f64(mean(sum, n));
             }
         }
     }
@@ -671,24 +710,23 @@ fn encode_tiles<T: Pixel>(l: &Layout, rows: &[T], n: usize, fill: &[u8]) -> Resu
             let (ty, tx) = (i / across, i % across);
             let x0 = tx * l.chunk_width;
             let w = l.chunk_width.min(l.width - x0);
-            let mut buf = Vec::with_capacity(l.chunk_width * l.chunk_height * bands * ss);
-            for r in 0..l.chunk_height {
+            let row_samples = l.chunk_width * bands;
+            let mut buf = vec![0u8; row_samples * l.chunk_height * ss];
+            for (r, out) in buf.chunks_exact_mut(row_samples * ss).enumerate() {
                 let y = ty * l.chunk_height + r;
-                if y < n {
+                let valid = if y < n {
                     let start = y * row_len + x0 * bands;
-                    for v in &rows[start..start + w * bands] {
-                        v.put_ne(&mut buf);
-                    }
-                    for _ in w..l.chunk_width {
-                        buf.extend_from_slice(fill);
-                    }
+                    T::write_ne_slice(&rows[start..start + w * bands], out);
+                    w * fill.len()
                 } else {
-                    for _ in 0..l.chunk_width {
-                        buf.extend_from_slice(fill);
+                    0
+                };
+                if fill.iter().any(|b| *b != 0) {
+                    for px in out[valid..].chunks_exact_mut(fill.len()) {
+                        px.copy_from_slice(fill);
                     }
                 }
             }
-            let row_samples = l.chunk_width * bands;
             match l.predictor {
                 2 => codec::apply_horizontal_spp(&mut buf, row_samples, bands, ss),
                 3 => codec::apply_float(&mut buf, row_samples, bands, ss),
@@ -708,11 +746,22 @@ fn push_levels<T: Pixel>(levels: &mut [Level<T>], rows: &[T]) -> Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
-    level.received += rows.len() / level.row_len();
-    let (ready, n) = level.take_ready(rows);
+    let per_row = level.row_len();
+    level.received += rows.len() / per_row;
+    let ch = level.tiles.layout.chunk_height;
+    let whole = (rows.len() / per_row).is_multiple_of(ch) || level.received == level.tiles.layout.height;
+    let taken;
+    let (ready, n) = if level.pending.is_empty() && whole {
+        // Rows that make whole rows of tiles are encoded where they are.
+        (rows, rows.len() / per_row)
+    } else {
+        let (r, n) = level.take_ready(rows);
+        taken = r;
+        (&taken[..], n)
+    };
     let down = if rest.is_empty() { Vec::new() } else { level.halve_rows(rows) };
     let (tiles, below) = rayon::join(
-        || if n > 0 { encode_tiles(&level.tiles.layout, &ready, n, &level.fill) } else { Ok(Vec::new()) },
+        || if n > 0 { encode_tiles(&level.tiles.layout, ready, n, &level.fill) } else { Ok(Vec::new()) },
         || push_levels(rest, &down),
     );
     level.tiles.write_tiles(tiles?)?;
@@ -794,7 +843,13 @@ type ReadRows<'a, T> = dyn Fn(usize, usize) -> Result<Vec<T>> + Sync + 'a;
 impl CogSource {
     /// Builds the levels block by block, reading the next block while the current one is encoded,
     /// then assembles the COG.
-    fn write<T: Pixel>(&self, read: &ReadRows<T>, dst: &Path, opts: &CogOptions, progress: &dyn Fn(f64) -> bool) -> Result<()> {
+    fn write<T: Pixel>(
+        &self,
+        read: &ReadRows<T>,
+        dst: &Path,
+        opts: &CogOptions,
+        progress: &dyn Fn(f64) -> bool,
+    ) -> Result<()> {
         let (w, h, bands) = (self.width, self.height, self.bands);
         let wo = WriterOptions {
             tile_size: Some(opts.tile_size),

@@ -229,11 +229,7 @@ fn check_cog_levels<T: tiff::Pixel + Into<f64>>(
                     continue;
                 }
                 let g: f64 = (*g).into();
-                let same = if int {
-                    g == e
-                } else {
-                    (g.is_nan() && e.is_nan()) || (g - e).abs() <= tolerance
-                };
+                let same = if int { g == e } else { (g.is_nan() && e.is_nan()) || (g - e).abs() <= tolerance };
                 assert!(same, "level {level}, band {b}, sample {i}: {g} against {e}");
             }
         }
@@ -268,4 +264,52 @@ fn cog_levels_keep_the_source_type_and_values() {
     let rgb: Vec<u8> = (0..w * h * 3).map(|i| (wave(i).abs() * 255.0) as u8).collect();
     check_cog_levels(&rgb, (w, h), 3, None, true);
     check_cog_levels(&rgb, (w, h), 3, None, false);
+}
+
+/// Times `write_cog` alone on a 10,980² Float32 scene (tiled, uncompressed, as band math leaves
+/// it), made with `gdal_translate` into `$MERIDIAN_BENCH_DIR` (default the temp dir) if absent.
+/// Prints wall and CPU seconds and the process's peak resident memory.
+/// Run with `cargo test --release -p meridian-raster --test it bench_write_cog_10980 -- --ignored --nocapture`.
+#[test]
+#[ignore = "benchmark"]
+fn bench_write_cog_10980() {
+    if !have_tool("gdal_translate", "bench_write_cog_10980") {
+        return;
+    }
+    let dir =
+        std::env::var("MERIDIAN_BENCH_DIR").map(std::path::PathBuf::from).unwrap_or_else(|_| std::env::temp_dir());
+    let src = dir.join("bench-float32-10980.tif");
+    if !src.exists() {
+        // The eo benchmark's near-infrared scene when it is there (its texture is a satellite
+        // image's), else the shipped DEM scaled up.
+        let nir = dir.join("bench-nir-10980.tif");
+        let input = if nir.exists() { nir } else { dem_path() };
+        let st = Command::new("gdal_translate")
+            .args(["-q", "-ot", "Float32", "-scale", "0", "25500", "-1", "1", "-a_nodata", "-9999"])
+            .args(["-outsize", "10980", "10980", "-r", "bilinear"])
+            .args(["-co", "TILED=YES", "-co", "BLOCKXSIZE=512", "-co", "BLOCKYSIZE=512"])
+            .args([s(&input), s(&src)])
+            .status()
+            .unwrap();
+        assert!(st.success());
+    }
+    let out = tmp();
+    let dst = out.path().join("cog.tif");
+    let cpu = || {
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        let f: Vec<f64> =
+            stat.rsplit(')').next().unwrap_or("").split_whitespace().map(|v| v.parse().unwrap_or(0.0)).collect();
+        (f.get(11).copied().unwrap_or(0.0) + f.get(12).copied().unwrap_or(0.0)) / 100.0
+    };
+    let (cpu0, started) = (cpu(), std::time::Instant::now());
+    let opts = CogOptions { level: 1, ..CogOptions::default() };
+    tiff::write_cog(&GeoTiff::open(&src).unwrap(), &dst, &opts).unwrap();
+    let wall = started.elapsed().as_secs_f64();
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    eprintln!(
+        "write_cog 10980² Float32: {wall:.2} s wall, {:.2} s CPU, {} MB, {}",
+        cpu() - cpu0,
+        std::fs::metadata(&dst).unwrap().len() >> 20,
+        status.lines().find(|l| l.starts_with("VmHWM")).unwrap_or("VmHWM unknown")
+    );
 }
