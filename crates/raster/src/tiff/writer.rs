@@ -2,8 +2,10 @@
 //! directory last), holding one row of chunks in memory. [`write_cog`] lays out a Cloud
 //! Optimized GeoTIFF: every IFD right after the header, then the overviews' tiles from the
 //! smallest up, then the full-resolution tiles, each image's tiles in row-major order. Overviews
-//! are built by a cascade of 2×2 averaging levels fed row by row, so memory stays at two tile
-//! rows per level whatever the raster size.
+//! are built by a cascade of 2×2 averaging levels fed block by block, in the source's sample
+//! type, so memory stays at a few tile rows per level whatever the raster size. Tiles are
+//! compressed on rayon's threads while the next block is read; each level writes its own tiles
+//! in order, so the layout does not depend on the scheduling.
 
 use super::codec::{self, Compression};
 use super::reader::{write_ne, GeoTiff, Sample};
