@@ -2,8 +2,10 @@
 //! directory last), holding one row of chunks in memory. [`write_cog`] lays out a Cloud
 //! Optimized GeoTIFF: every IFD right after the header, then the overviews' tiles from the
 //! smallest up, then the full-resolution tiles, each image's tiles in row-major order. Overviews
-//! are built by a cascade of 2×2 averaging levels fed row by row, so memory stays at two tile
-//! rows per level whatever the raster size.
+//! are built by a cascade of 2×2 averaging levels fed block by block, in the source's sample
+//! type, so memory stays at a few tile rows per level whatever the raster size. Tiles are
+//! compressed on rayon's threads while the next block is read; each level writes its own tiles
+//! in order, so the layout does not depend on the scheduling.
 
 use super::codec::{self, Compression};
 use super::reader::{write_ne, GeoTiff, Sample};
@@ -24,6 +26,14 @@ pub trait Pixel: Sample {
     fn to_f64(self) -> f64;
     /// Appends the native-order bytes.
     fn put_ne(self, out: &mut Vec<u8>);
+    /// Writes the native-order bytes of `values` to the start of `out`.
+    fn write_ne_slice(values: &[Self], out: &mut [u8]) {
+        let mut bytes = Vec::with_capacity(std::mem::size_of_val(values));
+        for v in values {
+            v.put_ne(&mut bytes);
+        }
+        out[..bytes.len()].copy_from_slice(&bytes);
+    }
 }
 
 macro_rules! pixel {
@@ -31,6 +41,11 @@ macro_rules! pixel {
         const DATA_TYPE: DataType = DataType::$d;
         #[inline] fn to_f64(self) -> f64 { self as f64 }
         #[inline] fn put_ne(self, out: &mut Vec<u8>) { out.extend_from_slice(&self.to_ne_bytes()) }
+        fn write_ne_slice(values: &[Self], out: &mut [u8]) {
+            for (o, v) in out.chunks_exact_mut(std::mem::size_of::<$t>()).zip(values) {
+                o.copy_from_slice(&v.to_ne_bytes());
+            }
+        }
     })*};
 }
 pixel!(u8 => UInt8, i8 => Int8, u16 => UInt16, i16 => Int16, u32 => UInt32, i32 => Int32, f32 => Float32, f64 => Float64);
@@ -166,7 +181,10 @@ impl Layout {
                     3 => codec::apply_float(&mut buf, row_samples, self.bands, ss),
                     _ => {}
                 }
-                codec::compress(self.compression, &buf, self.level)
+                match self.compression {
+                    Compression::None => Ok(buf),
+                    c => codec::compress(c, &buf, self.level),
+                }
             })
             .collect()
     }
@@ -269,8 +287,8 @@ impl TiffWriter {
             || (self.pending_rows > 0 && self.rows_done + self.pending_rows == self.layout.height)
         {
             let n = self.pending_rows.min(ch);
-            let chunk_rows: Vec<u8> = self.pending.drain(..n * row_bytes).collect();
-            let encoded = self.layout.encode_chunk_row(&chunk_rows, n, &self.fill)?;
+            let encoded = self.layout.encode_chunk_row(&self.pending[..n * row_bytes], n, &self.fill)?;
+            self.pending.drain(..n * row_bytes);
             for e in encoded {
                 self.out.write_all(&e)?;
                 self.offsets.push(self.pos);
@@ -519,33 +537,41 @@ fn encode_ifd(entries: &[(u16, Value)], at: u64, bigtiff: bool, next: u64) -> Ve
     head
 }
 
-/// One resolution level of a COG being built: its tiles go to a temporary file, and every pair
-/// of rows it receives is averaged into a row of the next level.
-struct Level {
+/// The tiles of one resolution level, in a temporary file until the COG is assembled.
+struct Encoded {
     layout: Layout,
     data: BufWriter<File>,
     counts: Vec<u64>,
     size: u64,
-    pending: Vec<f64>,
-    pending_rows: usize,
-    rows_done: usize,
-    carry: Option<Vec<f64>>,
+}
+
+/// One resolution level of a COG being built, in the source's own sample type: its tiles go to
+/// a temporary file, and every pair of rows it receives is averaged into a row of the next level.
+struct Level<T> {
+    tiles: Encoded,
+    /// Rows that do not yet make a full row of tiles.
+    pending: Vec<T>,
+    /// Rows received so far.
+    received: usize,
+    /// The odd row left over from the last block, waiting for its pair.
+    carry: Option<Vec<T>>,
     nodata: Option<f64>,
     average: bool,
     fill: Vec<u8>,
 }
 
-impl Level {
+impl<T: Pixel> Level<T> {
     fn new(layout: Layout, nodata: Option<f64>, average: bool) -> Result<Self> {
         let fill = layout.fill_pixel(nodata);
         Ok(Self {
-            layout,
-            data: BufWriter::with_capacity(1 << 20, tempfile::tempfile()?),
-            counts: Vec::new(),
-            size: 0,
+            tiles: Encoded {
+                layout,
+                data: BufWriter::with_capacity(1 << 20, tempfile::tempfile()?),
+                counts: Vec::new(),
+                size: 0,
+            },
             pending: Vec::new(),
-            pending_rows: 0,
-            rows_done: 0,
+            received: 0,
             carry: None,
             nodata,
             average,
@@ -553,100 +579,214 @@ impl Level {
         })
     }
 
-    /// Takes rows (bands interleaved) and returns the rows it passes down.
-    fn push(&mut self, rows: &[f64]) -> Result<Vec<f64>> {
-        let per_row = self.layout.width * self.layout.bands;
-        let n = rows.len() / per_row;
-        self.pending.extend_from_slice(rows);
-        self.pending_rows += n;
-        let ch = self.layout.chunk_height;
-        while self.pending_rows >= ch
-            || (self.pending_rows > 0 && self.rows_done + self.pending_rows == self.layout.height)
-        {
-            let k = self.pending_rows.min(ch);
-            let vals: Vec<f64> = self.pending.drain(..k * per_row).collect();
-            let ss = self.layout.data_type.size();
-            let mut bytes = vec![0u8; vals.len() * ss];
-            for (v, b) in vals.iter().zip(bytes.chunks_exact_mut(ss)) {
-                write_ne(self.layout.data_type, *v, b);
-            }
-            for e in self.layout.encode_chunk_row(&bytes, k, &self.fill)? {
-                self.data.write_all(&e)?;
-                self.counts.push(e.len() as u64);
-                self.size += e.len() as u64;
-            }
-            self.pending_rows -= k;
-            self.rows_done += k;
-        }
-        // Downsample pairs of rows.
-        let mut down = Vec::new();
-        let mut rows_iter: Vec<&[f64]> = rows.chunks_exact(per_row).collect();
-        let carried = self.carry.take();
-        if let Some(c) = &carried {
-            rows_iter.insert(0, c);
-        }
-        let mut i = 0;
-        while i + 1 < rows_iter.len() {
-            down.extend(self.halve(rows_iter[i], Some(rows_iter[i + 1])));
-            i += 2;
-        }
-        if i < rows_iter.len() {
-            if self.rows_done + self.pending_rows == self.layout.height && self.pending_rows == 0 {
-                down.extend(self.halve(rows_iter[i], None));
-            } else {
-                self.carry = Some(rows_iter[i].to_vec());
-            }
-        }
-        Ok(down)
+    fn row_len(&self) -> usize {
+        self.tiles.layout.width * self.tiles.layout.bands
     }
 
-    fn halve(&self, a: &[f64], b: Option<&[f64]>) -> Vec<f64> {
-        let w = self.layout.width;
-        let bands = self.layout.bands;
-        let nw = w.div_ceil(2);
-        let mut out = vec![0.0; nw * bands];
-        for x in 0..nw {
-            for band in 0..bands {
-                let mut sum = 0.0;
-                let mut n = 0.0;
-                let mut first = None;
+    /// Adds `rows` to the pending rows and takes out those that make full rows of tiles (all of
+    /// them once the level is complete), with their count.
+    fn take_ready(&mut self, rows: &[T]) -> (Vec<T>, usize) {
+        let per_row = self.row_len();
+        self.pending.extend_from_slice(rows);
+        let pending_rows = self.pending.len() / per_row;
+        let ch = self.tiles.layout.chunk_height;
+        let ready = if self.received == self.tiles.layout.height { pending_rows } else { pending_rows / ch * ch };
+        if ready == pending_rows {
+            (std::mem::take(&mut self.pending), ready)
+        } else {
+            (self.pending.drain(..ready * per_row).collect(), ready)
+        }
+    }
+
+    /// Halves `rows` (with the row carried over from the last call) into rows of the next level.
+    fn halve_rows(&mut self, rows: &[T]) -> Vec<T> {
+        let per_row = self.row_len();
+        let carried = self.carry.take();
+        let list: Vec<&[T]> = carried.iter().map(|c| c.as_slice()).chain(rows.chunks_exact(per_row)).collect();
+        let complete = self.received == self.tiles.layout.height;
+        let odd = list.len() % 2 == 1;
+        let out_rows = list.len() / 2 + usize::from(odd && complete);
+        let out_len = self.tiles.layout.width.div_ceil(2) * self.tiles.layout.bands;
+        let mut down = vec![T::from_f64(0.0); out_rows * out_len];
+        down.par_chunks_mut(out_len).enumerate().for_each(|(i, out)| {
+            self.halve(list[2 * i], list.get(2 * i + 1).copied(), out);
+        });
+        let leftover = (odd && !complete).then(|| list[list.len() - 1].to_vec());
+        drop(list);
+        self.carry = leftover;
+        down
+    }
+
+    /// One output row from rows `a` and `b` (`b` absent for the last row of an odd height): the
+    /// mean of the valid samples of each 2×2 block, or its first sample when not averaging.
+    fn halve(&self, a: &[T], b: Option<&[T]>, out: &mut [T]) {
+        let w = self.tiles.layout.width;
+        let bands = self.tiles.layout.bands;
+        let is_float = self.tiles.layout.data_type.is_float();
+        if !self.average {
+            for (x, px) in out.chunks_exact_mut(bands).enumerate() {
+                px.copy_from_slice(&a[2 * x * bands..(2 * x + 1) * bands]);
+            }
+            return;
+        }
+        let is_nodata = |v: f64| match self.nodata {
+            Some(nd) if nd.is_nan() => v.is_nan(),
+            Some(nd) => v == nd,
+            None => v.is_nan(),
+        };
+        let empty = self.nodata.unwrap_or(f64::NAN);
+        let mean = |sum: f64, n: f64| match n > 0.0 {
+            true if is_float => sum / n,
+            true => (sum / n).round(),
+            false => empty,
+        };
+        if bands == 1 {
+            // The same sums in the same order, without the per-band indexing.
+            let nd = self.nodata.filter(|v| !v.is_nan());
+            let valid = |v: f64| match nd {
+                Some(nd) => v != nd,
+                None => !v.is_nan(),
+            };
+            for (x, o) in out.iter_mut().enumerate() {
+                let (x0, x1) = (2 * x, (2 * x + 1).min(w - 1));
+                let (mut sum, mut n) = (0.0, 0.0);
                 for row in [Some(a), b].into_iter().flatten() {
-                    for dx in 0..2 {
-                        let sx = 2 * x + dx;
-                        if sx >= w {
-                            continue;
-                        }
-                        let v = row[sx * bands + band];
-                        if first.is_none() {
-                            first = Some(v);
-                        }
-                        let is_nodata = match self.nodata {
-                            Some(nd) if nd.is_nan() => v.is_nan(),
-                            Some(nd) => v == nd,
-                            None => v.is_nan(),
-                        };
-                        if !is_nodata {
+                    let v = row[x0].to_f64();
+                    if valid(v) {
+                        sum += v;
+                        n += 1.0;
+                    }
+                    if x1 != x0 {
+                        let v = row[x1].to_f64();
+                        if valid(v) {
                             sum += v;
                             n += 1.0;
                         }
                     }
                 }
-                out[x * bands + band] = if !self.average {
-                    first.unwrap_or(0.0)
-                } else if n > 0.0 {
-                    let m = sum / n;
-                    if self.layout.data_type.is_float() {
-                        m
-                    } else {
-                        m.round()
+                *o = T::from_f64(mean(sum, n));
+            }
+            return;
+        }
+        for (x, px) in out.chunks_exact_mut(bands).enumerate() {
+            let (x0, x1) = (2 * x, (2 * x + 1).min(w - 1));
+            for (band, o) in px.iter_mut().enumerate() {
+                let mut sum = 0.0;
+                let mut n = 0.0;
+                for row in [Some(a), b].into_iter().flatten() {
+                    for sx in x0..=x1 {
+                        let v = row[sx * bands + band].to_f64();
+                        if !is_nodata(v) {
+                            sum += v;
+                            n += 1.0;
+                        }
                     }
-                } else {
-                    self.nodata.unwrap_or(f64::NAN)
-                };
+                }
+                *o = T::from_f64(mean(sum, n));
             }
         }
-        out
     }
+}
+
+impl Encoded {
+    fn write_tiles(&mut self, tiles: Vec<Vec<u8>>) -> Result<()> {
+        for t in tiles {
+            self.data.write_all(&t)?;
+            self.counts.push(t.len() as u64);
+            self.size += t.len() as u64;
+        }
+        Ok(())
+    }
+}
+
+/// Encodes `n` rows (bands interleaved) as rows of tiles, every tile on its own thread; the
+/// tiles come back in row-major order.
+fn encode_tiles<T: Pixel>(l: &Layout, rows: &[T], n: usize, fill: &[u8]) -> Result<Vec<Vec<u8>>> {
+    let bands = l.bands;
+    let row_len = l.width * bands;
+    let (across, down) = (l.chunks_across(), n.div_ceil(l.chunk_height));
+    let ss = l.data_type.size();
+    (0..across * down)
+        .into_par_iter()
+        .map(|i| {
+            let (ty, tx) = (i / across, i % across);
+            let x0 = tx * l.chunk_width;
+            let w = l.chunk_width.min(l.width - x0);
+            let row_samples = l.chunk_width * bands;
+            let mut buf = vec![0u8; row_samples * l.chunk_height * ss];
+            for (r, out) in buf.chunks_exact_mut(row_samples * ss).enumerate() {
+                let y = ty * l.chunk_height + r;
+                let valid = if y < n {
+                    let start = y * row_len + x0 * bands;
+                    T::write_ne_slice(&rows[start..start + w * bands], out);
+                    w * fill.len()
+                } else {
+                    0
+                };
+                if fill.iter().any(|b| *b != 0) {
+                    for px in out[valid..].chunks_exact_mut(fill.len()) {
+                        px.copy_from_slice(fill);
+                    }
+                }
+            }
+            match l.predictor {
+                2 => codec::apply_horizontal_spp(&mut buf, row_samples, bands, ss),
+                3 => codec::apply_float(&mut buf, row_samples, bands, ss),
+                _ => {}
+            }
+            codec::compress(l.compression, &buf, l.level)
+        })
+        .collect()
+}
+
+/// Passes a block of rows through the levels: each level's full rows of tiles are encoded while
+/// the levels below it work on its halved rows.
+fn push_levels<T: Pixel>(levels: &mut [Level<T>], rows: &[T]) -> Result<()> {
+    let Some((level, rest)) = levels.split_first_mut() else {
+        return Ok(());
+    };
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let per_row = level.row_len();
+    level.received += rows.len() / per_row;
+    let ch = level.tiles.layout.chunk_height;
+    let whole = (rows.len() / per_row).is_multiple_of(ch) || level.received == level.tiles.layout.height;
+    let taken;
+    let (ready, n) = if level.pending.is_empty() && whole {
+        // Rows that make whole rows of tiles are encoded where they are.
+        (rows, rows.len() / per_row)
+    } else {
+        let (r, n) = level.take_ready(rows);
+        taken = r;
+        (&taken[..], n)
+    };
+    let down = if rest.is_empty() { Vec::new() } else { level.halve_rows(rows) };
+    let (tiles, below) = rayon::join(
+        || if n > 0 { encode_tiles(&level.tiles.layout, ready, n, &level.fill) } else { Ok(Vec::new()) },
+        || push_levels(rest, &down),
+    );
+    level.tiles.write_tiles(tiles?)?;
+    below
+}
+
+/// Reads rows `y..y + n` of the source's full-resolution image as `T`, bands interleaved.
+fn read_rows<T: Pixel>(src: &GeoTiff, y: usize, n: usize) -> Result<Vec<T>> {
+    let (w, bands) = (src.width(), src.bands());
+    let win = Window::new(0, y as i64, w, n);
+    let all: Vec<usize> = (0..bands).collect();
+    let fill = T::from_f64(src.nodata().unwrap_or(0.0));
+    let mut per_band = src.read_window_bands::<T>(0, &all, win, fill)?;
+    if bands == 1 {
+        return Ok(per_band.pop().unwrap_or_default());
+    }
+    let mut rows = vec![fill; w * n * bands];
+    for (b, data) in per_band.iter().enumerate() {
+        for (i, v) in data.iter().enumerate() {
+            rows[i * bands + b] = *v;
+        }
+    }
+    Ok(rows)
 }
 
 /// Copies band data of `src` into a Cloud Optimized GeoTIFF at `dst`: tiled, Deflate, with
@@ -663,54 +803,101 @@ pub fn write_cog_with_progress(
     opts: &CogOptions,
     progress: &dyn Fn(f64) -> bool,
 ) -> Result<()> {
-    let (w, h, bands, dt) = (src.width(), src.height(), src.bands(), src.data_type());
-    let wo = WriterOptions {
-        tile_size: Some(opts.tile_size),
-        compression: Compression::Deflate,
-        level: opts.level,
-        predictor: opts.predictor,
+    let block = src.image().chunk_height.max(opts.tile_size).min(src.height());
+    let cog = CogSource {
+        width: src.width(),
+        height: src.height(),
+        bands: src.bands(),
         geo: src.geo().cloned(),
         nodata: src.nodata(),
-        ..WriterOptions::default()
+        block,
     };
-    let mut levels = vec![Level::new(Layout::new(w, h, bands, dt, &wo)?, src.nodata(), opts.average)?];
-    if opts.overviews {
-        let (mut lw, mut lh) = (w, h);
-        while lw.max(lh) > opts.tile_size {
-            lw = lw.div_ceil(2);
-            lh = lh.div_ceil(2);
-            levels.push(Level::new(Layout::new(lw, lh, bands, dt, &wo)?, src.nodata(), opts.average)?);
-        }
+    macro_rules! go {
+        ($t:ty) => {
+            cog.write::<$t>(&|y, n| read_rows::<$t>(src, y, n), dst.as_ref(), opts, progress)
+        };
     }
-    let block = src.image().chunk_height.max(opts.tile_size).min(h);
-    let mut y = 0;
-    let fill = src.nodata().unwrap_or(0.0);
-    while y < h {
-        let n = block.min(h - y);
-        let win = Window::new(0, y as i64, w, n);
-        let all: Vec<usize> = (0..bands).collect();
-        let per_band = src.read_window_bands::<f64>(0, &all, win, fill)?;
-        let mut rows = vec![0.0; w * n * bands];
-        for (b, data) in per_band.iter().enumerate() {
-            for (i, v) in data.iter().enumerate() {
-                rows[i * bands + b] = *v;
-            }
-        }
-        for level in levels.iter_mut() {
-            rows = level.push(&rows)?;
-            if rows.is_empty() {
-                break;
-            }
-        }
-        y += n;
-        if !progress(y as f64 / h as f64) {
-            return Err(crate::Error::Cancelled);
-        }
+    match src.data_type() {
+        DataType::UInt8 => go!(u8),
+        DataType::Int8 => go!(i8),
+        DataType::UInt16 => go!(u16),
+        DataType::Int16 => go!(i16),
+        DataType::UInt32 => go!(u32),
+        DataType::Int32 => go!(i32),
+        DataType::Float32 => go!(f32),
+        DataType::Float64 => go!(f64),
     }
-    assemble_cog(levels, &wo, dst.as_ref())
 }
 
-fn assemble_cog(levels: Vec<Level>, wo: &WriterOptions, dst: &Path) -> Result<()> {
+/// What a COG is made from: the raster's shape and metadata, read by blocks of `block` rows.
+struct CogSource {
+    width: usize,
+    height: usize,
+    bands: usize,
+    geo: Option<GeoInfo>,
+    nodata: Option<f64>,
+    block: usize,
+}
+
+/// Reads `n` rows from row `y`, bands interleaved.
+type ReadRows<'a, T> = dyn Fn(usize, usize) -> Result<Vec<T>> + Sync + 'a;
+
+impl CogSource {
+    /// Builds the levels block by block, reading the next block while the current one is encoded,
+    /// then assembles the COG.
+    fn write<T: Pixel>(
+        &self,
+        read: &ReadRows<T>,
+        dst: &Path,
+        opts: &CogOptions,
+        progress: &dyn Fn(f64) -> bool,
+    ) -> Result<()> {
+        let (w, h, bands) = (self.width, self.height, self.bands);
+        let wo = WriterOptions {
+            tile_size: Some(opts.tile_size),
+            compression: Compression::Deflate,
+            level: opts.level,
+            predictor: opts.predictor,
+            geo: self.geo.clone(),
+            nodata: self.nodata,
+            ..WriterOptions::default()
+        };
+        let dt = T::DATA_TYPE;
+        let mut levels = vec![Level::<T>::new(Layout::new(w, h, bands, dt, &wo)?, self.nodata, opts.average)?];
+        if opts.overviews {
+            let (mut lw, mut lh) = (w, h);
+            while lw.max(lh) > opts.tile_size {
+                lw = lw.div_ceil(2);
+                lh = lh.div_ceil(2);
+                levels.push(Level::new(Layout::new(lw, lh, bands, dt, &wo)?, self.nodata, opts.average)?);
+            }
+        }
+        let block = self.block.max(1);
+        let mut rows = read(0, block.min(h))?;
+        let mut y = 0;
+        while y < h {
+            let n = block.min(h - y);
+            let next = y + n;
+            let (ahead, pushed) = rayon::join(
+                || if next < h { read(next, block.min(h - next)).map(Some) } else { Ok(None) },
+                || push_levels(&mut levels, &rows),
+            );
+            pushed?;
+            let ahead = ahead?;
+            y = next;
+            if !progress(y as f64 / h as f64) {
+                return Err(crate::Error::Cancelled);
+            }
+            match ahead {
+                Some(r) => rows = r,
+                None => break,
+            }
+        }
+        assemble_cog(levels.into_iter().map(|l| l.tiles).collect(), &wo, dst)
+    }
+}
+
+fn assemble_cog(levels: Vec<Encoded>, wo: &WriterOptions, dst: &Path) -> Result<()> {
     let total: u64 = levels.iter().map(|l| l.size).sum();
     let bigtiff = wo.bigtiff || total > 3_900_000_000;
     let header_len: u64 = if bigtiff { 16 } else { 8 };
@@ -756,22 +943,24 @@ fn assemble_cog(levels: Vec<Level>, wo: &WriterOptions, dst: &Path) -> Result<()
     Ok(())
 }
 
-/// Writes an in-memory single-band raster as a COG.
+/// Writes an in-memory single-band raster as a COG, straight from memory.
 pub fn write_raster_cog<T: Pixel>(raster: &crate::Raster<T>, dst: impl AsRef<Path>, opts: &CogOptions) -> Result<()> {
-    let tmp = tempfile::NamedTempFile::new()?;
-    let wo = WriterOptions {
-        tile_size: Some(opts.tile_size),
-        compression: Compression::None,
+    let (w, h) = (raster.width, raster.height);
+    if raster.data.len() != w * h {
+        return Err(Error::arg(format!("{} samples for a {w} × {h} raster", raster.data.len())));
+    }
+    let cog = CogSource {
+        width: w,
+        height: h,
+        bands: 1,
         geo: Some(GeoInfo {
             geo_transform: raster.geo_transform,
             epsg: raster.epsg,
             geographic: raster.epsg.is_some_and(crate::crs::is_geographic_epsg),
         }),
         nodata: raster.nodata,
-        ..WriterOptions::default()
+        block: opts.tile_size,
     };
-    let mut w = TiffWriter::create::<T>(tmp.path(), raster.width, raster.height, 1, wo)?;
-    w.write_rows(&raster.data)?;
-    w.finish()?;
-    write_cog(&GeoTiff::open(tmp.path())?, dst, opts)
+    let read = |y: usize, n: usize| Ok(raster.data[y * w..(y + n) * w].to_vec());
+    cog.write::<T>(&read, dst.as_ref(), opts, &|_| true)
 }
