@@ -25,6 +25,7 @@ fn describe(name: &str) -> &'static str {
         "cadastre.parcel.retired" => "A parcel was retired.",
         "dem.job.succeeded" => "A DEM processing job finished; its outputs are linked.",
         "dem.job.failed" => "A DEM processing job failed; the error is a problem document.",
+        "eo.scene.published" => "An earth-observation scene (a STAC item) was added or changed; it is linked.",
         "webhook.test" => "Sent to one subscription by POST /api/v1/webhooks/subscriptions/{id}/test.",
         _ => "A platform event.",
     }
@@ -43,6 +44,14 @@ fn example_fields(name: &str) -> Value {
         }),
         "cadastre" => json!({
             "parcel": {"id": "parcel_01jbz3q8e9r0t1y2u3i4o5p6a7", "lot": "12", "plan": "DP1234", "tenure": "freehold"},
+        }),
+        "eo" => json!({
+            "scene": "cbers4/CBERS_4_MUX_20171121_057_094",
+            "collection": "cbers4",
+            "item": "CBERS_4_MUX_20171121_057_094",
+            "datetime": "2017-11-21T06:51:03Z",
+            "bbox": [53.30, 4.76, 54.64, 6.03],
+            "href": "/api/v1/eo/collections/cbers4/items/CBERS_4_MUX_20171121_057_094",
         }),
         "dem" if name.ends_with("succeeded") => json!({
             "job": {"id": "job_01jbz3s2d3f4g5h6j7k8l9z0x1", "status": "succeeded"},
