@@ -1,7 +1,7 @@
 //! The STAC API's landing page, conformance, queryables and collections (with the Transaction
 //! extension's create, replace and delete).
 
-use super::{document, eo_error, links};
+use super::{document, eo_error, links, object_body};
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::etag;
@@ -161,6 +161,7 @@ async fn replace_eo_collection(
     Path(cid): Path<String>,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
+    object_body(&body)?;
     let expected = etag::expected_version(&headers, &format!("{cid}-"))?;
     state.eo.replace_collection(&caller.account_id, &cid, &body, expected).await.map_err(eo_error)?;
     let c = state.eo.collection(&caller.account_id, &cid).await.map_err(eo_error)?;

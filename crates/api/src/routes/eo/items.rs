@@ -4,7 +4,7 @@
 //! delete with ETags; and the stored assets themselves, range-readable.
 
 use super::search::{item_answer, item_collection, NextLink};
-use super::{bad_request, document, eo_error, links};
+use super::{bad_request, document, eo_error, links, object_body};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{parse_json, Json, Path};
@@ -39,7 +39,7 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
         ("cid" = String, Path, description = "Collection id"),
         ("bbox" = Option<String>, Query, description = "WGS84 box"),
         ("datetime" = Option<String>, Query, description = "An instant or an interval"),
-        ("limit" = Option<u32>, Query, description = "Page size"),
+        ("limit" = Option<i64>, Query, nullable = false, minimum = 1, description = "Page size (default 10; above eo.max_limit the page holds eo.max_limit items)"),
         ("filter" = Option<String>, Query, description = "CQL2 filter"),
         ("sortby" = Option<String>, Query, description = "Sort keys"),
         ("fields" = Option<String>, Query, description = "Fields to include or exclude"),
@@ -292,6 +292,7 @@ async fn replace_eo_item(
     Path((cid, iid)): Path<(String, String)>,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
+    object_body(&body)?;
     let expected = if_match(&headers, &iid)?;
     let item = state.eo.replace_item(&caller.account_id, &cid, &iid, &body, expected).await.map_err(eo_error)?;
     state.event_waker.wake();
@@ -320,6 +321,7 @@ async fn patch_eo_item(
     Path((cid, iid)): Path<(String, String)>,
     Json(patch): Json<Value>,
 ) -> ApiResult<Response> {
+    object_body(&patch)?;
     let expected = if_match(&headers, &iid)?;
     let item = state.eo.patch_item(&caller.account_id, &cid, &iid, &patch, expected).await.map_err(eo_error)?;
     state.event_waker.wake();

@@ -46,6 +46,16 @@ pub(crate) fn document(status: StatusCode, media_type: &'static str, body: &Valu
     r
 }
 
+/// A body that must be a JSON object (an Item, a Collection, a merge patch): 422 otherwise,
+/// before any precondition is looked at.
+pub(crate) fn object_body(body: &Value) -> Result<(), ApiError> {
+    if body.is_object() {
+        Ok(())
+    } else {
+        Err(ApiError::invalid(vec![FieldError::new("", "invalid_type", "the body is a JSON object")]))
+    }
+}
+
 /// Bad query parameters or search members: 400, each with its pointer.
 pub(crate) fn bad_request(errors: Vec<FieldError>) -> ApiError {
     let detail = match errors.as_slice() {

@@ -90,7 +90,7 @@ pub(super) fn item_collection(
         ("datetime" = Option<String>, Query, description = "An instant or an interval `start/end` (`..` for an open end)"),
         ("collections" = Option<String>, Query, description = "Collection ids, comma-separated"),
         ("ids" = Option<String>, Query, description = "Item ids, comma-separated"),
-        ("limit" = Option<u32>, Query, description = "Page size (default 10)"),
+        ("limit" = Option<i64>, Query, nullable = false, minimum = 1, description = "Page size (default 10; above eo.max_limit the page holds eo.max_limit items)"),
         ("filter" = Option<String>, Query, description = "CQL2 filter (text by default)"),
         ("filter-lang" = Option<String>, Query, description = "`cql2-text` or `cql2-json`"),
         ("sortby" = Option<String>, Query, description = "e.g. `-datetime,+eo:cloud_cover`"),
