@@ -193,6 +193,44 @@ fn conflict(collection: &str, id: &str) -> StoreError {
     .into()
 }
 
+/// Up to how many R*Tree entries a search's boxes may hold for the tree to drive the search.
+const DRIVE_LIMIT: u64 = 20_000;
+
+/// The index a search is driven by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plan {
+    Ids,
+    Boxes,
+    Order,
+}
+
+/// The boxes as conditions on the R*Tree joined as `r`.
+fn rtree_boxes(sql: &mut Sql, boxes: &[[f64; 4]]) {
+    for (n, b) in boxes.iter().enumerate() {
+        sql.push(if n == 0 { " AND ((" } else { " OR (" })
+            .push("r.max_x >= ? AND r.min_x <= ? AND r.max_y >= ? AND r.min_y <= ?)")
+            .real_arg(b[0])
+            .real_arg(b[2])
+            .real_arg(b[1])
+            .real_arg(b[3]);
+    }
+    if !boxes.is_empty() {
+        sql.push(")");
+    }
+}
+
+impl SqliteDb {
+    /// How many R*Tree entries (of every account) meet the boxes, counted up to one past
+    /// [`DRIVE_LIMIT`].
+    async fn box_candidates(&self, boxes: &[[f64; 4]]) -> Result<u64> {
+        let mut sql = Sql::new("SELECT count(*) FROM (SELECT 1 FROM eo_items_rtree r WHERE 1");
+        rtree_boxes(&mut sql, boxes);
+        sql.push(" LIMIT ?)").int_arg(i64::try_from(DRIVE_LIMIT + 1).unwrap_or(i64::MAX));
+        let n: i64 = sqlx::query_scalar_with(&sql.text, sql.args).fetch_one(self.read()).await?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+}
+
 /// The version of the row `select` names (its `?`s bound to `keys` in order), checked against
 /// an `If-Match` version: `None` when there is no such row.
 async fn checked_version(
@@ -490,8 +528,30 @@ impl EoRepo for SqliteDb {
     }
 
     async fn search_items(&self, account: &AccountId, q: &ItemQuery) -> Result<Vec<EoItem>> {
-        let mut sql = Sql::new(&format!("SELECT {ITEM_COLUMNS} FROM eo_items i"));
-        filters(&mut sql, account, q);
+        // Which index drives: the ids when there are ids; the R*Tree when the boxes hold few
+        // items (the matches are then sorted); otherwise the index of the order, walked until
+        // the page is full (EXPLAIN QUERY PLAN: docs/eo.md).
+        let plan = if !q.ids.is_empty() {
+            Plan::Ids
+        } else if !q.boxes.is_empty() && self.box_candidates(&q.boxes).await? <= DRIVE_LIMIT {
+            Plan::Boxes
+        } else {
+            Plan::Order
+        };
+        let mut sql = match plan {
+            Plan::Ids => Sql::new(&format!("SELECT {ITEM_COLUMNS} FROM eo_items i INDEXED BY eo_items_by_id")),
+            Plan::Boxes => Sql::new(&format!(
+                "SELECT {ITEM_COLUMNS} FROM eo_items_rtree r CROSS JOIN eo_items i ON i.seq = r.seq"
+            )),
+            Plan::Order => Sql::new(&format!("SELECT {ITEM_COLUMNS} FROM eo_items i")),
+        };
+        if plan == Plan::Boxes {
+            let rest = ItemQuery { boxes: Vec::new(), ..q.clone() };
+            filters(&mut sql, account, &rest);
+            rtree_boxes(&mut sql, &q.boxes);
+        } else {
+            filters(&mut sql, account, q);
+        }
         if let Some((values, seq)) = &q.after {
             keyset(&mut sql, q, values, *seq);
         }
@@ -515,17 +575,7 @@ impl EoRepo for SqliteDb {
         let boxes = q.boxes.clone();
         let q = &ItemQuery { boxes: Vec::new(), ..q.clone() };
         filters(&mut sql, account, q);
-        for (n, b) in boxes.iter().enumerate() {
-            sql.push(if n == 0 { " AND ((" } else { " OR (" })
-                .push("r.max_x >= ? AND r.min_x <= ? AND r.max_y >= ? AND r.min_y <= ?)")
-                .real_arg(b[0])
-                .real_arg(b[2])
-                .real_arg(b[1])
-                .real_arg(b[3]);
-        }
-        if !boxes.is_empty() {
-            sql.push(")");
-        }
+        rtree_boxes(&mut sql, &boxes);
         let n: i64 = sqlx::query_scalar_with(&sql.text, sql.args).fetch_one(self.read()).await?;
         Ok(u64::try_from(n).unwrap_or(0))
     }
