@@ -123,7 +123,8 @@ for name, band in (("red", red), ("nir", nir)):
     b.SetNoDataValue(0)
     b.WriteArray(out)
     path = os.path.join(outdir, f"{name}-{size}.tif")
+    # The small pair gets 512-px blocks, so that it has an overview level too.
     gdal.Translate(path, mem, format="COG", creationOptions=[
-        "BLOCKSIZE=1024", "COMPRESS=DEFLATE", "PREDICTOR=YES", "OVERVIEW_RESAMPLING=AVERAGE",
+        f"BLOCKSIZE={1024 if size > 2048 else 512}", "COMPRESS=DEFLATE", "PREDICTOR=YES", "OVERVIEW_RESAMPLING=AVERAGE",
         "BIGTIFF=IF_SAFER", "NUM_THREADS=ALL_CPUS"])
     print(path, f"{os.path.getsize(path) / 1e6:.0f} MB")
