@@ -122,8 +122,9 @@ pub fn access_of(method: &Method) -> Access {
 pub async fn require_auth(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let area = area_of(req.uri().path());
     // WFS 2.0 sends queries as POSTed XML too: the service itself asks for `ogc:write` when the
-    // request is a Transaction.
-    let access = if req.method() == Method::POST && req.uri().path() == "/api/v1/ogc/wfs" {
+    // request is a Transaction. STAC item searches are POSTed as JSON: reads too.
+    let post_read = matches!(req.uri().path(), "/api/v1/ogc/wfs" | "/api/v1/eo/search");
+    let access = if req.method() == Method::POST && post_read {
         Access::Read
     } else {
         access_of(req.method())

@@ -29,6 +29,8 @@ pub struct AppState {
     pub dem: Arc<meridian_dem::DemService>,
     /// The feature service (cadastre parcels and feature collections): writes and queries.
     pub features: meridian_cadastre::FeatureService,
+    /// Earth observation: the STAC catalogue, ingest, band math and zonal statistics.
+    pub eo: Arc<meridian_eo::EoService>,
     /// The map services (WMS, WMTS) over the layer catalogue the areas register in.
     pub ogc: Arc<meridian_ogc::OgcService>,
     /// WFS 2.0 over the feature service.
@@ -67,6 +69,7 @@ impl AppState {
             delivery_waker.clone(),
         );
         let features = meridian_cadastre::FeatureService::new(store.clone());
+        let eo = Arc::new(meridian_eo::EoService::new(&config, store.clone(), features.clone()));
         let ogc = Arc::new(ogc_service(&config, &features, &dem, &store));
         let wfs = Arc::new(meridian_ogc::wfs::WfsService::new(
             Arc::new(features.clone()),
@@ -84,6 +87,7 @@ impl AppState {
             dns,
             dem,
             features,
+            eo,
             ogc,
             wfs,
             subscriptions,

@@ -4,6 +4,9 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
+use axum::extract::multipart::{Field, MultipartError};
+use axum::extract::{Multipart, Request};
+use axum::http::{header, HeaderMap, StatusCode};
 use bytes::Bytes;
 use futures::Stream;
 use meridian_store::staging::{self, StageError};
@@ -33,4 +36,57 @@ where
 /// The 413 of an upload past `limit` bytes.
 pub fn too_large(limit: u64) -> ApiError {
     ApiError::too_large(format!("the upload is larger than the limit of {limit} bytes (limits.upload_bytes)"))
+}
+
+/// The length a request declares (`Content-Length`), if any.
+pub fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok())
+}
+
+/// A multipart read failure as a problem: 413 past the limit, else 400.
+pub fn multipart_error(e: MultipartError) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        ApiError::too_large("the upload is larger than the configured limit")
+    } else {
+        ApiError::malformed(format!("the multipart body could not be read: {}", e.body_text()))
+    }
+}
+
+/// Reads a small text part, refusing it past `limit` bytes.
+pub async fn read_small(field: &mut Field<'_>, limit: usize, what: &str) -> ApiResult<Vec<u8>> {
+    let mut buf = Vec::new();
+    while let Some(chunk) = field.chunk().await.map_err(multipart_error)? {
+        if buf.len() + chunk.len() > limit {
+            return Err(ApiError::too_large(format!(
+                "the {what} part is larger than {limit} bytes (limits.body_bytes)"
+            )));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf)
+}
+
+/// How much of a refused upload is still read and thrown away, so that the client finishes
+/// sending and reads the refusal; past this the connection is simply closed.
+pub const DRAIN_LIMIT: u64 = 64 << 20;
+
+/// Reads and discards a refused body whose declared length is at most [`DRAIN_LIMIT`].
+pub async fn drain_body(headers: &HeaderMap, req: Request) {
+    if declared_length(headers).is_some_and(|n| n <= DRAIN_LIMIT) {
+        let mut body = req.into_body();
+        while let Some(Ok(_)) = http_body_util::BodyExt::frame(&mut body).await {}
+    }
+}
+
+/// Reads and discards what is left of a refused multipart body, up to [`DRAIN_LIMIT`].
+pub async fn drain(multipart: &mut Multipart) {
+    let mut seen = 0u64;
+    while let Ok(Some(mut field)) = multipart.next_field().await {
+        while let Ok(Some(chunk)) = field.chunk().await {
+            seen += chunk.len() as u64;
+            if seen > DRAIN_LIMIT {
+                return;
+            }
+        }
+    }
 }

@@ -46,6 +46,7 @@ pub struct Config {
     pub dns: DnsConfig,
     pub webhooks: WebhooksConfig,
     pub dem: DemConfig,
+    pub eo: EoConfig,
     pub features: FeaturesConfig,
     pub maps: MapsConfig,
 }
@@ -436,6 +437,47 @@ impl Default for DemConfig {
             max_chunk_bytes: 64 << 20,
             max_chunks: 1 << 20,
             max_contour_levels: 10_000,
+        }
+    }
+}
+
+/// Earth observation: the STAC catalogue, band math and zonal statistics.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EoConfig {
+    /// Items a search page holds when the request names no `limit`.
+    pub default_limit: u32,
+    /// Largest `limit` of a search page.
+    pub max_limit: u32,
+    /// Most items one POST of a FeatureCollection may add.
+    pub max_items_per_request: usize,
+    /// Index computations over at most this many pixels answer at once; larger ones are jobs.
+    pub sync_pixels: u64,
+    /// Most zones (features) one computation may summarise.
+    pub max_zones: u32,
+    /// Most samples (width × height × bands) an asset GeoTIFF may declare.
+    pub max_pixels: u64,
+    /// Most decoded bytes in one tile or strip of an asset.
+    pub max_chunk_bytes: u64,
+    /// Most tiles or strips in one image of an asset.
+    pub max_chunks: u64,
+    /// `Cache-Control: max-age` of index tiles.
+    #[serde(with = "humantime_serde")]
+    pub tile_max_age: Duration,
+}
+
+impl Default for EoConfig {
+    fn default() -> Self {
+        Self {
+            default_limit: 10,
+            max_limit: 10_000,
+            max_items_per_request: 1_000,
+            sync_pixels: 1 << 22,
+            max_zones: 10_000,
+            max_pixels: 1 << 30,
+            max_chunk_bytes: 64 << 20,
+            max_chunks: 1 << 20,
+            tile_max_age: Duration::from_secs(3600),
         }
     }
 }

@@ -18,6 +18,7 @@ pub const EVENT_TYPES: &[&str] = &[
     "cadastre.parcel.retired",
     "dem.job.succeeded",
     "dem.job.failed",
+    "eo.scene.published",
     "webhook.test",
 ];
 

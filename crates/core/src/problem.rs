@@ -103,6 +103,10 @@ pub mod code {
     pub const COLLECTION_PROTECTED: &str = "collection_protected";
     /// `parcel_exists`.
     pub const PARCEL_EXISTS: &str = "parcel_exists";
+    /// `item_exists`.
+    pub const ITEM_EXISTS: &str = "item_exists";
+    /// `ambiguous_scene`.
+    pub const AMBIGUOUS_SCENE: &str = "ambiguous_scene";
     /// `dataset_in_use`.
     pub const DATASET_IN_USE: &str = "dataset_in_use";
     /// `job_finished`.
@@ -166,6 +170,8 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     (code::COLLECTION_EXISTS, 409, "A feature collection with this id already exists for the account."),
     (code::COLLECTION_PROTECTED, 409, "The cadastre's parcels collection cannot be deleted: parcels are retired one by one and keep their history."),
     (code::PARCEL_EXISTS, 409, "A parcel with this lot on this plan already exists; lot and plan identify a parcel."),
+    (code::ITEM_EXISTS, 409, "The EO collection already holds an item with this id; replace it with PUT or choose another id."),
+    (code::AMBIGUOUS_SCENE, 409, "Items of several EO collections have this id; name the scene as `collection/item`."),
     (code::DATASET_IN_USE, 409, "A running job reads this DEM dataset; cancel the job or wait for it to finish before deleting the dataset."),
     (code::JOB_FINISHED, 409, "The job already ended (succeeded, failed or cancelled), so it cannot be cancelled."),
     (code::JOB_NOT_SUCCEEDED, 409, "The job has not succeeded (yet), so it has no outputs to download, render or build on."),

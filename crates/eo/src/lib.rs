@@ -6,5 +6,13 @@
 //! `/api/v1/eo` are thin wrappers around [`EoService`].
 
 pub mod bandmath;
+pub mod compute;
 pub mod expr;
 pub mod zonal;
+pub mod ingest;
+pub mod search;
+pub mod stac;
+pub mod tiles;
+pub mod service;
+
+pub use service::{EoService, Error, Result, SearchPage};

@@ -4,6 +4,7 @@
 
 pub mod blobs;
 pub mod dem;
+pub mod eo;
 pub mod dns;
 pub mod error;
 pub mod features;
@@ -15,4 +16,4 @@ pub mod staging;
 
 pub use blobs::BlobStore;
 pub use error::{Result, StoreError};
-pub use repo::{AccountRepo, DemRepo, DnsRepo, FeatureRepo, JobRepo, OutboxRepo, SettingsRepo, Store};
+pub use repo::{AccountRepo, DemRepo, DnsRepo, EoRepo, FeatureRepo, JobRepo, OutboxRepo, SettingsRepo, Store};

@@ -557,6 +557,56 @@ pub trait DemRepo: Send + Sync {
     async fn delete_dataset(&self, account: &AccountId, id: &str) -> Result<bool>;
 }
 
+/// The earth-observation area's STAC collections and items.
+#[async_trait]
+pub trait EoRepo: Send + Sync {
+    /// Stores a new collection (a conflict when the id is taken).
+    async fn create_collection(&self, collection: &crate::eo::EoCollection) -> Result<()>;
+    /// Replaces a collection's body; `expected` is the version an `If-Match` named.
+    async fn replace_collection(
+        &self,
+        account: &AccountId,
+        id: &str,
+        body: &Value,
+        expected: Option<i64>,
+    ) -> Result<crate::eo::EoCollection>;
+    async fn get_collection(&self, account: &AccountId, id: &str) -> Result<Option<crate::eo::EoCollection>>;
+    /// The account's collections by id.
+    async fn list_collections(&self, account: &AccountId) -> Result<Vec<crate::eo::EoCollection>>;
+    /// Deletes a collection and its items; false when there was none.
+    async fn delete_collection(&self, account: &AccountId, id: &str, expected: Option<i64>) -> Result<bool>;
+    /// Item count, extent and time span of a collection.
+    async fn collection_summary(&self, account: &AccountId, id: &str) -> Result<crate::eo::CollectionSummary>;
+    /// Stores new items of a collection with their events, all or none (a conflict names the
+    /// first id already taken).
+    async fn insert_items(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        items: &[crate::eo::NewItem],
+        events: &[NewEvent],
+    ) -> Result<Vec<crate::eo::EoItem>>;
+    async fn get_item(&self, account: &AccountId, collection: &str, id: &str) -> Result<Option<crate::eo::EoItem>>;
+    /// The account's items with this id, in any collection (at most `limit`).
+    async fn find_items(&self, account: &AccountId, id: &str, limit: u32) -> Result<Vec<crate::eo::EoItem>>;
+    /// Replaces an item; `expected` is the version an `If-Match` named.
+    async fn replace_item(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        item: &crate::eo::NewItem,
+        expected: Option<i64>,
+        events: &[NewEvent],
+    ) -> Result<crate::eo::EoItem>;
+    /// Deletes an item; false when there was none.
+    async fn delete_item(&self, account: &AccountId, collection: &str, id: &str, expected: Option<i64>)
+        -> Result<bool>;
+    /// Items passing the query's store filters, in its order, up to its limit.
+    async fn search_items(&self, account: &AccountId, query: &crate::eo::ItemQuery) -> Result<Vec<crate::eo::EoItem>>;
+    /// How many items pass the query's store filters (order, keyset and limit ignored).
+    async fn count_items(&self, account: &AccountId, query: &crate::eo::ItemQuery) -> Result<u64>;
+}
+
 /// Liveness of the backing store.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -575,6 +625,7 @@ pub struct Store {
     pub dns: Arc<dyn DnsRepo>,
     pub features: Arc<dyn FeatureRepo>,
     pub dem: Arc<dyn DemRepo>,
+    pub eo: Arc<dyn EoRepo>,
     pub health: Arc<dyn Health>,
     pub blobs: BlobStore,
 }

@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod api_keys;
 pub mod dem;
 pub mod dns;
+pub mod eo;
 pub mod features;
 pub mod jobs;
 pub mod ogc;
@@ -42,6 +43,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "dns", description = "DNS zones, records, zone files and DNSSEC, served by the authoritative DNS server"),
         (name = "cadastre", description = "Cadastral parcels: spatial filters, CRS, CQL2, versions"),
         (name = "dem", description = "DEM processing jobs (gdaldem operations, contours) and terrain tiles"),
+        (name = "eo", description = "Earth observation: a STAC API of scenes and assets, uploads, NDVI/NDWI and band math, zonal statistics"),
         (name = "ogc", description = "OGC API Features (Parts 1-4), WMS 1.3.0, WMTS 1.0.0 and WFS 2.0"),
         (name = "system", description = "Health, metrics, OpenAPI and documentation"),
         (name = "webhooks", description = "Webhook subscriptions, signed at-least-once deliveries, replay"),
@@ -179,6 +181,7 @@ fn protected_routes() -> OpenApiRouter<AppState> {
         .merge(api_keys::router())
         .merge(jobs::router())
         .merge(dem::router())
+        .merge(eo::router())
         .merge(dns::router())
         .merge(webhooks::router())
         .merge(features::parcels::router())

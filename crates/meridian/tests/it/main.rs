@@ -9,6 +9,8 @@ mod cli;
 mod dem;
 mod dns;
 mod dns_interop;
+mod eo;
+mod eo_interop;
 mod errors;
 mod http;
 mod interop;

@@ -50,11 +50,20 @@ pub enum ColorRamp {
     Grayscale,
     /// Cold blue to warm red (for slope or TPI).
     Spectral,
+    /// ColorBrewer's diverging red – yellow – green (11 classes), for vegetation indices: low
+    /// values red, high values green. Named `rdylgn`.
+    RdYlGn,
+    /// ColorBrewer's diverging red – white – blue (11 classes), for water and moisture indices.
+    /// Named `rdbu`.
+    RdBu,
+    /// ColorBrewer's sequential light to dark blue (9 classes).
+    Blues,
 }
 
 impl ColorRamp {
     /// The names accepted in requests.
-    pub const NAMES: &'static [&'static str] = &["terrain", "viridis", "grayscale", "spectral"];
+    pub const NAMES: &'static [&'static str] =
+        &["terrain", "viridis", "grayscale", "spectral", "rdylgn", "rdbu", "blues"];
 
     fn stops(self) -> Vec<(f64, [u8; 4])> {
         let s: &[(f64, [u8; 3])] = match self {
@@ -81,6 +90,43 @@ impl ColorRamp {
                 (50.0, [255, 255, 191]),
                 (75.0, [253, 174, 97]),
                 (100.0, [215, 25, 28]),
+            ],
+            Self::RdYlGn => &[
+                (0.0, [165, 0, 38]),
+                (10.0, [215, 48, 39]),
+                (20.0, [244, 109, 67]),
+                (30.0, [253, 174, 97]),
+                (40.0, [254, 224, 139]),
+                (50.0, [255, 255, 191]),
+                (60.0, [217, 239, 139]),
+                (70.0, [166, 217, 106]),
+                (80.0, [102, 189, 99]),
+                (90.0, [26, 152, 80]),
+                (100.0, [0, 104, 55]),
+            ],
+            Self::RdBu => &[
+                (0.0, [103, 0, 31]),
+                (10.0, [178, 24, 43]),
+                (20.0, [214, 96, 77]),
+                (30.0, [244, 165, 130]),
+                (40.0, [253, 219, 199]),
+                (50.0, [247, 247, 247]),
+                (60.0, [209, 229, 240]),
+                (70.0, [146, 197, 222]),
+                (80.0, [67, 147, 195]),
+                (90.0, [33, 102, 172]),
+                (100.0, [5, 48, 97]),
+            ],
+            Self::Blues => &[
+                (0.0, [247, 251, 255]),
+                (12.5, [222, 235, 247]),
+                (25.0, [198, 219, 239]),
+                (37.5, [158, 202, 225]),
+                (50.0, [107, 174, 214]),
+                (62.5, [66, 146, 198]),
+                (75.0, [33, 113, 181]),
+                (87.5, [8, 81, 156]),
+                (100.0, [8, 48, 107]),
             ],
         };
         s.iter().map(|(p, c)| (*p, [c[0], c[1], c[2], 255])).collect()
@@ -282,4 +328,30 @@ pub(crate) fn process<S: DemSource, T: OutSample, K: RowSink<T> + Send>(
         done += rows.len() / w;
         (out, done)
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ramp_name_parses_and_spans_its_range() {
+        for name in ColorRamp::NAMES {
+            let ramp: ColorRamp = serde_json::from_value(serde_json::Value::String((*name).into())).unwrap();
+            assert_eq!(serde_json::to_value(ramp).unwrap(), serde_json::Value::String((*name).into()));
+            let stops = ramp.stops();
+            assert_eq!((stops[0].0, stops[stops.len() - 1].0), (0.0, 100.0), "{name}");
+            assert!(stops.windows(2).all(|w| w[0].0 < w[1].0), "{name}");
+        }
+    }
+
+    #[test]
+    fn rdylgn_runs_from_red_through_yellow_to_green() {
+        let o = ColorReliefOptions { ramp: Some(ColorRamp::RdYlGn), ..ColorReliefOptions::default() };
+        let s = o.samples(-1.0, 1.0, 3);
+        assert_eq!(s[0].1, [165, 0, 38, 255]);
+        assert_eq!(s[1].1, [255, 255, 191, 255]);
+        assert_eq!(s[2].1, [0, 104, 55, 255]);
+    }
 }

@@ -2,6 +2,7 @@
 
 mod accounts;
 mod dem;
+mod eo;
 mod dns;
 mod features;
 mod jobs;
@@ -29,6 +30,7 @@ const MIGRATION_FILES: &[(i64, &str, &str)] = &[
     (5, "feature extents", include_str!("../../migrations/0005_feature_extents.sql")),
     (6, "feature scale", include_str!("../../migrations/0006_feature_scale.sql")),
     (7, "dem datasets", include_str!("../../migrations/0007_dem.sql")),
+    (8, "earth observation", include_str!("../../migrations/0008_eo.sql")),
 ];
 
 /// The migrations compiled into the binary, built at run time (no compile-time macro, so the
@@ -88,6 +90,7 @@ impl SqliteDb {
             dns: db.clone(),
             features: db.clone(),
             dem: db.clone(),
+            eo: db.clone(),
             webhooks: db.clone(),
             health: db,
             blobs,

@@ -1,0 +1,1 @@
+//! STAC clients against the real server (see the tests below).

@@ -1,0 +1,498 @@
+use super::outbox::insert_events;
+use super::SqliteDb;
+use crate::eo::{CollectionSummary, EoCollection, EoItem, ItemQuery, NewItem, SortField};
+use crate::error::is_unique_violation;
+use crate::repo::EoRepo;
+use crate::{Result, StoreError};
+use async_trait::async_trait;
+use meridian_core::event::NewEvent;
+use meridian_core::id::AccountId;
+use meridian_core::{DomainError, Timestamp};
+use serde_json::Value;
+use sqlx::sqlite::{SqliteArguments, SqliteRow};
+use sqlx::{Arguments, Row};
+
+const ITEM_COLUMNS: &str =
+    "i.seq, i.account_id, i.collection, i.id, i.start_at, i.end_at, i.min_x, i.min_y, i.max_x, i.max_y, i.body, \
+     i.version, i.created_at, i.updated_at";
+
+fn collection(row: &SqliteRow) -> Result<EoCollection> {
+    Ok(EoCollection {
+        account_id: AccountId(row.try_get("account_id")?),
+        id: row.try_get("id")?,
+        body: serde_json::from_str(&row.try_get::<String, _>("body")?)?,
+        version: row.try_get("version")?,
+        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+        updated_at: Timestamp::from_millis(row.try_get("updated_at")?),
+    })
+}
+
+fn item(row: &SqliteRow) -> Result<EoItem> {
+    Ok(EoItem {
+        seq: row.try_get("seq")?,
+        account_id: AccountId(row.try_get("account_id")?),
+        collection: row.try_get("collection")?,
+        id: row.try_get("id")?,
+        start_at: row.try_get("start_at")?,
+        end_at: row.try_get("end_at")?,
+        bbox: [row.try_get("min_x")?, row.try_get("min_y")?, row.try_get("max_x")?, row.try_get("max_y")?],
+        body: serde_json::from_str(&row.try_get::<String, _>("body")?)?,
+        version: row.try_get("version")?,
+        created_at: Timestamp::from_millis(row.try_get("created_at")?),
+        updated_at: Timestamp::from_millis(row.try_get("updated_at")?),
+    })
+}
+
+/// A query under construction: SQL text and its arguments in order.
+struct Sql {
+    text: String,
+    args: SqliteArguments<'static>,
+}
+
+impl Sql {
+    fn new(text: &str) -> Self {
+        Self { text: text.to_owned(), args: SqliteArguments::default() }
+    }
+
+    fn push(&mut self, text: &str) -> &mut Self {
+        self.text.push_str(text);
+        self
+    }
+
+    fn text_arg(&mut self, v: &str) -> &mut Self {
+        let _ = self.args.add(v.to_owned());
+        self
+    }
+
+    fn int_arg(&mut self, v: i64) -> &mut Self {
+        let _ = self.args.add(v);
+        self
+    }
+
+    fn real_arg(&mut self, v: f64) -> &mut Self {
+        let _ = self.args.add(v);
+        self
+    }
+
+    /// A JSON value as the SQL value `json_extract` yields for it.
+    fn json_arg(&mut self, v: &Value) -> &mut Self {
+        match v {
+            Value::Bool(b) => self.int_arg(i64::from(*b)),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => self.int_arg(i),
+                None => self.real_arg(n.as_f64().unwrap_or(0.0)),
+            },
+            Value::String(s) => self.text_arg(s),
+            other => self.text_arg(&other.to_string()),
+        }
+    }
+
+    fn list(&mut self, column: &str, values: &[String]) -> &mut Self {
+        self.push(" AND ").push(column).push(" IN (");
+        for (i, v) in values.iter().enumerate() {
+            self.push(if i == 0 { "?" } else { ", ?" }).text_arg(v);
+        }
+        self.push(")")
+    }
+}
+
+/// The SQL expression of a sort key; a property's JSON path is an argument.
+fn sort_expr(sql: &mut Sql, field: &SortField) {
+    match field {
+        SortField::Datetime => sql.push("i.start_at"),
+        SortField::Id => sql.push("i.id"),
+        SortField::Collection => sql.push("i.collection"),
+        SortField::Property(p) => sql.push("json_extract(i.body, ?)").text_arg(&property_path(p)),
+    };
+}
+
+fn property_path(name: &str) -> String {
+    format!("$.properties.\"{}\"", name.replace('"', ""))
+}
+
+/// The store filters shared by searches and counts.
+fn filters(sql: &mut Sql, account: &AccountId, q: &ItemQuery) {
+    sql.push(" WHERE i.account_id = ?").text_arg(account.as_str());
+    if !q.collections.is_empty() {
+        sql.list("i.collection", &q.collections);
+    }
+    if !q.ids.is_empty() {
+        sql.list("i.id", &q.ids);
+    }
+    if let Some((start, end)) = q.time {
+        sql.push(" AND i.end_at >= ? AND i.start_at <= ?").int_arg(start).int_arg(end);
+    }
+    if !q.boxes.is_empty() {
+        sql.push(" AND i.seq IN (SELECT seq FROM eo_items_rtree WHERE ");
+        for (n, b) in q.boxes.iter().enumerate() {
+            sql.push(if n == 0 { "(" } else { " OR (" })
+                .push("max_x >= ? AND min_x <= ? AND max_y >= ? AND min_y <= ?)")
+                .real_arg(b[0])
+                .real_arg(b[2])
+                .real_arg(b[1])
+                .real_arg(b[3]);
+        }
+        sql.push(")");
+    }
+}
+
+/// Rows after the keyset position `(values, seq)` in the query's order (NULLs sort first, as
+/// SQLite orders them).
+fn keyset(sql: &mut Sql, q: &ItemQuery, values: &[Value], seq: i64) {
+    sql.push(" AND (");
+    for i in 0..=q.sort.len() {
+        if i > 0 {
+            sql.push(" OR ");
+        }
+        sql.push("(");
+        for j in 0..i {
+            sort_expr(sql, &q.sort[j].field);
+            match values.get(j).filter(|v| !v.is_null()) {
+                None => sql.push(" IS NULL AND "),
+                Some(v) => sql.push(" = ? AND ").json_arg(v),
+            };
+        }
+        if i == q.sort.len() {
+            sql.push("i.seq > ?").int_arg(seq);
+        } else {
+            let key = &q.sort[i];
+            let value = values.get(i).filter(|v| !v.is_null());
+            match (key.descending, value) {
+                (false, None) => {
+                    sort_expr(sql, &key.field);
+                    sql.push(" IS NOT NULL");
+                }
+                (false, Some(v)) => {
+                    sort_expr(sql, &key.field);
+                    sql.push(" > ?").json_arg(v);
+                }
+                (true, None) => {
+                    sql.push("0");
+                }
+                (true, Some(v)) => {
+                    sql.push("(");
+                    sort_expr(sql, &key.field);
+                    sql.push(" < ?").json_arg(v).push(" OR ");
+                    sort_expr(sql, &key.field);
+                    sql.push(" IS NULL)");
+                }
+            }
+        }
+        sql.push(")");
+    }
+    sql.push(")");
+}
+
+fn conflict(collection: &str, id: &str) -> StoreError {
+    DomainError::conflict(meridian_core::problem::code::ITEM_EXISTS, format!("collection {collection} already has an item {id}")).into()
+}
+
+#[async_trait]
+impl EoRepo for SqliteDb {
+    async fn create_collection(&self, c: &EoCollection) -> Result<()> {
+        let mut tx = self.write().await?;
+        let done = sqlx::query(
+            "INSERT INTO eo_collections (account_id, id, body, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(c.account_id.as_str())
+        .bind(&c.id)
+        .bind(c.body.to_string())
+        .bind(c.version)
+        .bind(c.created_at.millis())
+        .bind(c.updated_at.millis())
+        .execute(&mut *tx)
+        .await;
+        match done {
+            Err(e) if is_unique_violation(&e) => {
+                return Err(DomainError::conflict(meridian_core::problem::code::COLLECTION_EXISTS, format!("a collection {} exists", c.id)).into())
+            }
+            other => other?,
+        };
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn replace_collection(
+        &self,
+        account: &AccountId,
+        id: &str,
+        body: &Value,
+        expected: Option<i64>,
+    ) -> Result<EoCollection> {
+        let mut tx = self.write().await?;
+        let current: Option<i64> =
+            sqlx::query_scalar("SELECT version FROM eo_collections WHERE account_id = ? AND id = ?")
+                .bind(account.as_str())
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(version) = current else { return Err(DomainError::not_found("collection", id).into()) };
+        if expected.is_some_and(|e| e != version) {
+            return Err(DomainError::PreconditionFailed(format!("collection {id} is at version {version}")).into());
+        }
+        let row = sqlx::query(
+            "UPDATE eo_collections SET body = ?, version = version + 1, updated_at = ? WHERE account_id = ? AND id = ?
+             RETURNING account_id, id, body, version, created_at, updated_at",
+        )
+        .bind(body.to_string())
+        .bind(Timestamp::now().millis())
+        .bind(account.as_str())
+        .bind(id)
+        .fetch_one(&mut *tx)
+        .await?;
+        let c = collection(&row)?;
+        tx.commit().await?;
+        Ok(c)
+    }
+
+    async fn get_collection(&self, account: &AccountId, id: &str) -> Result<Option<EoCollection>> {
+        let row = sqlx::query(
+            "SELECT account_id, id, body, version, created_at, updated_at FROM eo_collections WHERE account_id = ? AND id = ?",
+        )
+        .bind(account.as_str())
+        .bind(id)
+        .fetch_optional(self.read())
+        .await?;
+        row.as_ref().map(collection).transpose()
+    }
+
+    async fn list_collections(&self, account: &AccountId) -> Result<Vec<EoCollection>> {
+        let rows = sqlx::query(
+            "SELECT account_id, id, body, version, created_at, updated_at FROM eo_collections WHERE account_id = ? ORDER BY id",
+        )
+        .bind(account.as_str())
+        .fetch_all(self.read())
+        .await?;
+        rows.iter().map(collection).collect()
+    }
+
+    async fn delete_collection(&self, account: &AccountId, id: &str, expected: Option<i64>) -> Result<bool> {
+        let mut tx = self.write().await?;
+        let current: Option<i64> =
+            sqlx::query_scalar("SELECT version FROM eo_collections WHERE account_id = ? AND id = ?")
+                .bind(account.as_str())
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(version) = current else { return Ok(false) };
+        if expected.is_some_and(|e| e != version) {
+            return Err(DomainError::PreconditionFailed(format!("collection {id} is at version {version}")).into());
+        }
+        sqlx::query("DELETE FROM eo_items WHERE account_id = ? AND collection = ?")
+            .bind(account.as_str())
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM eo_collections WHERE account_id = ? AND id = ?")
+            .bind(account.as_str())
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn collection_summary(&self, account: &AccountId, id: &str) -> Result<CollectionSummary> {
+        let row = sqlx::query(
+            "SELECT count(*) AS n, min(min_x) AS a, min(min_y) AS b, max(max_x) AS c, max(max_y) AS d,
+                    min(start_at) AS s, max(end_at) AS e
+             FROM eo_items WHERE account_id = ? AND collection = ?",
+        )
+        .bind(account.as_str())
+        .bind(id)
+        .fetch_one(self.read())
+        .await?;
+        let n: i64 = row.try_get("n")?;
+        let bbox = match (
+            row.try_get::<Option<f64>, _>("a")?,
+            row.try_get::<Option<f64>, _>("b")?,
+            row.try_get::<Option<f64>, _>("c")?,
+            row.try_get::<Option<f64>, _>("d")?,
+        ) {
+            (Some(a), Some(b), Some(c), Some(d)) => Some([a, b, c, d]),
+            _ => None,
+        };
+        Ok(CollectionSummary {
+            items: u64::try_from(n).unwrap_or(0),
+            bbox,
+            start_at: row.try_get("s")?,
+            end_at: row.try_get("e")?,
+        })
+    }
+
+    async fn insert_items(
+        &self,
+        account: &AccountId,
+        collection_id: &str,
+        items: &[NewItem],
+        events: &[NewEvent],
+    ) -> Result<Vec<EoItem>> {
+        let mut tx = self.write().await?;
+        let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM eo_collections WHERE account_id = ? AND id = ?")
+            .bind(account.as_str())
+            .bind(collection_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if exists.is_none() {
+            return Err(DomainError::not_found("collection", collection_id).into());
+        }
+        let now = Timestamp::now().millis();
+        let mut stored = Vec::with_capacity(items.len());
+        for it in items {
+            let done = sqlx::query(
+                "INSERT INTO eo_items (account_id, collection, id, start_at, end_at, min_x, min_y, max_x, max_y, body,
+                                       version, created_at, updated_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?) RETURNING seq",
+            )
+            .bind(account.as_str())
+            .bind(collection_id)
+            .bind(&it.id)
+            .bind(it.start_at)
+            .bind(it.end_at)
+            .bind(it.bbox[0])
+            .bind(it.bbox[1])
+            .bind(it.bbox[2])
+            .bind(it.bbox[3])
+            .bind(it.body.to_string())
+            .bind(now)
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await;
+            let seq: i64 = match done {
+                Err(e) if is_unique_violation(&e) => return Err(conflict(collection_id, &it.id)),
+                other => other?.try_get("seq")?,
+            };
+            stored.push(EoItem {
+                seq,
+                account_id: account.clone(),
+                collection: collection_id.to_owned(),
+                id: it.id.clone(),
+                start_at: it.start_at,
+                end_at: it.end_at,
+                bbox: it.bbox,
+                body: it.body.clone(),
+                version: 1,
+                created_at: Timestamp::from_millis(now),
+                updated_at: Timestamp::from_millis(now),
+            });
+        }
+        insert_events(&mut tx, events).await?;
+        tx.commit().await?;
+        Ok(stored)
+    }
+
+    async fn get_item(&self, account: &AccountId, collection_id: &str, id: &str) -> Result<Option<EoItem>> {
+        let row = sqlx::query(&format!(
+            "SELECT {ITEM_COLUMNS} FROM eo_items i WHERE i.account_id = ? AND i.collection = ? AND i.id = ?"
+        ))
+        .bind(account.as_str())
+        .bind(collection_id)
+        .bind(id)
+        .fetch_optional(self.read())
+        .await?;
+        row.as_ref().map(item).transpose()
+    }
+
+    async fn find_items(&self, account: &AccountId, id: &str, limit: u32) -> Result<Vec<EoItem>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {ITEM_COLUMNS} FROM eo_items i WHERE i.account_id = ? AND i.id = ? ORDER BY i.seq LIMIT ?"
+        ))
+        .bind(account.as_str())
+        .bind(id)
+        .bind(i64::from(limit))
+        .fetch_all(self.read())
+        .await?;
+        rows.iter().map(item).collect()
+    }
+
+    async fn replace_item(
+        &self,
+        account: &AccountId,
+        collection_id: &str,
+        it: &NewItem,
+        expected: Option<i64>,
+        events: &[NewEvent],
+    ) -> Result<EoItem> {
+        let mut tx = self.write().await?;
+        let current: Option<i64> =
+            sqlx::query_scalar("SELECT version FROM eo_items WHERE account_id = ? AND collection = ? AND id = ?")
+                .bind(account.as_str())
+                .bind(collection_id)
+                .bind(&it.id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(version) = current else { return Err(DomainError::not_found("item", &it.id).into()) };
+        if expected.is_some_and(|e| e != version) {
+            return Err(DomainError::PreconditionFailed(format!("item {} is at version {version}", it.id)).into());
+        }
+        let row = sqlx::query(&format!(
+            "UPDATE eo_items SET start_at = ?, end_at = ?, min_x = ?, min_y = ?, max_x = ?, max_y = ?, body = ?,
+                    version = version + 1, updated_at = ?
+             WHERE account_id = ? AND collection = ? AND id = ? RETURNING {}",
+            ITEM_COLUMNS.replace("i.", "")
+        ))
+        .bind(it.start_at)
+        .bind(it.end_at)
+        .bind(it.bbox[0])
+        .bind(it.bbox[1])
+        .bind(it.bbox[2])
+        .bind(it.bbox[3])
+        .bind(it.body.to_string())
+        .bind(Timestamp::now().millis())
+        .bind(account.as_str())
+        .bind(collection_id)
+        .bind(&it.id)
+        .fetch_one(&mut *tx)
+        .await?;
+        let updated = item(&row)?;
+        insert_events(&mut tx, events).await?;
+        tx.commit().await?;
+        Ok(updated)
+    }
+
+    async fn delete_item(&self, account: &AccountId, collection_id: &str, id: &str, expected: Option<i64>) -> Result<bool> {
+        let mut tx = self.write().await?;
+        let current: Option<i64> =
+            sqlx::query_scalar("SELECT version FROM eo_items WHERE account_id = ? AND collection = ? AND id = ?")
+                .bind(account.as_str())
+                .bind(collection_id)
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some(version) = current else { return Ok(false) };
+        if expected.is_some_and(|e| e != version) {
+            return Err(DomainError::PreconditionFailed(format!("item {id} is at version {version}")).into());
+        }
+        sqlx::query("DELETE FROM eo_items WHERE account_id = ? AND collection = ? AND id = ?")
+            .bind(account.as_str())
+            .bind(collection_id)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    async fn search_items(&self, account: &AccountId, q: &ItemQuery) -> Result<Vec<EoItem>> {
+        let mut sql = Sql::new(&format!("SELECT {ITEM_COLUMNS} FROM eo_items i"));
+        filters(&mut sql, account, q);
+        if let Some((values, seq)) = &q.after {
+            keyset(&mut sql, q, values, *seq);
+        }
+        sql.push(" ORDER BY ");
+        for k in &q.sort {
+            sort_expr(&mut sql, &k.field);
+            sql.push(if k.descending { " DESC, " } else { " ASC, " });
+        }
+        sql.push("i.seq ASC LIMIT ?").int_arg(i64::from(q.limit));
+        let rows = sqlx::query_with(&sql.text, sql.args).fetch_all(self.read()).await?;
+        rows.iter().map(item).collect()
+    }
+
+    async fn count_items(&self, account: &AccountId, q: &ItemQuery) -> Result<u64> {
+        let mut sql = Sql::new("SELECT count(*) FROM eo_items i");
+        filters(&mut sql, account, q);
+        let n: i64 = sqlx::query_scalar_with(&sql.text, sql.args).fetch_one(self.read()).await?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+}
