@@ -50,10 +50,11 @@ def tile():
     # Uniform on the sphere between the latitudes.
     lo, hi = math.sin(math.radians(-56.0)), math.sin(math.radians(75.0))
     lat = math.degrees(math.asin(random.uniform(lo, hi)))
-    lon = random.uniform(-179.0, 179.0)
-    zone = int((lon + 180) // 6) + 1
     half_lat = 54.9 / 111.32
     half_lon = 54.9 / (111.32 * math.cos(math.radians(lat)))
+    # Footprints stay within -180..180 (none crosses the antimeridian).
+    lon = random.uniform(-179.9 + half_lon * 1.1, 179.9 - half_lon * 1.1)
+    zone = int((lon + 180) // 6) + 1
     skew = (lon - (zone * 6 - 183)) / 3.0 * 0.02 * math.sin(math.radians(lat))
     corners = [
         (lon - half_lon - skew, lat + half_lat),
@@ -69,15 +70,15 @@ def tile():
 
 def clip(corners):
     """The footprint cut by the swath's edge: a tilted line across the tile, data on one side."""
-    (x0, y1), (_, y0) = corners[0], corners[1]
-    x1 = corners[2][0]
-    t = random.uniform(0.2, 0.8)
-    # The edge runs from the top at x0 + t*(x1-x0) to the bottom a little further west.
-    top = x0 + t * (x1 - x0)
-    bottom = top - random.uniform(0.05, 0.2) * (x1 - x0)
+    (tlx, top_y), (blx, bottom_y), (brx, _), (trx, _) = corners
+    # The edge crosses the top at t and the bottom a little further west, both inside the tile.
+    t = random.uniform(0.25, 0.8)
+    u = t - random.uniform(0.05, 0.2)
+    top = tlx + t * (trx - tlx)
+    bottom = blx + u * (brx - blx)
     if random.random() < 0.5:  # data east of the edge
-        return [(top, y1), (bottom, y0), corners[2], corners[3]]
-    return [corners[0], corners[1], (bottom, y0), (top, y1)]
+        return [(top, top_y), (bottom, bottom_y), corners[2], corners[3]]
+    return [corners[0], corners[1], (bottom, bottom_y), (top, top_y)]
 
 
 def cloud_cover():

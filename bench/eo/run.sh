@@ -197,7 +197,7 @@ PYEOF
 
 # --- Meridian
 if [ "$PEERS_ONLY" = 0 ]; then
-  rm -rf "$WORK/meridian-data"
+  rm -rf "$WORK/meridian-data" "$WORK/meridian.out"
   MERIDIAN_RATE_LIMITS__ENABLED=false MERIDIAN_LOG__LEVEL=warn MERIDIAN_LIMITS__UPLOAD_BYTES=$((4 << 30)) \
     "$MERIDIAN" --data-dir "$WORK/meridian-data" serve --http 127.0.0.1:0 --dns 127.0.0.1:0 >"$WORK/meridian.out" 2>"$WORK/meridian.err" &
   MPID=$!
@@ -248,8 +248,21 @@ PYEOF
   ITEM_JSON='{"id": "'$SCENE_ITEM'", "datetime": "2017-11-21T06:52:03Z", "assets": {"red": {"eo:bands": [{"name": "B04", "common_name": "red"}]}, "nir": {"eo:bands": [{"name": "B08", "common_name": "nir"}]}}}'
   reset_peak "$MPID"
   T0=$(date +%s.%N)
-  api POST "/api/v1/eo/collections/$SCENE_COLLECTION/items" -F "item=$ITEM_JSON;type=application/json" \
-    -F "red=@$RED;type=image/tiff" -F "nir=@$NIR;type=image/tiff" >"$WORK/meridian-item.json"
+  CODE=$(curl -s -D "$WORK/ingest.headers" -o "$WORK/meridian-item.json" -w '%{http_code}' -H "X-Api-Key: $KEY" \
+    -X POST "$BASE/api/v1/eo/collections/$SCENE_COLLECTION/items" -F "item=$ITEM_JSON;type=application/json" \
+    -F "red=@$RED;type=image/tiff" -F "nir=@$NIR;type=image/tiff")
+  case "$CODE" in
+    201) ;;
+    202) # Files that are not COGs are converted by a job first.
+      LOC=$(sed -n 's/^[Ll]ocation: *//p' "$WORK/ingest.headers" | tr -d '\r')
+      for _ in $(seq 6000); do
+        STATUS=$(api GET "$LOC" | json 'd["status"]')
+        [ "$STATUS" = succeeded ] && break
+        [ "$STATUS" = failed ] && { echo "Meridian: the ingest job $LOC failed: $(api GET "$LOC")" >&2; exit 1; }
+        sleep 0.1
+      done ;;
+    *) echo "Meridian: POST /api/v1/eo/collections/$SCENE_COLLECTION/items (multipart item, red, nir) answered $CODE: $(head -c 800 "$WORK/meridian-item.json")" >&2; exit 1 ;;
+  esac
   T1=$(date +%s.%N)
   M_INGEST=$("$PY" -c "print(f'{$T1 - $T0:.1f}')")
   M_INGEST_RSS=$(peak_mib "$MPID")
@@ -292,9 +305,9 @@ PYEOF
   M_NDVI=$(json 'd["wall_s"]' <"$WORK/ndvi-meridian.json")
   M_NDVI_RSS=$(peak_mib "$MPID")
   # The output COG (first output) and its statistics (the first object with min, max and mean).
-  read -r M_HREF M_STATS <<<"$("$PY" - <"$WORK/ndvi-meridian.json" <<'PYEOF'
+  read -r M_HREF M_STATS <<<"$("$PY" - "$WORK/ndvi-meridian.json" <<'PYEOF'
 import json, sys
-out = json.load(sys.stdin)["job"].get("output") or {}
+out = json.load(open(sys.argv[1]))["job"].get("output") or {}
 href = (out.get("outputs") or [{}])[0].get("href", "?")
 def find(o):
     if isinstance(o, dict):
