@@ -47,6 +47,7 @@ VENVS=${VENVS:-$HOME/.cache/meridian-bench/eo}
 PGDSN=${PGDSN:-postgresql://postgres@127.0.0.1:5432}
 PY=/usr/bin/python3
 CORES=$(nproc)
+LOAD_START=$(cut -d" " -f1-3 /proc/loadavg)
 DOC=1
 [ "$SIZE" = 10980 ] && [ "$N" = 100000 ] && [ "$PEERS_ONLY" = 0 ] || DOC=0
 
@@ -229,6 +230,20 @@ rm -f "$WORK/ndvi-rasterio.tif"
 R_WALL=$(awk '/Elapsed \(wall clock\)/ {print $NF}' "$WORK/ndvi-rasterio.time" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')
 R_RSS=$(( $(awk '/Maximum resident set size/ {print $NF}' "$WORK/ndvi-rasterio.time") / 1024 ))
 R_MB=$(( $(stat -c %s "$WORK/ndvi-rasterio.tif") / 1000000 ))
+# GDAL's own COG validator (Debian's python3-gdal): "valid COG" or what it found.
+cog_check() {
+  "$PY" - "$1" <<'PYEOF'
+import sys
+from osgeo_utils.samples import validate_cloud_optimized_geotiff as v
+try:
+    warnings, errors, _ = v.validate(sys.argv[1], full_check=True)
+except Exception as e:
+    print(f"not checked ({e})")
+    sys.exit(0)
+print("valid COG" if not errors and not warnings else "COG validator: " + "; ".join(errors + warnings))
+PYEOF
+}
+R_COG=$(cog_check "$WORK/ndvi-rasterio.tif")
 R_STATS=$(json '" ".join(f"{d[k]:.4f}" for k in ("min", "max", "mean"))' <"$WORK/ndvi-rasterio.json")
 echo "   rasterio: ${R_WALL}s, ${R_RSS} MiB, $(cat "$WORK/ndvi-rasterio.json")"
 
@@ -339,9 +354,10 @@ b = d["bands"][0]
 md = d.get("metadata", {}).get("IMAGE_STRUCTURE", {})
 w, h = d["size"]
 bw, bh = b["block"]
-print(w, "x", h, " ", b["type"], ", ", md.get("COMPRESSION", "-"), ", predictor ", md.get("PREDICTOR", "-"),
-      ", layout ", md.get("LAYOUT", "-"), ", ", bw, "-px blocks, ", len(b.get("overviews", [])), " overviews", sep="")')
+print(b["type"], ", ", md.get("COMPRESSION", "-"), ", predictor ", md.get("PREDICTOR", "-"),
+      ", ", bw, "-px blocks, ", len(b.get("overviews", [])), " overviews", sep="")')
     M_MB=$(( $(stat -c %s "$WORK/ndvi-meridian.tif") / 1000000 ))
+    M_OUT_INFO="$M_OUT_INFO, $(cog_check "$WORK/ndvi-meridian.tif")"
     echo "   Meridian output: $M_OUT_INFO, $M_MB MB"
   else
     echo "   could not download the NDVI output ($M_HREF)" >&2
@@ -566,7 +582,7 @@ fi
 
 # --- the section
 ratio() { "$PY" -c "a, b = '$1', '$2'
-try: print(f'{float(a) / float(b):.1f}x')
+try: print(f'{float(a) / float(b):.1f}×')
 except Exception: print('-')"; }
 first() { echo "$1" | awk '{print $1}'; }
 echo
@@ -605,7 +621,8 @@ section=$(cat <<MD
 Command: \`bench/eo/run.sh [WORKDIR]\` (SIZE=$SIZE, N=$N, wrk -t$THREADS -c$CONNECTIONS -d$DURATION --timeout $TIMEOUT).
 Measured $(date -u +%Y-%m-%dT%H:%MZ) on this machine ($CORES cores, $CPU), every server and tool in
 the same run, one at a time; Meridian is the release build (logging at warn, rate limits off).
-Load average when the run ended: $LOAD.
+Load average when the run started: $LOAD_START; when it ended: $LOAD (other work on the machine
+makes single runs noisy).
 
 Data (\`bench/eo/make_bands.py\`): a Sentinel-2-tile-sized pair of UInt16 Cloud Optimized
 GeoTIFFs, red and near infrared, 10,980 × 10,980 pixels of 10 m (EPSG:32640), DEFLATE, 1024-px
@@ -617,10 +634,10 @@ scene's tilted footprint, 5 % of the tile).
 
 | | wall (s) | peak RSS (MiB) | output |
 |---|---:|---:|---|
-| rasterio $RASTERIO_V (GDAL $RIO_GDAL_V) + numpy $NUMPY_V: read both bands, NDVI in float32, COG driver (DEFLATE, predictor 3, 512-px blocks, overviews, compression on all cores) | $R_WALL | $R_RSS | $R_MB MB |
-| Meridian: \`POST /api/v1/eo/compute/ndvi\` (async), from the request to the job's \`succeeded\` | $M_NDVI | $M_NDVI_RSS | $M_MB MB, $M_OUT_INFO |
+| rasterio $RASTERIO_V (GDAL $RIO_GDAL_V) + numpy $NUMPY_V (\`bench/eo/ndvi_rasterio.py\`): read both bands, NDVI in float32, COG driver (compression on all cores) | $(printf %.1f "$R_WALL") | $R_RSS | $R_MB MB, Float32, DEFLATE, predictor 3, 512-px blocks, overviews, $R_COG |
+| Meridian: \`POST /api/v1/eo/compute/ndvi\` (async), from the request to the job's \`succeeded\` | $(printf %.1f "$M_NDVI") | $M_NDVI_RSS | $M_MB MB, $M_OUT_INFO |
 
-Speed-up: **$NDVI_SPEEDUP** (target: at least 3×). Times are whole runs: the Python process from
+Speed-up (rasterio's time / Meridian's): **$NDVI_SPEEDUP** (target: at least 3×). Times are whole runs: the Python process from
 start to exit (imports included) against the HTTP request to the job's end (polled every 50 ms).
 NDVI statistics (min max mean): rasterio $R_STATS, Meridian $M_STATS. Uploading the scene to
 Meridian (\`POST /api/v1/eo/collections/scenes/items\`, multipart, both COGs; the server reads
@@ -632,9 +649,9 @@ $TILES_N tiles drawn with a seed over zooms $ZMIN–$ZMAX (the same number at ea
 overviews to native resolution; \`bench/eo/tiles.py\`), 256-px PNG, NDVI rescaled from -1..1
 through RdYlGn, walked by wrk after one warm-up pass over the $(wc -l <"$WORK/tiles-unique.txt") distinct tiles. Before
 loading, the first tile and a zoom-$ZMAX tile from each server were checked to be PNGs of the same size
-($M_SIZES). TiTiler $TITILER_V (rio-tiler $RIOTILER_V) under uvicorn with $CORES workers, GDAL_CACHEMAX=200,
-GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR, reading the same two files. Peak RSS: the server's
-(TiTiler: its processes together).
+($(echo "$M_SIZES" | awk '{print $1}' | sed 's/x/ × /') px). TiTiler $TITILER_V (rio-tiler $RIOTILER_V) under uvicorn with $CORES workers, GDAL_CACHEMAX=200,
+GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR, reading the same two files. Peak RSS: the server's during
+the row (reset before each row; TiTiler: its processes together).
 
 | server, request | tiles/s | p50 (ms) | p99 (ms) | non-2xx | socket errors | peak RSS (MiB) |
 |---|---:|---:|---:|---:|---:|---:|
@@ -648,7 +665,8 @@ $N Items (\`bench/eo/make_items.py\`: Sentinel-2-like scenes revisiting $((N / 2
 about 110 km over 56° S–76° N, 20 visits each over 2020–2024, one footprint in three cut by the
 swath's edge, eo:cloud_cover 0–100, two assets with https hrefs), loaded into Meridian as
 FeatureCollections of 1,000 (\`POST /api/v1/eo/collections/sentinel-2-l2a/items\`) in ${M_LOAD}s
-(peak RSS $M_LOAD_RSS MiB). Peer: $STAC_PEER. Both walk the same $SEARCHES_N seeded searches a row
+(peak RSS $M_LOAD_RSS MiB; Meridian's figures in the table below are its process's peak during
+the row). Peer: $STAC_PEER. Both walk the same $SEARCHES_N seeded searches a row
 (\`bench/eo/searches.py\`: bbox of 2–10°, a datetime interval of 1–12 months, the collection). $STAC_CHECK
 
 | server, search | req/s | p50 (ms) | p99 (ms) | non-2xx | socket errors | peak RSS (MiB) |
