@@ -540,9 +540,9 @@ impl EoRepo for SqliteDb {
         };
         let mut sql = match plan {
             Plan::Ids => Sql::new(&format!("SELECT {ITEM_COLUMNS} FROM eo_items i INDEXED BY eo_items_by_id")),
-            Plan::Boxes => Sql::new(&format!(
-                "SELECT {ITEM_COLUMNS} FROM eo_items_rtree r CROSS JOIN eo_items i ON i.seq = r.seq"
-            )),
+            Plan::Boxes => {
+                Sql::new(&format!("SELECT {ITEM_COLUMNS} FROM eo_items_rtree r CROSS JOIN eo_items i ON i.seq = r.seq"))
+            }
             Plan::Order => Sql::new(&format!("SELECT {ITEM_COLUMNS} FROM eo_items i")),
         };
         if plan == Plan::Boxes {
