@@ -21,6 +21,7 @@ use meridian_features::geometry::{self as fgeom, Rules};
 use meridian_jobs::{JobContext, JobError, JobHandler, JobOutcome};
 use meridian_raster::crs::transformer;
 use meridian_raster::tiff::GeoTiff;
+use meridian_raster::tile::TileRenderer;
 use meridian_raster::{GeoTransform, Window};
 use meridian_store::eo::EoItem;
 use meridian_store::model::{Job, NewJob};
@@ -692,7 +693,7 @@ impl EoService {
         let tiff = GeoTiff::open(&cog)?;
         let gt = tiff.geo_transform();
         let (w, h) = (tiff.width(), tiff.height());
-        let bbox = wgs84_bounds(&gt, w, h, plan.epsg);
+        let bbox = TileRenderer::new(&tiff)?.bounds_wgs84()?.map(|v| (v * 1e7).round() / 1e7);
         let zones = match &plan.zones {
             None => None,
             Some(z) => Some(self.zones(account, z, &tiff, plan.epsg, bbox).await?),
@@ -918,27 +919,6 @@ fn mask_outside(data: &mut [f32], width: usize, height: usize, gt: &GeoTransform
             }
         }
     }
-}
-
-/// WGS84 bounds of a raster.
-fn wgs84_bounds(gt: &GeoTransform, w: usize, h: usize, epsg: u16) -> [f64; 4] {
-    let Ok(t) = transformer(epsg, 4326) else { return [0.0; 4] };
-    let mut pts = Vec::new();
-    for i in 0..=8 {
-        let f = i as f64 / 8.0;
-        pts.extend([
-            gt.apply(f * w as f64, 0.0),
-            gt.apply(f * w as f64, h as f64),
-            gt.apply(0.0, f * h as f64),
-            gt.apply(w as f64, f * h as f64),
-        ]);
-    }
-    t.apply_in_place(&mut pts);
-    let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
-    for (x, y) in pts.into_iter().filter(|p| p.0.is_finite()) {
-        b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
-    }
-    b.map(|v| (v * 1e7).round() / 1e7)
 }
 
 /// Runs queued computations.

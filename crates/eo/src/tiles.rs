@@ -27,31 +27,19 @@ pub struct TileStyle {
     pub rescale: (f64, f64),
 }
 
-/// Parses the query of a tile request: `index` or `expression`, `bands` (`red:B7,nir:B8`),
-/// `colormap`, `rescale` (`-1,1`). Errors name the parameter.
-pub fn parse_style(pairs: &[(String, String)]) -> std::result::Result<TileStyle, (String, String)> {
-    let mut expression = None;
-    let mut bands = BTreeMap::new();
-    let mut cmap = None;
+/// Parses how a tile is painted: `colormap` (RdYlGn by default) and `rescale` (`-1,1` by
+/// default); `access_token` is the credential's, any other parameter an error. Errors name the
+/// parameter.
+pub fn parse_paint(pairs: &[(String, String)]) -> std::result::Result<(ColorRamp, (f64, f64)), (String, String)> {
+    let mut ramp = ColorRamp::RdYlGn;
     let mut rescale = (-1.0, 1.0);
-    let mut index = None;
     for (k, v) in pairs {
         match k.as_str() {
-            "index" => index = Some(v.to_ascii_lowercase()),
-            "expression" => expression = Some(v.clone()),
-            "bands" => {
-                for pair in v.split(',').filter(|p| !p.is_empty()) {
-                    let (name, asset) = pair
-                        .split_once(':')
-                        .ok_or(("bands".to_owned(), "bands is name:asset,name:asset".to_owned()))?;
-                    bands.insert(name.trim().to_owned(), asset.trim().to_owned());
-                }
-            }
             "colormap" | "colormap_name" => {
-                cmap = Some(colormap(v).ok_or((
+                ramp = colormap(v).ok_or((
                     "colormap".to_owned(),
                     format!("unknown colormap {v}; one of {}", ColorRamp::NAMES.join(", ")),
-                ))?)
+                ))?
             }
             "rescale" => {
                 let n: Vec<f64> = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
@@ -64,6 +52,32 @@ pub fn parse_style(pairs: &[(String, String)]) -> std::result::Result<TileStyle,
             other => return Err((other.to_owned(), format!("unknown parameter {other}"))),
         }
     }
+    Ok((ramp, rescale))
+}
+
+/// Parses the query of a tile request: `index` or `expression`, `bands` (`red:B7,nir:B8`),
+/// and what [`parse_paint`] reads. Errors name the parameter.
+pub fn parse_style(pairs: &[(String, String)]) -> std::result::Result<TileStyle, (String, String)> {
+    let mut expression = None;
+    let mut bands = BTreeMap::new();
+    let mut index = None;
+    let mut paint = Vec::new();
+    for (k, v) in pairs {
+        match k.as_str() {
+            "index" => index = Some(v.to_ascii_lowercase()),
+            "expression" => expression = Some(v.clone()),
+            "bands" => {
+                for pair in v.split(',').filter(|p| !p.is_empty()) {
+                    let (name, asset) = pair
+                        .split_once(':')
+                        .ok_or(("bands".to_owned(), "bands is name:asset,name:asset".to_owned()))?;
+                    bands.insert(name.trim().to_owned(), asset.trim().to_owned());
+                }
+            }
+            _ => paint.push((k.clone(), v.clone())),
+        }
+    }
+    let (colormap, rescale) = parse_paint(&paint)?;
     let expression = match (index, expression) {
         (Some(_), Some(_)) => return Err(("expression".into(), "give index or expression, not both".into())),
         (Some(i), None) => crate::expr::named_index(&i)
@@ -73,7 +87,6 @@ pub fn parse_style(pairs: &[(String, String)]) -> std::result::Result<TileStyle,
         (None, None) => crate::expr::named_index("ndvi").unwrap_or_default().to_owned(),
     };
     Expression::parse(&expression).map_err(|e| ("expression".to_owned(), e.to_string()))?;
-    let colormap = cmap.unwrap_or(ColorRamp::RdYlGn);
     Ok(TileStyle { expression, bands, colormap, rescale })
 }
 

@@ -10,8 +10,8 @@ use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use meridian_core::{DomainError, FieldError};
-use meridian_eo::compute::{colormap, ColorRamp, Computed};
-use meridian_eo::tiles::parse_style;
+use meridian_eo::compute::Computed;
+use meridian_eo::tiles::{parse_paint, parse_style};
 use serde_json::{json, Value};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -188,6 +188,11 @@ fn pairs(raw: &Option<String>) -> Vec<(String, String)> {
     form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()).into_owned().collect()
 }
 
+/// A tile parameter's refusal (the parameter, why) as a 400.
+fn invalid_parameter((param, detail): (String, String)) -> crate::error::ApiError {
+    bad_request(vec![FieldError::new(format!("/{param}"), "invalid_parameter", detail)])
+}
+
 fn not_a_tile(y: &str) -> crate::error::ApiError {
     DomainError::not_found("tile", format!("{y} (tiles are {{y}}.png or {{y}}@2x.png)")).into()
 }
@@ -215,42 +220,7 @@ async fn get_eo_result_tile(
     RawQuery(raw): RawQuery,
 ) -> ApiResult<Response> {
     let (y, size) = tile_coords(&y).ok_or_else(|| not_a_tile(&y))?;
-    let mut ramp = ColorRamp::RdYlGn;
-    let mut rescale = (-1.0, 1.0);
-    for (k, v) in pairs(&raw) {
-        match k.as_str() {
-            "colormap" | "colormap_name" => {
-                ramp = colormap(&v).ok_or_else(|| {
-                    bad_request(vec![FieldError::new(
-                        "/colormap",
-                        "unknown_colormap",
-                        format!("one of {}", ColorRamp::NAMES.join(", ")),
-                    )])
-                })?
-            }
-            "rescale" => {
-                let n: Vec<f64> = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
-                match n.as_slice() {
-                    [lo, hi] if lo < hi && lo.is_finite() && hi.is_finite() => rescale = (*lo, *hi),
-                    _ => {
-                        return Err(bad_request(vec![FieldError::new(
-                            "/rescale",
-                            "invalid_range",
-                            "rescale is min,max with min < max",
-                        )]))
-                    }
-                }
-            }
-            "access_token" => {}
-            other => {
-                return Err(bad_request(vec![FieldError::new(
-                    format!("/{other}"),
-                    "unknown_parameter",
-                    format!("unknown parameter {other}"),
-                )]))
-            }
-        }
-    }
+    let (ramp, rescale) = parse_paint(&pairs(&raw)).map_err(invalid_parameter)?;
     let tile = state.eo.result_tile(&caller.account_id, &id, ramp, rescale, z, x, y, size).await.map_err(eo_error)?;
     Ok(png(tile, state.config.eo.tile_max_age.as_secs()))
 }
