@@ -91,6 +91,84 @@ impl std::ops::Add for Confusion {
     }
 }
 
+/// A confusion matrix of classes (ASPRS codes): `counts[r * n + p]` points of reference class
+/// `classes[r]` predicted as `classes[p]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassConfusion {
+    /// The classes, in the matrix's order.
+    pub classes: Vec<u8>,
+    /// Row-major counts, reference by predicted.
+    pub counts: Vec<u64>,
+}
+
+impl ClassConfusion {
+    /// Counts `predicted` against `reference` over the classes `classes`; points whose reference
+    /// or prediction is not among them are left out.
+    ///
+    /// ```
+    /// use meridian_pointcloud::eval::ClassConfusion;
+    /// let c = ClassConfusion::count(&[1, 6], &[1, 1, 6, 6], &[1, 6, 6, 6]);
+    /// assert_eq!(c.accuracy(), 0.75);
+    /// assert_eq!(c.iou(6), Some(2.0 / 3.0));
+    /// ```
+    pub fn count(classes: &[u8], reference: &[u8], predicted: &[u8]) -> Self {
+        let n = classes.len();
+        let mut counts = vec![0u64; n * n];
+        let at = |c: u8| classes.iter().position(|&k| k == c);
+        for (&r, &p) in reference.iter().zip(predicted) {
+            if let (Some(r), Some(p)) = (at(r), at(p)) {
+                counts[r * n + p] += 1;
+            }
+        }
+        Self { classes: classes.to_vec(), counts }
+    }
+
+    /// Points counted.
+    pub fn points(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// Overall accuracy: the share of points on the diagonal.
+    pub fn accuracy(&self) -> f64 {
+        let n = self.classes.len();
+        ratio((0..n).map(|k| self.counts[k * n + k]).sum(), self.points())
+    }
+
+    /// Intersection over union of a class, `None` when it is absent from both sides.
+    pub fn iou(&self, class: u8) -> Option<f64> {
+        let n = self.classes.len();
+        let k = self.classes.iter().position(|&c| c == class)?;
+        let tp = self.counts[k * n + k];
+        let row: u64 = (0..n).map(|p| self.counts[k * n + p]).sum();
+        let col: u64 = (0..n).map(|r| self.counts[r * n + k]).sum();
+        let union = row + col - tp;
+        (union > 0).then(|| tp as f64 / union as f64)
+    }
+
+    /// Reference points of a class.
+    pub fn support(&self, class: u8) -> u64 {
+        let n = self.classes.len();
+        self.classes.iter().position(|&c| c == class).map_or(0, |k| (0..n).map(|p| self.counts[k * n + p]).sum())
+    }
+}
+
+impl std::ops::Add for ClassConfusion {
+    type Output = ClassConfusion;
+
+    /// The sum of two matrices over the same classes (`self` is returned unchanged otherwise).
+    fn add(mut self, o: ClassConfusion) -> ClassConfusion {
+        if self.classes.is_empty() {
+            return o;
+        }
+        if self.classes == o.classes {
+            for (a, b) in self.counts.iter_mut().zip(o.counts) {
+                *a += b;
+            }
+        }
+        self
+    }
+}
+
 fn ratio(a: u64, b: u64) -> f64 {
     if b == 0 {
         0.0

@@ -6,10 +6,18 @@
 
 pub mod elm;
 pub mod eval;
+pub mod features;
+pub mod forest;
+pub mod hag;
+pub mod learn;
 pub mod reader;
 pub mod smrf;
 
 pub use elm::Elm;
-pub use eval::Confusion;
+pub use eval::{ClassConfusion, Confusion};
+pub use features::{compute_features, FeatureContext, FeatureError, Features, FEATURE_NAMES, N_FEATURES};
+pub use forest::{ClassWeights, Forest, ForestError, ForestParams};
+pub use hag::{height_above_ground, HagError};
+pub use learn::{classify_objects, BlockSplit, LearnError, Model, ModelHeader, Pipeline, Prepared, TrainingInfo};
 pub use reader::{Limits, PointCloud, PointCloudInfo, ReadError};
 pub use smrf::{ReturnKind, Smrf, SmrfError};

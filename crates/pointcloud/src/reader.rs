@@ -93,6 +93,10 @@ pub struct PointCloud {
     pub number_of_returns: Vec<u8>,
     /// Pulse return magnitude.
     pub intensity: Vec<u16>,
+    /// Red, green and blue, when the point format records colour (formats 2, 3, 5, 7, 8, 10).
+    pub rgb: Option<Vec<[u16; 3]>>,
+    /// Near infrared, when the point format records it (formats 8 and 10).
+    pub nir: Option<Vec<u16>>,
 }
 
 impl PointCloud {
@@ -106,8 +110,10 @@ impl PointCloud {
         self.x.is_empty()
     }
 
-    fn with_capacity(n: usize) -> Self {
+    fn with_capacity(n: usize, rgb: bool, nir: bool) -> Self {
         Self {
+            rgb: rgb.then(|| Vec::with_capacity(n)),
+            nir: nir.then(|| Vec::with_capacity(n)),
             x: Vec::with_capacity(n),
             y: Vec::with_capacity(n),
             z: Vec::with_capacity(n),
@@ -180,7 +186,8 @@ where
         )));
     }
     let n = usize::try_from(info.points).map_err(|_| limit("points", info.points, usize::MAX as u64))?;
-    let mut cloud = PointCloud::with_capacity(n);
+    let format = header.point_format();
+    let mut cloud = PointCloud::with_capacity(n, format.has_color, format.has_nir);
     let mut batch = PointDataBuilder::new().for_header(header).build();
     // Batches of about 4 MiB, whatever the record length.
     let batch_points = (4u64 << 20) / u64::from(info.record_length).max(1) + 1;
@@ -196,6 +203,17 @@ where
         cloud.return_number.extend(batch.return_number());
         cloud.number_of_returns.extend(batch.number_of_returns());
         cloud.intensity.extend(batch.intensity());
+        if let (Some(rgb), Some(column)) = (cloud.rgb.as_mut(), batch.rgb()) {
+            rgb.extend(column.map(|(r, g, b)| [r, g, b]));
+        }
+        if let (Some(nir), Some(column)) = (cloud.nir.as_mut(), batch.nir()) {
+            nir.extend(column);
+        }
+    }
+    // A format that claims colour and a batch that has none would leave the columns short.
+    let short = |len: Option<usize>| len.is_some_and(|l| l != n);
+    if short(cloud.rgb.as_ref().map(Vec::len)) || short(cloud.nir.as_ref().map(Vec::len)) {
+        return Err(ReadError::Header("the colour columns do not match the points".to_owned()));
     }
     Ok((info, cloud))
 }
@@ -446,6 +464,7 @@ mod tests {
         assert_eq!(pc.z, vec![2.5; 3]);
         assert_eq!(pc.classification, vec![2; 3]);
         assert_eq!((pc.return_number[0], pc.number_of_returns[0]), (1, 1));
+        assert_eq!((pc.rgb, pc.nir), (None, None));
     }
 
     #[test]

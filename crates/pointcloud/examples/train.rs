@@ -1,0 +1,304 @@
+//! Trains the object classifier on the labelled files in tests/data, evaluates it on held-out
+//! blocks and writes the model file:
+//!
+//! ```text
+//! cargo run --release -p meridian-pointcloud --example train -- --out crates/pointcloud/models/classifier-v1.mpcm
+//! ```
+//!
+//! The pipeline is the inference pipeline ([`Pipeline::default`]: ELM, SMRF with
+//! `Smrf::isprs()`, a 1 m ground raster for the height above ground, then the features of the
+//! points that are neither ground nor noise). Each file is cut into 20 m blocks and one block in
+//! five is held out ([`BlockSplit::default`]); the model is trained on the other blocks only, so
+//! the figures printed (and the bound of the crate's test) are on points it never saw.
+//! `--trees N`, `--depth N`, `--leaf N` and `--power P` change the forest.
+#![allow(clippy::print_stdout)]
+
+use meridian_pointcloud::features::{FeatureContext, FEATURE_NAMES};
+use meridian_pointcloud::forest::ClassWeights;
+use meridian_pointcloud::learn::{object_features, predict_rows};
+use meridian_pointcloud::reader::{read_path, Limits, PointCloud};
+use meridian_pointcloud::{BlockSplit, ClassConfusion, Confusion, ForestParams, Model, Pipeline, TrainingInfo};
+use std::path::Path;
+use std::time::Instant;
+
+const FILES: [&str; 2] = ["pdal-extra-bytes.laz", "myria3d-toy.las"];
+/// ASPRS classes of the evaluation.
+const CLASSES: [u8; 6] = [1, 2, 3, 4, 5, 6];
+/// Vegetation height bands when no training point is vegetation.
+const VEGETATION_HEIGHTS: [f32; 2] = [0.5, 1.5];
+
+struct Labelled {
+    name: &'static str,
+    cloud: PointCloud,
+    held: Vec<bool>,
+    features: Vec<f32>,
+    labels: Vec<u8>,
+    rows_held: Vec<bool>,
+    points: Vec<usize>,
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut out = None;
+    let mut bench = false;
+    let mut drop_unclassified = false;
+    let mut params = ForestParams::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--out" => out = Some(value()?),
+            "--trees" => params.trees = value()?.parse()?,
+            "--depth" => params.max_depth = value()?.parse()?,
+            "--leaf" => params.min_samples_leaf = value()?.parse()?,
+            "--bench" => bench = true,
+            "--drop-myria3d-unclassified" => drop_unclassified = true,
+            "--power" => params.class_weights = ClassWeights::Balanced { power: value()?.parse()? },
+            _ => return Err(format!("unknown argument {a}").into()),
+        }
+    }
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let pipeline = Pipeline::default();
+    let split = BlockSplit::default();
+    let threads = rayon::current_num_threads();
+    println!("{threads} threads; SMRF {:?}; split {split:?}", pipeline.smrf);
+    println!();
+    println!("## Ground step (ELM + SMRF isprs) against the labels\n");
+    println!("| file | points | noise | type I % | type II % | total % | kappa % | time s |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut sets = Vec::new();
+    let mut feature_time = 0.0;
+    let mut feature_points = 0usize;
+    for name in FILES {
+        let (_, cloud) = read_path(data.join(name), Limits::default())?;
+        let t = Instant::now();
+        let prep = pipeline.prepare(&cloud)?;
+        let ground_time = t.elapsed().as_secs_f64();
+        let reference: Vec<bool> = cloud.classification.iter().map(|&c| c == 2).collect();
+        let c = Confusion::count(&reference, &prep.ground);
+        let noise = prep.noise.iter().filter(|&&n| n != 0).count();
+        println!(
+            "| {name} | {} | {noise} | {:.2} | {:.2} | {:.2} | {:.2} | {ground_time:.2} |",
+            cloud.len(),
+            100.0 * c.type1(),
+            100.0 * c.type2(),
+            100.0 * c.total_error(),
+            100.0 * c.kappa()
+        );
+        if bench {
+            let t = Instant::now();
+            let context = FeatureContext::new(&cloud, &prep.hag)?;
+            let build = t.elapsed().as_secs_f64();
+            let all: Vec<usize> = (0..cloud.len()).collect();
+            let t = Instant::now();
+            let v = context.compute(&all);
+            let query = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let pred_all = meridian_pointcloud::learn::predict_rows(&Model::default_model()?, &v);
+            let predict = t.elapsed().as_secs_f64();
+            println!(
+                "bench {name}: tree and grids {build:.3} s, features of all {} points {query:.3} s ({:.0} points/s, {:.2} µs·point on {threads} threads), forest {predict:.3} s ({:.0} points/s), ground step {ground_time:.3} s",
+                pred_all.len(),
+                cloud.len() as f64 / query,
+                1e6 * query * threads as f64 / cloud.len() as f64,
+                cloud.len() as f64 / predict,
+            );
+        }
+        let held = split.held_out(&cloud.x, &cloud.y);
+        let t = Instant::now();
+        let f = object_features(&cloud, &prep, None)?;
+        feature_time += t.elapsed().as_secs_f64();
+        feature_points += f.len();
+        let labels = f.points.iter().map(|&i| cloud.classification[i]).collect();
+        let rows_held = f.points.iter().map(|&i| held[i]).collect();
+        sets.push((prep, Labelled { name, cloud, held, features: f.values, labels, rows_held, points: f.points }));
+    }
+    println!();
+    println!("## Heights above ground of the labelled classes (object points)\n");
+    println!("| file | class | points | p5 | p50 | p95 |");
+    println!("|---|---|---|---|---|---|");
+    let hag_at = FEATURE_NAMES.iter().position(|&n| n == "height_above_ground").ok_or("no hag feature")?;
+    for (_, s) in &sets {
+        for class in [1u8, 2, 3, 4, 5, 6] {
+            let mut h: Vec<f32> = (0..s.labels.len())
+                .filter(|&r| s.labels[r] == class)
+                .map(|r| s.features[r * FEATURE_NAMES.len() + hag_at])
+                .collect();
+            if h.is_empty() {
+                continue;
+            }
+            h.sort_unstable_by(f32::total_cmp);
+            let q = |p: usize| h[(h.len() - 1) * p / 100];
+            println!("| {} | {class} | {} | {:.2} | {:.2} | {:.2} |", s.name, h.len(), q(5), q(50), q(95));
+        }
+    }
+    println!();
+    println!(
+        "features: {feature_points} object points in {feature_time:.2} s, {:.0} points/s, {:.2} µs·point (both files, tree and grids included)",
+        feature_points as f64 / feature_time,
+        1e6 * feature_time * threads as f64 / feature_points as f64
+    );
+
+    // Train on the blocks not held out. The myria3d file's class 1 mixes vegetation with other
+    // objects (it labels no vegetation); with `--drop-myria3d-unclassified` its class-1 points
+    // are left out of training, and its evaluation counts a vegetation prediction (3, 4, 5) of
+    // them as right.
+    let nf = FEATURE_NAMES.len();
+    let mixed = |name: &str| name.starts_with("myria3d");
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for (_, s) in &sets {
+        for r in (0..s.labels.len()).filter(|&r| !s.rows_held[r]) {
+            if mixed(s.name) && s.labels[r] == 1 && drop_unclassified {
+                continue;
+            }
+            x.extend_from_slice(&s.features[r * nf..(r + 1) * nf]);
+            y.push(s.labels[r]);
+        }
+    }
+    // The vegetation bands: the two heights that best separate the labelled file's 3, 4 and 5
+    // among the training points.
+    let veg: Vec<(f32, u8)> =
+        (0..y.len()).filter(|&r| (3..=5).contains(&y[r])).map(|r| (x[r * nf + hag_at], y[r])).collect();
+    // Errors are weighed by the inverse of the class's size, so that the small low-vegetation
+    // class is not given up to the others.
+    let size = |c: u8| veg.iter().filter(|v| v.1 == c).count().max(1) as f64;
+    let (n3, n4, n5) = (size(3), size(4), size(5));
+    let mut best = (f64::INFINITY, VEGETATION_HEIGHTS);
+    for a in 1..60 {
+        for b in a + 1..80 {
+            let (t1, t2) = (a as f32 * 0.05, b as f32 * 0.05);
+            let wrong: f64 = veg
+                .iter()
+                .filter(|&&(h, c)| {
+                    c != if h < t1 {
+                        3
+                    } else if h < t2 {
+                        4
+                    } else {
+                        5
+                    }
+                })
+                .map(|&(_, c)| 1.0 / [n3, n4, n5][usize::from(c - 3)])
+                .sum();
+            if wrong < best.0 {
+                best = (wrong, [t1, t2]);
+            }
+        }
+    }
+    let vegetation_heights = if veg.is_empty() { VEGETATION_HEIGHTS } else { best.1 };
+    println!(
+        "vegetation bands fitted on {} training points: low < {:.2} m ≤ medium < {:.2} m ≤ high (balanced error {:.1} %)",
+        veg.len(),
+        vegetation_heights[0],
+        vegetation_heights[1],
+        100.0 * best.0 / 3.0
+    );
+    let info = TrainingInfo {
+        files: FILES.iter().map(|s| (*s).to_owned()).collect(),
+        samples: 0,
+        split: format!(
+            "{} m blocks from each file's lowest x and y, held out when (bx + 3 by) % {} == {}; trained on the rest",
+            split.block, split.modulus, split.held
+        ),
+        pipeline: "ELM default, SMRF isprs, 1 m ground raster".to_owned(),
+        forest: params.clone(),
+        held_out_accuracy: 0.0,
+    };
+    let t = Instant::now();
+    let mut model = Model::train(&x, &y, vegetation_heights, &params, info)?;
+    println!(
+        "trained {} trees on {} points in {:.2} s; classes {:?}",
+        params.trees,
+        model.header.training.samples,
+        t.elapsed().as_secs_f64(),
+        model.header.classes
+    );
+
+    // Held-out evaluation over all held-out points (ground and noise too: the whole pipeline),
+    // and over the object points only.
+    let mut all = ClassConfusion::default();
+    let mut objects = ClassConfusion::default();
+    let mut predict_time = 0.0;
+    let mut predicted_points = 0;
+    for (prep, s) in &sets {
+        let t = Instant::now();
+        let pred = predict_rows(&model, &s.features);
+        predict_time += t.elapsed().as_secs_f64();
+        predicted_points += pred.len();
+        let mut class: Vec<u8> = (0..s.cloud.len())
+            .map(|i| {
+                if prep.noise[i] != 0 {
+                    prep.noise[i]
+                } else if prep.ground[i] {
+                    2
+                } else {
+                    1
+                }
+            })
+            .collect();
+        let (mut r_obj, mut p_obj) = (Vec::new(), Vec::new());
+        let seen = |reference: u8, predicted: u8| {
+            if drop_unclassified && mixed(s.name) && reference == 1 && (3..=5).contains(&predicted) {
+                1
+            } else {
+                predicted
+            }
+        };
+        for r in (0..s.labels.len()).filter(|&r| s.rows_held[r]) {
+            r_obj.push(s.labels[r]);
+            p_obj.push(seen(s.labels[r], pred[r].0));
+        }
+        for (r, &i) in s.points.iter().enumerate() {
+            class[i] = seen(s.cloud.classification[i], pred[r].0);
+        }
+        let (mut r_all, mut p_all) = (Vec::new(), Vec::new());
+        for i in (0..s.cloud.len()).filter(|&i| s.held[i]) {
+            r_all.push(s.cloud.classification[i]);
+            p_all.push(class[i]);
+        }
+        let c_all = ClassConfusion::count(&CLASSES, &r_all, &p_all);
+        let c_obj = ClassConfusion::count(&CLASSES, &r_obj, &p_obj);
+        println!(
+            "{}: held-out points {}, accuracy {:.2} %; object points {}, accuracy {:.2} %",
+            s.name,
+            c_all.points(),
+            100.0 * c_all.accuracy(),
+            c_obj.points(),
+            100.0 * c_obj.accuracy()
+        );
+        all = all + c_all;
+        objects = objects + c_obj;
+    }
+    println!(
+        "prediction: {predicted_points} points in {predict_time:.2} s, {:.0} points/s",
+        predicted_points as f64 / predict_time
+    );
+    model.header.training.held_out_accuracy = objects.accuracy();
+    for (title, c) in
+        [("all held-out points (ground step + forest)", &all), ("held-out object points (forest)", &objects)]
+    {
+        println!();
+        println!("## {title}: accuracy {:.2} %, {} points\n", 100.0 * c.accuracy(), c.points());
+        println!("| class | support | IoU % |");
+        println!("|---|---|---|");
+        for &k in &CLASSES {
+            match c.iou(k) {
+                Some(iou) => println!("| {k} | {} | {:.1} |", c.support(k), 100.0 * iou),
+                None => println!("| {k} | 0 | – |"),
+            }
+        }
+        println!();
+        println!("reference \\ predicted | {} |", CLASSES.map(|k| k.to_string()).join(" | "));
+        println!("|---{}|", "|---".repeat(CLASSES.len()));
+        let n = CLASSES.len();
+        for (r, k) in CLASSES.iter().enumerate() {
+            let row: Vec<String> = (0..n).map(|p| c.counts[r * n + p].to_string()).collect();
+            println!("| **{k}** | {} |", row.join(" | "));
+        }
+    }
+    if let Some(out) = out {
+        let bytes = model.to_bytes()?;
+        std::fs::write(&out, &bytes)?;
+        println!("\nwrote {out}: {} bytes", bytes.len());
+    }
+    Ok(())
+}

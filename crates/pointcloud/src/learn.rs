@@ -1,0 +1,454 @@
+//! The learned classification of the points that are neither ground nor noise: a random forest
+//! ([`crate::forest`]) over per-point features ([`crate::features`]), and the model file that
+//! carries it.
+//!
+//! The pipeline, the same for training and inference ([`Pipeline`]): low outliers by ELM, ground
+//! by SMRF without them, height above ground from that ground ([`crate::hag`]), then the features
+//! of the remaining points and the forest.
+//!
+//! The forest predicts 1 (other), 2 (ground the filter missed), vegetation and 6 (building),
+//! as far as the training data have them; a vegetation point's class is then 3, 4 or 5 by its
+//! height above ground against [`ModelHeader::vegetation_heights`], the convention of the
+//! labelled data (the classes are height bands, not kinds of plant). No training file labels
+//! water (9) or other classes, so the model never predicts them.
+//!
+//! # Model file
+//!
+//! ```text
+//! 8 bytes   b"MPCMODEL"
+//! u32       layout version (1), little-endian
+//! u32       length of the header
+//! header    UTF-8 JSON: ModelHeader (format name and version, feature names in order,
+//!           ASPRS class of each forest class, vegetation heights, training metadata)
+//! forest    Forest::to_bytes
+//! u64       FNV-1a 64 of every byte before it, little-endian
+//! ```
+//!
+//! [`Model::from_bytes`] checks the magic, the version, the checksum, the header, that the
+//! feature list is this build's [`FEATURE_NAMES`], and the forest's structure: any other file is an
+//! error.
+
+use crate::elm::Elm;
+use crate::features::{FeatureContext, FeatureError, Features, FEATURE_NAMES, N_FEATURES};
+use crate::forest::{argmax, Forest, ForestError, ForestParams};
+use crate::hag::{height_above_ground, HagError};
+use crate::reader::PointCloud;
+use crate::smrf::{Smrf, SmrfError};
+
+/// The format name in a model header.
+pub const FORMAT: &str = "meridian-pointcloud-classifier";
+/// The version of the header this build reads and writes.
+pub const VERSION: u32 = 1;
+const MAGIC: &[u8; 8] = b"MPCMODEL";
+
+/// The class the forest uses for vegetation before its height band is chosen.
+pub const VEGETATION: u8 = 3;
+
+/// The model trained on the labelled files in tests/data (see docs), compiled in.
+static DEFAULT_MODEL: &[u8] = include_bytes!("../models/classifier-v1.mpcm");
+
+/// Errors of the learned classification.
+#[derive(Debug, thiserror::Error)]
+pub enum LearnError {
+    /// The columns (cloud, masks, heights) have different lengths.
+    #[error("the point columns have different lengths")]
+    Columns,
+    /// The progress callback asked to stop.
+    #[error("cancelled")]
+    Cancelled,
+    /// The model file is not one this build reads.
+    #[error("invalid model: {0}")]
+    Model(String),
+    /// The model's forest is corrupt, or training failed.
+    #[error(transparent)]
+    Forest(#[from] ForestError),
+    /// Computing the features failed.
+    #[error(transparent)]
+    Features(#[from] FeatureError),
+    /// The ground filter failed.
+    #[error(transparent)]
+    Ground(#[from] SmrfError),
+    /// The height above ground failed.
+    #[error(transparent)]
+    Hag(#[from] HagError),
+}
+
+/// A `Result` of this module.
+pub type Result<T, E = LearnError> = std::result::Result<T, E>;
+
+/// What a model says about itself.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelHeader {
+    /// [`FORMAT`].
+    pub format: String,
+    /// [`VERSION`].
+    pub version: u32,
+    /// Feature names in the order the forest reads them ([`FEATURE_NAMES`]).
+    pub features: Vec<String>,
+    /// ASPRS class of each forest class ([`VEGETATION`] for vegetation).
+    pub classes: Vec<u8>,
+    /// Heights above ground, metres, separating low (3) from medium (4) and medium from high
+    /// (5) vegetation.
+    pub vegetation_heights: [f32; 2],
+    /// How the model was trained.
+    pub training: TrainingInfo,
+}
+
+/// Training metadata, kept in the model file.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainingInfo {
+    /// The labelled files.
+    pub files: Vec<String>,
+    /// Training samples (points).
+    pub samples: usize,
+    /// How the held-out part was chosen.
+    pub split: String,
+    /// The ground step.
+    pub pipeline: String,
+    /// The forest's parameters.
+    pub forest: ForestParams,
+    /// Overall accuracy on the held-out part.
+    pub held_out_accuracy: f64,
+}
+
+/// A trained classifier: its header and its forest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// What the model says about itself.
+    pub header: ModelHeader,
+    forest: Forest,
+}
+
+/// The training class of an ASPRS class: vegetation (3, 4, 5) merged, classes other than 1, 2
+/// and 6 left out.
+pub fn training_class(asprs: u8) -> Option<u8> {
+    match asprs {
+        1 | 2 | 6 => Some(asprs),
+        3..=5 => Some(VEGETATION),
+        _ => None,
+    }
+}
+
+impl Model {
+    /// The model shipped with the crate (models/classifier-v1.mpcm).
+    pub fn default_model() -> Result<Self> {
+        Self::from_bytes(DEFAULT_MODEL)
+    }
+
+    /// Trains a model on `features` (row-major, [`N_FEATURES`] per row) labelled with ASPRS
+    /// classes `labels`; rows whose class [`training_class`] leaves out are skipped.
+    pub fn train(
+        features: &[f32],
+        labels: &[u8],
+        vegetation_heights: [f32; 2],
+        params: &ForestParams,
+        training: TrainingInfo,
+    ) -> Result<Self> {
+        if features.len() != labels.len() * N_FEATURES {
+            return Err(LearnError::Columns);
+        }
+        let mut classes: Vec<u8> = labels.iter().filter_map(|&c| training_class(c)).collect();
+        classes.sort_unstable();
+        classes.dedup();
+        let mut x = Vec::with_capacity(features.len());
+        let mut y = Vec::with_capacity(labels.len());
+        for (r, &c) in labels.iter().enumerate() {
+            if let Some(k) = training_class(c).and_then(|t| classes.iter().position(|&v| v == t)) {
+                x.extend_from_slice(&features[r * N_FEATURES..(r + 1) * N_FEATURES]);
+                y.push(k as u8);
+            }
+        }
+        let forest = Forest::train(&x, &y, N_FEATURES, classes.len(), params)?;
+        let header = ModelHeader {
+            format: FORMAT.to_owned(),
+            version: VERSION,
+            features: FEATURE_NAMES.iter().map(|&s| s.to_owned()).collect(),
+            classes,
+            vegetation_heights,
+            training: TrainingInfo { samples: y.len(), ..training },
+        };
+        Ok(Self { header, forest })
+    }
+
+    /// The model file ([module docs](self)).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let header = serde_json::to_vec(&self.header).map_err(|e| LearnError::Model(e.to_string()))?;
+        let mut b = Vec::new();
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        b.extend_from_slice(&header);
+        b.extend_from_slice(&self.forest.to_bytes());
+        b.extend_from_slice(&fnv1a(&b).to_le_bytes());
+        Ok(b)
+    }
+
+    /// Reads a model file, checking everything ([module docs](self)).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let bad = |m: String| LearnError::Model(m);
+        if bytes.len() < 24 || &bytes[..8] != MAGIC {
+            return Err(bad("not a Meridian point-cloud model".to_owned()));
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        let mut s = [0u8; 8];
+        s.copy_from_slice(sum);
+        if fnv1a(body) != u64::from_le_bytes(s) {
+            return Err(bad("checksum mismatch: the file is corrupt or truncated".to_owned()));
+        }
+        let u32_at = |at: usize| u32::from_le_bytes([body[at], body[at + 1], body[at + 2], body[at + 3]]);
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(bad(format!("model layout version {version}, this build reads {VERSION}")));
+        }
+        let len = u32_at(12) as usize;
+        let header_bytes =
+            body.get(16..16usize.saturating_add(len)).ok_or_else(|| bad("header past the end".to_owned()))?;
+        let header: ModelHeader = serde_json::from_slice(header_bytes).map_err(|e| bad(format!("header: {e}")))?;
+        if header.format != FORMAT || header.version != VERSION {
+            return Err(bad(format!("format {} version {}", header.format, header.version)));
+        }
+        if header.features.iter().map(String::as_str).ne(FEATURE_NAMES.iter().copied()) {
+            return Err(bad("the model's features are not this build's".to_owned()));
+        }
+        if header.classes.iter().any(|&c| training_class(c) != Some(c)) {
+            return Err(bad(format!("classes {:?}", header.classes)));
+        }
+        if header.vegetation_heights.iter().any(|h| !h.is_finite()) {
+            return Err(bad(format!("vegetation heights {:?}", header.vegetation_heights)));
+        }
+        let forest = Forest::from_bytes(&body[16 + len..])?;
+        if forest.n_features() != N_FEATURES || forest.n_classes() != header.classes.len() {
+            return Err(bad(format!(
+                "the forest has {} features and {} classes, the header {} and {}",
+                forest.n_features(),
+                forest.n_classes(),
+                N_FEATURES,
+                header.classes.len()
+            )));
+        }
+        Ok(Self { header, forest })
+    }
+
+    /// The forest.
+    pub fn forest(&self) -> &Forest {
+        &self.forest
+    }
+
+    /// The ASPRS class of a feature row and the forest's probability for it: vegetation is
+    /// given its height band.
+    pub fn predict(&self, row: &[f32], probabilities: &mut [f32]) -> (u8, f32) {
+        self.forest.probabilities(row, probabilities);
+        let (k, p) = argmax(&probabilities[..self.forest.n_classes()]);
+        let class = self.header.classes.get(k).copied().unwrap_or(1);
+        if class == VEGETATION {
+            let h = row.get(hag_feature()).copied().unwrap_or(0.0);
+            let [low, high] = self.header.vegetation_heights;
+            let band = if h < low {
+                3
+            } else if h < high {
+                4
+            } else {
+                5
+            };
+            return (band, p);
+        }
+        (class, p)
+    }
+}
+
+fn hag_feature() -> usize {
+    FEATURE_NAMES.iter().position(|&n| n == "height_above_ground").unwrap_or(0)
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &x| (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// The steps before the forest, the same for training and inference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pipeline {
+    /// Low outliers.
+    pub elm: Elm,
+    /// Ground.
+    pub smrf: Smrf,
+    /// Cell of the ground raster of the height above ground, metres.
+    pub hag_cell: f64,
+}
+
+impl Default for Pipeline {
+    /// ELM's defaults, [`Smrf::isprs`], a 1 m ground raster.
+    fn default() -> Self {
+        Self { elm: Elm::default(), smrf: Smrf::isprs(), hag_cell: 1.0 }
+    }
+}
+
+/// What the pipeline gives before the forest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    /// Noise class of each point (7, low noise), 0 for none.
+    pub noise: Vec<u8>,
+    /// Ground mask.
+    pub ground: Vec<bool>,
+    /// Height above ground.
+    pub hag: Vec<f32>,
+}
+
+impl Pipeline {
+    /// Noise, ground and height above ground of `cloud`.
+    pub fn prepare(&self, cloud: &PointCloud) -> Result<Prepared> {
+        let low = self.elm.noise(&cloud.x, &cloud.y, &cloud.z);
+        let ground = self.smrf.classify_cloud_without(cloud, &low)?;
+        let hag = height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, self.hag_cell)?;
+        let noise = low.iter().map(|&n| if n { 7 } else { 0 }).collect();
+        Ok(Prepared { noise, ground, hag })
+    }
+}
+
+/// The points the forest classifies: neither ground nor noise.
+pub fn object_points(ground: &[bool], noise: &[u8]) -> Vec<usize> {
+    (0..ground.len()).filter(|&i| !ground[i] && noise.get(i).is_some_and(|&n| n == 0)).collect()
+}
+
+/// Trains a model: [`Model::train`].
+pub fn train(
+    features: &[f32],
+    labels: &[u8],
+    vegetation_heights: [f32; 2],
+    params: &ForestParams,
+    training: TrainingInfo,
+) -> Result<Model> {
+    Model::train(features, labels, vegetation_heights, params, training)
+}
+
+/// Features of the object points (neither ground nor noise) of a prepared cloud, restricted to
+/// the points `keep` marks when given.
+pub fn object_features(cloud: &PointCloud, prepared: &Prepared, keep: Option<&[bool]>) -> Result<Features> {
+    if keep.is_some_and(|k| k.len() != cloud.len()) || prepared.ground.len() != cloud.len() {
+        return Err(LearnError::Columns);
+    }
+    let context = FeatureContext::new(cloud, &prepared.hag)?;
+    let points: Vec<usize> = object_points(&prepared.ground, &prepared.noise)
+        .into_iter()
+        .filter(|&i| context.usable(i) && keep.is_none_or(|k| k[i]))
+        .collect();
+    let values = context.compute(&points);
+    Ok(Features { points, values })
+}
+
+/// A spatial split into square blocks: with the blocks numbered by column `bx` and row `by`
+/// from the cloud's lowest x and y, a block is held out when `(bx + 3 * by) % modulus == held`.
+/// The pattern staggers the held-out blocks over rows, so that they sample the whole area.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlockSplit {
+    /// Side of a block, metres.
+    pub block: f64,
+    /// One block in `modulus` is held out.
+    pub modulus: u64,
+    /// Which residue is held out.
+    pub held: u64,
+}
+
+impl Default for BlockSplit {
+    /// 20 m blocks, one in five held out.
+    fn default() -> Self {
+        Self { block: 20.0, modulus: 5, held: 2 }
+    }
+}
+
+impl BlockSplit {
+    /// `true` for the points in held-out blocks.
+    pub fn held_out(&self, x: &[f64], y: &[f64]) -> Vec<bool> {
+        let x0 = x.iter().copied().filter(|v| v.is_finite()).fold(f64::INFINITY, f64::min);
+        let y0 = y.iter().copied().filter(|v| v.is_finite()).fold(f64::INFINITY, f64::min);
+        x.iter()
+            .zip(y)
+            .map(|(&x, &y)| {
+                let bx = ((x - x0) / self.block).max(0.0) as u64;
+                let by = ((y - y0) / self.block).max(0.0) as u64;
+                (bx + 3 * by) % self.modulus.max(1) == self.held
+            })
+            .collect()
+    }
+}
+
+/// Points per chunk between two progress reports.
+const CHUNK: usize = 1 << 16;
+
+/// Classes and confidences (0–255, the forest's probability) of the points of `cloud`: ground
+/// points get 2, noise points their class in `noise` (non-zero), both with confidence 255; the
+/// others the model's prediction ([`Model::predict`]). Points with a non-finite coordinate get 1
+/// with confidence 0. `progress(fraction)` is called between chunks; returning false stops with
+/// [`LearnError::Cancelled`].
+pub fn classify_objects(
+    cloud: &PointCloud,
+    ground: &[bool],
+    noise: &[u8],
+    hag: &[f32],
+    model: &Model,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let n = cloud.len();
+    if ground.len() != n || noise.len() != n || hag.len() != n {
+        return Err(LearnError::Columns);
+    }
+    let mut class = vec![1u8; n];
+    let mut confidence = vec![0u8; n];
+    for i in 0..n {
+        if noise[i] != 0 {
+            (class[i], confidence[i]) = (noise[i], 255);
+        } else if ground[i] {
+            (class[i], confidence[i]) = (2, 255);
+        }
+    }
+    let points = object_points(ground, noise);
+    if points.is_empty() {
+        return if progress(1.0) { Ok((class, confidence)) } else { Err(LearnError::Cancelled) };
+    }
+    let context = FeatureContext::new(cloud, hag)?;
+    if !progress(0.0) {
+        return Err(LearnError::Cancelled);
+    }
+    let mut done = 0;
+    for chunk in points.chunks(CHUNK) {
+        let values = context.compute(chunk);
+        let predicted = predict_rows(model, &values);
+        for (&i, (c, p)) in chunk.iter().zip(predicted) {
+            if context.usable(i) {
+                class[i] = c;
+                confidence[i] = (p * 255.0).round().clamp(0.0, 255.0) as u8;
+            }
+        }
+        done += chunk.len();
+        if !progress(done as f64 / points.len() as f64) {
+            return Err(LearnError::Cancelled);
+        }
+    }
+    Ok((class, confidence))
+}
+
+/// The model's class and probability for each row of `values`, in parallel.
+pub fn predict_rows(model: &Model, values: &[f32]) -> Vec<(u8, f32)> {
+    use rayon::prelude::*;
+    values
+        .par_chunks(N_FEATURES)
+        .map_init(|| vec![0f32; model.forest.n_classes()], |p, row| model.predict(row, p))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_default_model_loads() {
+        let m = Model::default_model().unwrap();
+        assert_eq!(m.header.features.len(), N_FEATURES);
+        assert!(m.header.classes.contains(&6));
+        let back = Model::from_bytes(&m.to_bytes().unwrap()).unwrap();
+        assert_eq!(back, m);
+    }
+}
