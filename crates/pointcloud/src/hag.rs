@@ -189,7 +189,7 @@ mod tests {
             for j in 0..30 {
                 x.push(i as f64 + 0.5);
                 y.push(j as f64 + 0.5);
-                z.push(50.0 + 0.1 * i as f64);
+                z.push(50.0 + 0.1 * (i as f64 + 0.5));
                 g.push(true);
             }
         }

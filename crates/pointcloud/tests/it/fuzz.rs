@@ -30,6 +30,7 @@ fn run_las(data: &[u8]) {
     let n = pc.len();
     assert!([pc.y.len(), pc.z.len(), pc.classification.len(), pc.intensity.len()].iter().all(|&l| l == n));
     assert!([pc.return_number.len(), pc.number_of_returns.len()].iter().all(|&l| l == n));
+    assert!(pc.rgb.as_ref().is_none_or(|c| c.len() == n) && pc.nir.as_ref().is_none_or(|c| c.len() == n));
 }
 
 #[test]

@@ -4,12 +4,17 @@
 
 mod fuzz;
 mod isprs;
+mod learn;
 mod reader;
 
 use std::path::{Path, PathBuf};
 
 /// The ISPRS reference samples in tests/data (see tests/data/NOTICE.md).
 pub(crate) const SAMPLES: [&str; 8] = ["11", "21", "22", "31", "41", "51", "52", "61"];
+
+pub(crate) fn data_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
 
 pub(crate) fn sample_path(s: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/isprs-samp{s}.las"))

@@ -1,0 +1,121 @@
+//! The learned classification on the labelled files (see tests/data/NOTICE.md): the default
+//! model's accuracy on the blocks held out of its training, the public entry point with its
+//! progress and cancellation, and model files that are truncated or garbled.
+//! The bounds are the figures `--example train` measured, less a margin.
+
+use crate::data_path;
+use meridian_pointcloud::forest::SplitMix64;
+use meridian_pointcloud::learn::{object_features, predict_rows};
+use meridian_pointcloud::reader::{read_path, Limits};
+use meridian_pointcloud::{classify_objects, BlockSplit, ClassConfusion, LearnError, Model, Pipeline};
+
+const CLASSES: [u8; 6] = [1, 2, 3, 4, 5, 6];
+
+/// The held-out object points of a file: their reference and predicted classes.
+fn held_out(name: &str, model: &Model) -> ClassConfusion {
+    let (_, cloud) = read_path(data_path(name), Limits::default()).unwrap();
+    let prep = Pipeline::default().prepare(&cloud).unwrap();
+    let held = BlockSplit::default().held_out(&cloud.x, &cloud.y);
+    let f = object_features(&cloud, &prep, Some(&held)).unwrap();
+    let predicted: Vec<u8> = predict_rows(model, &f.values).into_iter().map(|(c, _)| c).collect();
+    let reference: Vec<u8> = f.points.iter().map(|&i| cloud.classification[i]).collect();
+    ClassConfusion::count(&CLASSES, &reference, &predicted)
+}
+
+#[test]
+fn default_model_keeps_its_held_out_accuracy() {
+    let model = Model::default_model().unwrap();
+    // Measured: pdal-extra-bytes 92.03 % of 2,646 points, myria3d-toy 96.95 % of 5,712;
+    // building IoU 87.5 %, high vegetation IoU 97.3 % over both.
+    let pdal = held_out("pdal-extra-bytes.laz", &model);
+    let myria = held_out("myria3d-toy.las", &model);
+    assert!(pdal.accuracy() > 0.89, "pdal-extra-bytes: {:.2} %", 100.0 * pdal.accuracy());
+    assert!(myria.accuracy() > 0.945, "myria3d-toy: {:.2} %", 100.0 * myria.accuracy());
+    let both = pdal + myria;
+    assert!(both.iou(6).unwrap() > 0.83, "building IoU {:?}", both.iou(6));
+    assert!(both.iou(5).unwrap() > 0.94, "high vegetation IoU {:?}", both.iou(5));
+}
+
+#[test]
+fn classify_objects_reports_progress_and_stops_when_asked() {
+    let (_, cloud) = read_path(data_path("myria3d-toy.las"), Limits::default()).unwrap();
+    assert!(cloud.rgb.as_ref().is_some_and(|c| c.len() == cloud.len() && c.iter().any(|p| p[0] > 0)));
+    assert!(cloud.nir.as_ref().is_some_and(|c| c.len() == cloud.len()));
+    let prep = Pipeline::default().prepare(&cloud).unwrap();
+    let model = Model::default_model().unwrap();
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let (class, confidence) = classify_objects(&cloud, &prep.ground, &prep.noise, &prep.hag, &model, &|f| {
+        assert!((0.0..=1.0).contains(&f));
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        true
+    })
+    .unwrap();
+    assert!(calls.into_inner() >= 2);
+    assert_eq!((class.len(), confidence.len()), (cloud.len(), cloud.len()));
+    for i in 0..cloud.len() {
+        if prep.ground[i] {
+            assert_eq!((class[i], confidence[i]), (2, 255));
+        }
+    }
+    let buildings = (0..cloud.len()).filter(|&i| class[i] == 6 && cloud.classification[i] == 6).count();
+    assert!(buildings > 6_000, "{buildings} of 6,931 building points");
+
+    let cancelled = classify_objects(&cloud, &prep.ground, &prep.noise, &prep.hag, &model, &|_| false);
+    assert!(matches!(cancelled, Err(LearnError::Cancelled)));
+    let short = classify_objects(&cloud, &prep.ground[1..], &prep.noise, &prep.hag, &model, &|_| true);
+    assert!(matches!(short, Err(LearnError::Columns)));
+}
+
+fn fnv1a(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &x| (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// With its checksum made right again, so that the structural checks behind it are exercised.
+fn resealed(mut b: Vec<u8>) -> Vec<u8> {
+    if b.len() >= 8 {
+        let n = b.len() - 8;
+        let sum = fnv1a(&b[..n]);
+        b[n..].copy_from_slice(&sum.to_le_bytes());
+    }
+    b
+}
+
+#[test]
+fn truncated_or_garbled_models_are_errors() {
+    let model = Model::default_model().unwrap();
+    let bytes = model.to_bytes().unwrap();
+    let mut rng = SplitMix64::new(7);
+    for _ in 0..300 {
+        let cut = rng.below(bytes.len());
+        assert!(Model::from_bytes(&bytes[..cut]).is_err());
+        // A truncated file with a valid checksum: the header or the forest is cut short.
+        let sealed = resealed(bytes[..cut.max(8)].to_vec());
+        assert!(Model::from_bytes(&sealed).is_err());
+    }
+    // The header is the JSON after the 16-byte prefix: garble it and the trees near it.
+    let header_len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
+    let mut accepted = 0;
+    for round in 0..600 {
+        let mut b = bytes.clone();
+        for _ in 0..1 + rng.below(3) {
+            let k = if round % 2 == 0 { rng.below(16 + header_len + 64) } else { rng.below(b.len() - 8) };
+            b[k] = rng.next_u64() as u8;
+        }
+        assert!(Model::from_bytes(&b).is_err() || b == bytes, "a garbled file passed its checksum");
+        if let Ok(m) = Model::from_bytes(&resealed(b)) {
+            // What survives the checks is a model that predicts without panicking.
+            accepted += 1;
+            let mut p = vec![0f32; m.header.classes.len()];
+            m.predict(&vec![0.5; m.header.features.len()], &mut p);
+        }
+    }
+    // Most changes to thresholds or leaf probabilities are still valid models; the point is that
+    // none panics.
+    assert!(accepted < 600);
+    let mut other = model.clone();
+    other.header.features.swap(0, 1);
+    assert!(matches!(Model::from_bytes(&other.to_bytes().unwrap()), Err(LearnError::Model(_))));
+    other.header.features.swap(0, 1);
+    other.header.version = 2;
+    assert!(matches!(Model::from_bytes(&other.to_bytes().unwrap()), Err(LearnError::Model(_))));
+}
