@@ -4,8 +4,9 @@
 //! file records: a column the file lacks (colour, near infrared) holds [`MISSING`] and a flag
 //! column says whether it is present.
 //!
-//! - **Shape** at three scales, the 10, 25 and 50 nearest neighbours in 3-D (one k-d tree over
-//!   all points, built once; one query of 50 per point, the smaller scales its prefixes): from the
+//! - **Shape** at three scales, the 10, 25 and 50 nearest neighbours in 3-D (one neighbour index
+//!   over all points, built once, [`crate::knn`]; one exact query of 50 per point, the smaller
+//!   scales its prefixes): from the
 //!   eigenvalues λ1 ≥ λ2 ≥ λ3 of the neighbourhood's covariance, linearity (λ1 − λ2)/λ1,
 //!   planarity (λ2 − λ3)/λ1, scattering λ3/λ1, omnivariance ∛(e1 e2 e3), anisotropy
 //!   (λ1 − λ3)/λ1, eigenentropy −Σ eᵢ ln eᵢ and change of curvature e3 (eᵢ = λᵢ / Σλ), the
@@ -19,10 +20,9 @@
 //! - **Colour**: red, green, blue and near infrared scaled to 0–1 (by 255 when the file's values
 //!   stay under 256, else by 65,535), an NDVI-like (nir − red)/(nir + red), and the two flags.
 
+use crate::knn::ColumnIndex;
 use crate::reader::PointCloud;
-use kiddo::{ImmutableKdTree, SquaredEuclidean};
 use rayon::prelude::*;
-use std::num::NonZero;
 
 /// The value of a feature the file cannot give (no colour, no near infrared).
 pub const MISSING: f32 = -1.0;
@@ -121,9 +121,6 @@ pub enum FeatureError {
         /// The limit.
         limit: u64,
     },
-    /// The k-d tree could not be built.
-    #[error("building the k-d tree: {0}")]
-    Tree(String),
 }
 
 /// Feature vectors, one row of [`N_FEATURES`] per point asked for.
@@ -165,7 +162,7 @@ pub fn compute_features(cloud: &PointCloud, hag: &[f32], selected: Option<&[bool
     Ok(Features { points, values })
 }
 
-/// What the features of a cloud need, built once: the k-d tree, the column grids, the
+/// What the features of a cloud need, built once: the neighbour index, the column grids, the
 /// intensity and colour scales. [`FeatureContext::compute`] then takes any subset of points,
 /// so that a caller can work in chunks.
 pub struct FeatureContext<'a> {
@@ -173,8 +170,8 @@ pub struct FeatureContext<'a> {
     hag: &'a [f32],
     origin: [f64; 3],
     coords: Vec<[f32; 3]>,
-    tree: ImmutableKdTree<f32, 3>,
-    k_max: NonZero<usize>,
+    index: ColumnIndex,
+    k_max: usize,
     columns: Vec<ColumnGrid>,
     intensity: (f32, f32),
     colour: Colour<'a>,
@@ -187,7 +184,7 @@ impl std::fmt::Debug for FeatureContext<'_> {
 }
 
 impl<'a> FeatureContext<'a> {
-    /// The tree, grids and scales of `cloud`, with `hag` its heights above ground.
+    /// The neighbour index, grids and scales of `cloud`, with `hag` its heights above ground.
     pub fn new(cloud: &'a PointCloud, hag: &'a [f32]) -> Result<Self, FeatureError> {
         let n = cloud.len();
         let columns_ok = [cloud.y.len(), cloud.z.len(), cloud.classification.len(), cloud.return_number.len()]
@@ -202,7 +199,7 @@ impl<'a> FeatureContext<'a> {
         let finite = |i: usize| cloud.x[i].is_finite() && cloud.y[i].is_finite() && cloud.z[i].is_finite();
         let finite_idx: Vec<usize> = (0..n).filter(|&i| finite(i)).collect();
         let first = *finite_idx.first().ok_or(FeatureError::NoPoints)?;
-        // Coordinates relative to a point of the cloud, in f32 for the tree: millimetres are
+        // Coordinates relative to a point of the cloud, in f32 for the index: millimetres are
         // kept over kilometres.
         let origin = [cloud.x[first], cloud.y[first], cloud.z[first]];
         let coords: Vec<[f32; 3]> = finite_idx
@@ -211,9 +208,8 @@ impl<'a> FeatureContext<'a> {
                 [(cloud.x[i] - origin[0]) as f32, (cloud.y[i] - origin[1]) as f32, (cloud.z[i] - origin[2]) as f32]
             })
             .collect();
-        let tree: ImmutableKdTree<f32, 3> =
-            ImmutableKdTree::new_from_slice(&coords).map_err(|e| FeatureError::Tree(format!("{e:?}")))?;
-        let k_max = NonZero::new(SCALES[SCALES.len() - 1].min(coords.len())).ok_or(FeatureError::NoPoints)?;
+        let k_max = SCALES[SCALES.len() - 1].min(coords.len());
+        let index = ColumnIndex::new(&coords, k_max);
         let columns: Vec<ColumnGrid> =
             COLUMN_CELLS.iter().map(|&cell| ColumnGrid::new(cloud, &finite_idx, cell)).collect::<Result<_, _>>()?;
         Ok(Self {
@@ -221,7 +217,7 @@ impl<'a> FeatureContext<'a> {
             hag,
             origin,
             coords,
-            tree,
+            index,
             k_max,
             columns,
             intensity: percentiles(&cloud.intensity),
@@ -239,29 +235,30 @@ impl<'a> FeatureContext<'a> {
     /// An index out of range or of an unusable point gets a row of [`MISSING`].
     pub fn compute(&self, points: &[usize]) -> Vec<f32> {
         let mut values = vec![MISSING; points.len() * N_FEATURES];
-        values.par_chunks_mut(N_FEATURES).zip(points.par_iter()).for_each(|(row, &i)| {
-            if self.usable(i) {
-                self.row(i, row);
-            }
-        });
+        values.par_chunks_mut(N_FEATURES).zip(points.par_iter()).for_each_init(
+            || (Vec::new(), Vec::new()),
+            |(scratch, nearest), (row, &i)| {
+                if self.usable(i) {
+                    self.row(i, row, scratch, nearest);
+                }
+            },
+        );
         values
     }
 
-    fn row(&self, i: usize, row: &mut [f32]) {
+    fn row(&self, i: usize, row: &mut [f32], scratch: &mut Vec<u64>, nearest: &mut Vec<(f32, u32)>) {
         let cloud = self.cloud;
         let o = self.origin;
         let p = [(cloud.x[i] - o[0]) as f32, (cloud.y[i] - o[1]) as f32, (cloud.z[i] - o[2]) as f32];
-        let k_max = self.k_max.get();
-        // Unsorted is the cheaper traversal; the prefixes need the order, sorted here.
-        let mut nearest = self.tree.query(&p).nearest_n::<SquaredEuclidean<f32>>(self.k_max).unsorted().execute();
-        nearest.sort_unstable_by(|a, b| a.distance.total_cmp(&b.distance).then(a.item.cmp(&b.item)));
+        let k_max = self.k_max;
+        self.index.nearest(p, k_max, scratch, nearest);
         let mut acc = Moments::default();
         let mut scale = 0;
-        for (j, nb) in nearest.iter().enumerate() {
-            let q = self.coords[nb.item as usize];
+        for (j, &(d2, item)) in nearest.iter().enumerate() {
+            let q = self.coords[item as usize];
             acc.add([f64::from(q[0] - p[0]), f64::from(q[1] - p[1]), f64::from(q[2] - p[2])]);
             while scale < SCALES.len() && j + 1 == SCALES[scale].min(k_max) {
-                shape(&acc, f64::from(nb.distance).sqrt(), &mut row[scale * SHAPE.len()..(scale + 1) * SHAPE.len()]);
+                shape(&acc, f64::from(d2).sqrt(), &mut row[scale * SHAPE.len()..(scale + 1) * SHAPE.len()]);
                 scale += 1;
             }
         }

@@ -74,8 +74,8 @@ pub struct ForestParams {
 impl Default for ForestParams {
     fn default() -> Self {
         Self {
-            trees: 64,
-            max_depth: 18,
+            trees: 32,
+            max_depth: 14,
             min_samples_leaf: 3,
             features_per_split: None,
             sample_fraction: 1.0,

@@ -1,14 +1,18 @@
 //! Meridian's point-cloud engine, without HTTP: LAS/LAZ files read under limits into columns
 //! ([`reader`]), the simple morphological ground filter of Pingel, Clarke and McBride (2013)
 //! ([`smrf`]) with the extended local minimum filter for low outliers ([`elm`]), and the
-//! accuracy measures of the ISPRS filter test ([`eval`]). The service
-//! (uploads, classification jobs, downloads) will be built on these.
+//! accuracy measures of the ISPRS filter test ([`eval`]); then the learned classification of the
+//! points that are neither ground nor noise: height above ground ([`hag`]), per-point features
+//! ([`features`]), a random forest ([`forest`]) and the model file and pipeline ([`learn`]), with
+//! a model trained on labelled files shipped in `models/`. The service (uploads, classification
+//! jobs, downloads) will be built on these.
 
 pub mod elm;
 pub mod eval;
 pub mod features;
 pub mod forest;
 pub mod hag;
+mod knn;
 pub mod learn;
 pub mod reader;
 pub mod smrf;

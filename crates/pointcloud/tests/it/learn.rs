@@ -25,14 +25,14 @@ fn held_out(name: &str, model: &Model) -> ClassConfusion {
 #[test]
 fn default_model_keeps_its_held_out_accuracy() {
     let model = Model::default_model().unwrap();
-    // Measured: pdal-extra-bytes 92.03 % of 2,646 points, myria3d-toy 96.95 % of 5,712;
-    // building IoU 87.5 %, high vegetation IoU 97.3 % over both.
+    // Measured: pdal-extra-bytes 92.21 % of 2,646 points, myria3d-toy 97.27 % of 5,712;
+    // building IoU 89.0 %, high vegetation IoU 97.3 % over both.
     let pdal = held_out("pdal-extra-bytes.laz", &model);
     let myria = held_out("myria3d-toy.las", &model);
     assert!(pdal.accuracy() > 0.89, "pdal-extra-bytes: {:.2} %", 100.0 * pdal.accuracy());
     assert!(myria.accuracy() > 0.945, "myria3d-toy: {:.2} %", 100.0 * myria.accuracy());
     let both = pdal + myria;
-    assert!(both.iou(6).unwrap() > 0.83, "building IoU {:?}", both.iou(6));
+    assert!(both.iou(6).unwrap() > 0.85, "building IoU {:?}", both.iou(6));
     assert!(both.iou(5).unwrap() > 0.94, "high vegetation IoU {:?}", both.iou(5));
 }
 
