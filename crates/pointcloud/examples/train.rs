@@ -67,6 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("|---|---|---|---|---|---|---|---|");
     let mut sets = Vec::new();
     let mut bench_rows = Vec::new();
+    let mut colours = Vec::new();
     let mut feature_time = 0.0;
     let mut feature_points = 0usize;
     for name in FILES {
@@ -128,6 +129,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 n / whole,
             ));
         }
+        let has = |c: Option<bool>| match c {
+            Some(true) => "recorded",
+            Some(false) => "all zero",
+            None => "absent",
+        };
+        colours.push(format!(
+            "{name}: RGB {}, NIR {}",
+            has(cloud.rgb.as_ref().map(|c| c.iter().any(|p| p.iter().any(|&v| v > 0)))),
+            has(cloud.nir.as_ref().map(|c| c.iter().any(|&v| v > 0)))
+        ));
         let held = split.held_out(&cloud.x, &cloud.y);
         let t = Instant::now();
         let f = object_features(&cloud, &prep, None)?;
@@ -146,6 +157,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             println!("{row}");
         }
     }
+    println!();
+    println!("colour: {}", colours.join("; "));
     println!();
     println!("## Heights above ground of the labelled classes (object points)\n");
     println!("| file | class | points | p5 | p50 | p95 |");
