@@ -113,6 +113,9 @@ pub enum FeatureError {
     /// The cloud has no point with finite coordinates.
     #[error("no point with finite coordinates")]
     NoPoints,
+    /// The cloud has more points than the neighbour index holds (2³² − 1).
+    #[error("{0} points is more than the neighbour index holds")]
+    TooManyPoints(usize),
     /// The column grid would be too large.
     #[error("the column grid would have {cells} cells, over the limit of {limit}")]
     GridTooLarge {
@@ -199,6 +202,9 @@ impl<'a> FeatureContext<'a> {
         let finite = |i: usize| cloud.x[i].is_finite() && cloud.y[i].is_finite() && cloud.z[i].is_finite();
         let finite_idx: Vec<usize> = (0..n).filter(|&i| finite(i)).collect();
         let first = *finite_idx.first().ok_or(FeatureError::NoPoints)?;
+        if finite_idx.len() >= u32::MAX as usize {
+            return Err(FeatureError::TooManyPoints(finite_idx.len()));
+        }
         // Coordinates relative to a point of the cloud, in f32 for the index: millimetres are
         // kept over kilometres.
         let origin = [cloud.x[first], cloud.y[first], cloud.z[first]];

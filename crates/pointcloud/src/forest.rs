@@ -227,7 +227,8 @@ impl Forest {
     }
 
     /// Class probabilities of one sample (`n_features` values), averaged over the trees, into
-    /// `out` (`n_classes` values).
+    /// `out` (`n_classes` values). A sample shorter than `n_features` or an `out` shorter than
+    /// `n_classes` gives all zeros.
     pub fn probabilities(&self, sample: &[f32], out: &mut [f32]) {
         out.fill(0.0);
         if sample.len() < self.n_features || out.len() < self.n_classes {
@@ -256,9 +257,10 @@ impl Forest {
 
     /// The most probable class of one sample and its probability.
     pub fn predict(&self, sample: &[f32]) -> (usize, f32) {
-        let mut p = vec![0f32; self.n_classes];
-        self.probabilities(sample, &mut p);
-        argmax(&p)
+        let mut p = [0f32; 255];
+        let p = &mut p[..self.n_classes];
+        self.probabilities(sample, p);
+        argmax(p)
     }
 
     /// The trees in a compact layout, all numbers little-endian:

@@ -24,10 +24,11 @@ pub(crate) struct ColumnIndex {
 }
 
 /// Most cells per point: a guard against clouds of far-apart clusters.
-const MAX_CELLS_PER_POINT: f64 = 4.0;
+const MAX_CELLS_PER_POINT: f64 = 1.0;
 
 impl ColumnIndex {
-    /// An index of `coords` for queries of about `k` neighbours. `coords` must be finite.
+    /// An index of `coords` for queries of about `k` neighbours. `coords` must be finite and
+    /// fewer than 2³² (indices are kept as `u32`).
     pub(crate) fn new(coords: &[[f32; 3]], k: usize) -> Self {
         let n = coords.len();
         let mut b = [f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY];

@@ -238,9 +238,11 @@ impl Model {
 
     /// The ASPRS class of a feature row and the forest's probability for it: vegetation is
     /// given its height band.
-    pub fn predict(&self, row: &[f32], probabilities: &mut [f32]) -> (u8, f32) {
-        self.forest.probabilities(row, probabilities);
-        let (k, p) = argmax(&probabilities[..self.forest.n_classes()]);
+    pub fn predict(&self, row: &[f32]) -> (u8, f32) {
+        let mut probabilities = [0f32; 255];
+        let p = &mut probabilities[..self.forest.n_classes()];
+        self.forest.probabilities(row, p);
+        let (k, p) = argmax(p);
         let class = self.header.classes.get(k).copied().unwrap_or(1);
         if class == VEGETATION {
             let h = row.get(hag_feature()).copied().unwrap_or(0.0);
@@ -432,10 +434,7 @@ pub fn classify_objects(
 /// The model's class and probability for each row of `values`, in parallel.
 pub fn predict_rows(model: &Model, values: &[f32]) -> Vec<(u8, f32)> {
     use rayon::prelude::*;
-    values
-        .par_chunks(N_FEATURES)
-        .map_init(|| vec![0f32; model.forest.n_classes()], |p, row| model.predict(row, p))
-        .collect()
+    values.par_chunks(N_FEATURES).map(|row| model.predict(row)).collect()
 }
 
 #[cfg(test)]
