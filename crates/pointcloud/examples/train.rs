@@ -10,7 +10,9 @@
 //! points that are neither ground nor noise). Each file is cut into 20 m blocks and one block in
 //! five is held out ([`BlockSplit::default`]); the model is trained on the other blocks only, so
 //! the figures printed (and the bound of the crate's test) are on points it never saw.
-//! `--trees N`, `--depth N`, `--leaf N` and `--power P` change the forest.
+//! `--trees N`, `--depth N`, `--leaf N` and `--power P` change the forest; `--bench` adds a
+//! table of timings; `--tune-ground` searches SMRF parameters on the training blocks instead;
+//! `--drop-myria3d-unclassified` leaves that file's class 1 out of training.
 #![allow(clippy::print_stdout)]
 
 use meridian_pointcloud::features::{FeatureContext, FEATURE_NAMES};
@@ -51,6 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--depth" => params.max_depth = value()?.parse()?,
             "--leaf" => params.min_samples_leaf = value()?.parse()?,
             "--bench" => bench = true,
+            "--tune-ground" => return tune_ground(),
             "--drop-myria3d-unclassified" => drop_unclassified = true,
             "--power" => params.class_weights = ClassWeights::Balanced { power: value()?.parse()? },
             _ => return Err(format!("unknown argument {a}").into()),
@@ -346,6 +349,49 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let bytes = model.to_bytes()?;
         std::fs::write(&out, &bytes)?;
         println!("\nwrote {out}: {} bytes", bytes.len());
+    }
+    Ok(())
+}
+
+/// Grid search of the SMRF parameters on the training blocks of both files (the held-out blocks
+/// are not looked at): mean kappa and total error of the ground mask.
+fn tune_ground() -> Result<(), Box<dyn std::error::Error>> {
+    use meridian_pointcloud::{Elm, Smrf};
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let split = BlockSplit::default();
+    let mut files = Vec::new();
+    for name in FILES {
+        let (_, cloud) = read_path(data.join(name), Limits::default())?;
+        let train: Vec<bool> = split.held_out(&cloud.x, &cloud.y).iter().map(|h| !h).collect();
+        let noise = Elm::default().noise(&cloud.x, &cloud.y, &cloud.z);
+        files.push((cloud, train, noise));
+    }
+    println!("| slope | window | scalar | threshold | mean kappa % | mean total % |");
+    println!("|---|---|---|---|---|---|");
+    for slope in [0.1, 0.15, 0.25] {
+        for window in [12.0, 18.0, 24.0] {
+            for scalar in [0.5, 1.0, 1.25] {
+                for threshold in [0.15, 0.25, 0.35, 0.45] {
+                    let smrf = Smrf { slope, window, scalar, threshold, ..Smrf::isprs() };
+                    let (mut kappa, mut total) = (0.0, 0.0);
+                    for (cloud, train, noise) in &files {
+                        let ground = smrf.classify_cloud_without(cloud, noise)?;
+                        let (r, p): (Vec<bool>, Vec<bool>) = (0..cloud.len())
+                            .filter(|&i| train[i])
+                            .map(|i| (cloud.classification[i] == 2, ground[i]))
+                            .unzip();
+                        let c = Confusion::count(&r, &p);
+                        kappa += c.kappa() / files.len() as f64;
+                        total += c.total_error() / files.len() as f64;
+                    }
+                    println!(
+                        "| {slope} | {window} | {scalar} | {threshold} | {:.2} | {:.2} |",
+                        100.0 * kappa,
+                        100.0 * total
+                    );
+                }
+            }
+        }
     }
     Ok(())
 }
