@@ -553,6 +553,34 @@ mod tests {
     }
 
     #[test]
+    fn colour_columns_and_their_flags() {
+        let n = 60;
+        let cloud = PointCloud {
+            x: (0..n).map(|i| f64::from(i % 8)).collect(),
+            y: (0..n).map(|i| f64::from(i / 8)).collect(),
+            z: vec![1.0; n as usize],
+            classification: vec![1; n as usize],
+            return_number: vec![1; n as usize],
+            number_of_returns: vec![1; n as usize],
+            intensity: (0..n).map(|i| i as u16).collect(),
+            rgb: Some(vec![[100, 200, 50]; n as usize]),
+            nir: Some(vec![220; n as usize]),
+        };
+        let f = compute_features(&cloud, &vec![1.0; n as usize], None).unwrap();
+        let row = f.row(0);
+        assert_eq!(row[index("has_rgb")], 1.0);
+        assert_eq!(row[index("has_nir")], 1.0);
+        assert!((row[index("green")] - 200.0 / 255.0).abs() < 1e-6);
+        assert!((row[index("ndvi")] - 120.0 / 320.0).abs() < 1e-6);
+        assert_eq!(row[index("intensity")], 0.0);
+        assert_eq!(f.row(59)[index("intensity")], 1.0);
+        // Colour fields that are all zero are no colour.
+        let grey = PointCloud { rgb: Some(vec![[0; 3]; n as usize]), nir: None, ..cloud };
+        let row = compute_features(&grey, &vec![1.0; n as usize], None).unwrap().row(0).to_vec();
+        assert_eq!((row[index("has_rgb")], row[index("red")], row[index("ndvi")]), (0.0, MISSING, MISSING));
+    }
+
+    #[test]
     fn a_plane_a_line_and_a_wall() {
         // A horizontal 20 × 20 plane, a vertical wall along x at y = 30, and a line of points
         // (a wire) along x at 10 m.

@@ -384,6 +384,17 @@ const CHUNK: usize = 1 << 16;
 /// others the model's prediction ([`Model::predict`]). Points with a non-finite coordinate get 1
 /// with confidence 0. `progress(fraction)` is called between chunks; returning false stops with
 /// [`LearnError::Cancelled`].
+///
+/// ```no_run
+/// use meridian_pointcloud::reader::{read_path, Limits};
+/// use meridian_pointcloud::{classify_objects, Model, Pipeline};
+/// let (_, cloud) = read_path("tile.laz", Limits::default())?;
+/// let prepared = Pipeline::default().prepare(&cloud)?;
+/// let model = Model::default_model()?;
+/// let (class, confidence) =
+///     classify_objects(&cloud, &prepared.ground, &prepared.noise, &prepared.hag, &model, &|_| true)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn classify_objects(
     cloud: &PointCloud,
     ground: &[bool],
