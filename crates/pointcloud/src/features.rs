@@ -146,7 +146,7 @@ impl Features {
         self.points.is_empty()
     }
 
-    /// The feature vector of row `r`.
+    /// The feature vector of row `r` (panics when `r >= len()`, as slice indexing does).
     pub fn row(&self, r: usize) -> &[f32] {
         &self.values[r * N_FEATURES..(r + 1) * N_FEATURES]
     }
