@@ -1,0 +1,83 @@
+//! Prints the ISPRS filter-test table of the cloth simulation filter next to SMRF's: type I,
+//! type II and total error and Cohen's kappa per reference sample, and the time each filter took.
+//! Both start from PDAL's defaults; `name=value` arguments override CSF parameters (`resolution`,
+//! `rigidness`, `step`, `threshold`, `iterations`, `smooth` as 0 or 1, `hdiff`):
+//!
+//! ```text
+//! cargo run --release -p meridian-pointcloud --example isprs_csf
+//! cargo run --release -p meridian-pointcloud --example isprs_csf -- resolution=0.5 rigidness=2
+//! ```
+#![allow(clippy::print_stdout)]
+
+use meridian_pointcloud::reader::{read_path, Limits};
+use meridian_pointcloud::{Confusion, Csf, Smrf};
+use std::path::Path;
+use std::time::Instant;
+
+const SAMPLES: [&str; 8] = ["11", "21", "22", "31", "41", "51", "52", "61"];
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut csf = Csf::default();
+    for arg in std::env::args().skip(1) {
+        let (k, v) = arg.split_once('=').ok_or("arguments are name=value")?;
+        match k {
+            "resolution" => csf.resolution = v.parse()?,
+            "rigidness" => csf.rigidness = v.parse()?,
+            "step" => csf.step = v.parse()?,
+            "threshold" => csf.threshold = v.parse()?,
+            "iterations" => csf.iterations = v.parse()?,
+            "smooth" => csf.smooth = v != "0" && v != "false",
+            "hdiff" => csf.hdiff = v.parse()?,
+            _ => return Err(format!("unknown parameter {k}").into()),
+        }
+    }
+    let smrf = Smrf::default();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let Csf { resolution, rigidness, step, threshold, iterations, smooth, hdiff, .. } = &csf;
+    println!(
+        "CSF resolution {resolution} rigidness {rigidness} step {step} threshold {threshold} \
+         iterations {iterations} smooth {smooth} hdiff {hdiff}; SMRF with PDAL's defaults"
+    );
+    println!();
+    println!("| sample | points | SMRF I % | SMRF II % | SMRF total % | SMRF κ % | SMRF ms | CSF I % | CSF II % | CSF total % | CSF κ % | CSF ms |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let row = |c: &Confusion| {
+        format!(
+            "{:.2} | {:.2} | {:.2} | {:.2}",
+            100.0 * c.type1(),
+            100.0 * c.type2(),
+            100.0 * c.total_error(),
+            100.0 * c.kappa()
+        )
+    };
+    let (mut sums, mut all_smrf, mut all_csf) = ([0.0; 4], Confusion::default(), Confusion::default());
+    for s in SAMPLES {
+        let (_, cloud) = read_path(data.join(format!("isprs-samp{s}.las")), Limits::default())?;
+        let reference: Vec<bool> = cloud.classification.iter().map(|&c| c == 2).collect();
+        let t = Instant::now();
+        let ground = smrf.classify_cloud(&cloud)?;
+        let smrf_ms = t.elapsed().as_secs_f64() * 1e3;
+        let smrf_c = Confusion::count(&reference, &ground);
+        let t = Instant::now();
+        let ground = csf.classify_cloud(&cloud, &|_| true)?;
+        let csf_ms = t.elapsed().as_secs_f64() * 1e3;
+        let csf_c = Confusion::count(&reference, &ground);
+        println!("| samp{s} | {} | {} | {smrf_ms:.0} | {} | {csf_ms:.0} |", cloud.len(), row(&smrf_c), row(&csf_c));
+        sums[0] += smrf_c.total_error();
+        sums[1] += smrf_c.kappa();
+        sums[2] += csf_c.total_error();
+        sums[3] += csf_c.kappa();
+        all_smrf = all_smrf + smrf_c;
+        all_csf = all_csf + csf_c;
+    }
+    let n = SAMPLES.len() as f64;
+    println!(
+        "| mean of samples | | | | {:.2} | {:.2} | | | | {:.2} | {:.2} | |",
+        100.0 * sums[0] / n,
+        100.0 * sums[1] / n,
+        100.0 * sums[2] / n,
+        100.0 * sums[3] / n
+    );
+    println!("| all points | {} | {} | | {} | |", all_csf.points(), row(&all_smrf), row(&all_csf));
+    Ok(())
+}
