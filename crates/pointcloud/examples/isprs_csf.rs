@@ -1,16 +1,20 @@
 //! Prints the ISPRS filter-test table of the cloth simulation filter next to SMRF's: type I,
 //! type II and total error and Cohen's kappa per reference sample, and the time each filter took.
-//! Both start from PDAL's defaults; `name=value` arguments override CSF parameters (`resolution`,
-//! `rigidness`, `step`, `threshold`, `iterations`, `smooth` as 0 or 1, `hdiff`):
+//! Both start from PDAL's defaults (`isprs` starts CSF from `Csf::isprs()`, the set tuned on
+//! these samples); `name=value` arguments then override CSF parameters (`resolution`,
+//! `rigidness`, `step`, `threshold`, `iterations`, `smooth` as 0 or 1, `hdiff`). A second table
+//! gives the noise filter's findings (PDAL's defaults, statistical and radius) on each sample.
 //!
 //! ```text
 //! cargo run --release -p meridian-pointcloud --example isprs_csf
+//! cargo run --release -p meridian-pointcloud --example isprs_csf -- isprs
 //! cargo run --release -p meridian-pointcloud --example isprs_csf -- resolution=0.5 rigidness=2
 //! ```
 #![allow(clippy::print_stdout)]
 
+use meridian_pointcloud::noise::{HIGH_NOISE, LOW_NOISE};
 use meridian_pointcloud::reader::{read_path, Limits};
-use meridian_pointcloud::{Confusion, Csf, Smrf};
+use meridian_pointcloud::{Confusion, Csf, Noise, NoiseMethod, Smrf};
 use std::path::Path;
 use std::time::Instant;
 
@@ -19,6 +23,10 @@ const SAMPLES: [&str; 8] = ["11", "21", "22", "31", "41", "51", "52", "61"];
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut csf = Csf::default();
     for arg in std::env::args().skip(1) {
+        if arg == "isprs" {
+            csf = Csf::isprs();
+            continue;
+        }
         let (k, v) = arg.split_once('=').ok_or("arguments are name=value")?;
         match k {
             "resolution" => csf.resolution = v.parse()?,
@@ -51,8 +59,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     };
     let (mut sums, mut all_smrf, mut all_csf) = ([0.0; 4], Confusion::default(), Confusion::default());
+    let mut noise_rows = Vec::new();
     for s in SAMPLES {
         let (_, cloud) = read_path(data.join(format!("isprs-samp{s}.las")), Limits::default())?;
+        let mut noise_row = format!("| samp{s} | {} |", cloud.len());
+        for method in [NoiseMethod::Statistical, NoiseMethod::Radius] {
+            let t = Instant::now();
+            let classes = Noise { method, ..Noise::default() }.classify(&cloud.x, &cloud.y, &cloud.z, &|_| true)?;
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            let low = classes.iter().filter(|&&c| c == LOW_NOISE).count();
+            let high = classes.iter().filter(|&&c| c == HIGH_NOISE).count();
+            noise_row.push_str(&format!(" {low} | {high} | {ms:.0} |"));
+        }
+        noise_rows.push(noise_row);
         let reference: Vec<bool> = cloud.classification.iter().map(|&c| c == 2).collect();
         let t = Instant::now();
         let ground = smrf.classify_cloud(&cloud)?;
@@ -79,5 +98,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         100.0 * sums[3] / n
     );
     println!("| all points | {} | {} | | {} | |", all_csf.points(), row(&all_smrf), row(&all_csf));
+    println!();
+    println!("Noise with PDAL's defaults (statistical: mean_k 8, multiplier 2; radius: radius 1, min_k 2)");
+    println!();
+    println!("| sample | points | statistical low (7) | high (18) | ms | radius low (7) | high (18) | ms |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for r in noise_rows {
+        println!("{r}");
+    }
     Ok(())
 }

@@ -121,6 +121,12 @@ impl Default for Csf {
 }
 
 impl Csf {
+    /// The one parameter set tuned on the ISPRS filter-test samples: PDAL's defaults with a
+    /// rigidness of 2 and a 0.7 m threshold (see the crate's documentation for the search).
+    pub fn isprs() -> Self {
+        Self { rigidness: 2, threshold: 0.7, ..Self::default() }
+    }
+
     fn validate(&self) -> Result<(), CsfError> {
         let bad = |name, reason: String| Err(CsfError::Parameter { name, reason });
         if !(self.resolution.is_finite() && self.resolution > 0.0) {
