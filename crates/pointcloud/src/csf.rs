@@ -395,7 +395,6 @@ impl Cloth {
     /// One step of gravity and internal forces; returns the largest vertical movement of a
     /// movable particle in it.
     fn step(&mut self, displacement: f64) -> f64 {
-        let start: Vec<f64> = self.height.clone();
         self.height
             .par_iter_mut()
             .zip(self.previous.par_iter_mut())
@@ -447,9 +446,10 @@ impl Cloth {
                 }
             });
         }
+        // A movable particle's previous height is its height at the start of this step.
         self.height
             .par_iter()
-            .zip(start.par_iter())
+            .zip(self.previous.par_iter())
             .zip(self.movable.par_iter())
             .with_min_len(4096)
             .filter(|(_, &m)| m)

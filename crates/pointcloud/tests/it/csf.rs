@@ -72,3 +72,13 @@ fn csf_is_deterministic_and_respects_the_selection() {
     let c = Csf::default().classify(&cloud.x, &cloud.y, &cloud.z, Some(&keep), &|_| true).unwrap();
     assert!(c.iter().zip(&keep).all(|(&g, &k)| k || !g));
 }
+
+#[test]
+fn csf_does_not_depend_on_the_number_of_threads() {
+    let (_, cloud) = read_path(sample_path("52"), Limits::default()).unwrap();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| Csf::default().classify_cloud(&cloud, &|_| true)).unwrap()
+    };
+    assert_eq!(run(1), run(4));
+}

@@ -167,3 +167,21 @@ fn progress_is_reported_and_cancellation_stops() {
     assert_eq!(Noise::default().classify(&x, &y, &z, &stop_after_two), Err(NoiseError::Cancelled));
     assert_eq!(*calls.lock().unwrap(), 3);
 }
+
+#[test]
+fn the_result_does_not_depend_on_the_number_of_threads() {
+    let mut rng = Lcg(13);
+    let (mut x, y, mut z) = plane(150, 0.5, 0.2, &mut rng);
+    for k in 0..2_000 {
+        x[k * 11] += 3.0 * rng.signed();
+        z[k * 11] += 20.0 * rng.signed();
+    }
+    let noise = Noise { method: NoiseMethod::Both, ..Noise::default() };
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        pool.install(|| noise.classify(&x, &y, &z, &|_| true)).unwrap()
+    };
+    let one = run(1);
+    assert!(one.iter().filter(|&&c| c != 0).count() > 500);
+    assert_eq!(one, run(4));
+}
