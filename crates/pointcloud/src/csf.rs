@@ -569,6 +569,20 @@ mod tests {
     }
 
     #[test]
+    fn degenerate_clouds_are_handled() {
+        let csf = Csf::default();
+        assert_eq!(csf.classify(&[3.0], &[4.0], &[5.0], None, &|_| true).unwrap(), [true]);
+        assert_eq!(csf.classify(&[3.0; 50], &[4.0; 50], &[5.0; 50], None, &|_| true).unwrap(), [true; 50]);
+        // A line of points, one of them 5 m up; and nothing selected.
+        let x: Vec<f64> = (0..30).map(f64::from).collect();
+        let mut z = vec![0.0; 30];
+        z[15] = 5.0;
+        let ground = csf.classify(&x, &[0.0; 30], &z, None, &|_| true).unwrap();
+        assert!(!ground[15] && ground.iter().filter(|&&g| g).count() == 29);
+        assert_eq!(csf.classify(&x, &[0.0; 30], &z, Some(&[false; 30]), &|_| true).unwrap(), [false; 30]);
+    }
+
+    #[test]
     fn interpolation_is_bilinear() {
         let grid = Grid { cols: 2, rows: 2, ox: 10.0, oy: 20.0, res: 2.0 };
         let surface = [0.0, 2.0, 4.0, 6.0];

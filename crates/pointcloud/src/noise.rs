@@ -367,6 +367,32 @@ mod tests {
     }
 
     #[test]
+    fn duplicates_and_tiny_clouds_are_handled() {
+        // Thousands of copies of one point, a ring of points around it and one far stray.
+        let mut x = vec![5.0; 5_000];
+        let mut y = vec![5.0; 5_000];
+        let mut z = vec![1.0; 5_000];
+        for k in 0..40 {
+            let a = f64::from(k) * std::f64::consts::TAU / 40.0;
+            x.push(5.0 + 0.5 * a.cos());
+            y.push(5.0 + 0.5 * a.sin());
+            z.push(1.0);
+        }
+        x.push(5.0);
+        y.push(5.0);
+        z.push(60.0);
+        for method in [NoiseMethod::Statistical, NoiseMethod::Radius, NoiseMethod::Both] {
+            let classes = Noise { method, ..Noise::default() }.classify(&x, &y, &z, &|_| true).unwrap();
+            assert_eq!(classes.last(), Some(&HIGH_NOISE), "{method:?}");
+            assert_eq!(classes.iter().filter(|&&c| c != 0).count(), 1, "{method:?}");
+        }
+        // One or two points: nothing to compare with, no panic.
+        assert_eq!(Noise::default().classify(&[1.0], &[2.0], &[3.0], &|_| true).unwrap(), [0]);
+        let two = Noise { method: NoiseMethod::Both, ..Noise::default() };
+        assert_eq!(two.classify(&[1.0, 9.0], &[2.0, 9.0], &[3.0, 3.0], &|_| true).unwrap(), [18, 18]);
+    }
+
+    #[test]
     fn non_finite_points_take_no_part() {
         let x = [0.0, 1.0, f64::NAN, 0.0, 1.0];
         let y = [0.0, 0.0, 0.0, 1.0, 1.0];
