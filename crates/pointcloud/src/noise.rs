@@ -117,7 +117,9 @@ struct Progress<'a> {
 impl Progress<'_> {
     fn advance(&mut self, work: f64) -> Result<(), NoiseError> {
         self.done += work;
-        let fraction = if self.total > 0.0 { (self.done / self.total).min(1.0) } else { 1.0 };
+        // Snapped to 1 at the end, whatever the rounding of the sums on the way.
+        let fraction =
+            if self.total > 0.0 && self.done < self.total * (1.0 - 1e-9) { self.done / self.total } else { 1.0 };
         if (self.f)(fraction) {
             Ok(())
         } else {
