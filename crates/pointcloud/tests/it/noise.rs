@@ -100,7 +100,10 @@ fn brute_force(noise: &Noise, x: &[f64], y: &[f64], z: &[f64]) -> Vec<u8> {
             let mut inliers: Vec<usize> = (0..n).filter(|&j| !flagged[j]).collect();
             let plan = |j: usize| (x[i] - x[j]).powi(2) + (y[i] - y[j]).powi(2);
             inliers.sort_by(|&a, &b| plan(a).total_cmp(&plan(b)));
-            let mut h: Vec<f64> = inliers[..noise.mean_k].iter().map(|&j| z[j]).collect();
+            if inliers.is_empty() {
+                return HIGH_NOISE;
+            }
+            let mut h: Vec<f64> = inliers[..noise.mean_k.min(inliers.len())].iter().map(|&j| z[j]).collect();
             h.sort_by(f64::total_cmp);
             let k = h.len();
             let median = if k % 2 == 1 { h[k / 2] } else { (h[k / 2 - 1] + h[k / 2]) / 2.0 };
@@ -141,6 +144,27 @@ fn agrees_with_brute_force() {
             assert_eq!(got, want, "{noise:?}");
         }
     }
+}
+
+#[test]
+fn agrees_with_brute_force_on_small_clouds() {
+    // Small clouds, where the details of the definitions (sample standard deviation, the point
+    // itself left out, fewer inliers than mean_k) decide points near the thresholds.
+    let mut rng = Lcg(17);
+    let mut noisy = 0;
+    for _ in 0..200 {
+        let n = 12 + (rng.unit() * 20.0) as usize;
+        let x: Vec<f64> = (0..n).map(|_| 4.0 * rng.unit()).collect();
+        let y: Vec<f64> = (0..n).map(|_| 4.0 * rng.unit()).collect();
+        let z: Vec<f64> = (0..n).map(|_| 3.0 * rng.unit()).collect();
+        for method in METHODS {
+            let noise = Noise { method, multiplier: 0.5 + rng.unit(), ..Noise::default() };
+            let got = noise.classify(&x, &y, &z, &|_| true).unwrap();
+            assert_eq!(got, brute_force(&noise, &x, &y, &z), "{noise:?} on {x:?} {y:?} {z:?}");
+            noisy += got.iter().filter(|&&c| c != 0).count();
+        }
+    }
+    assert!(noisy > 100);
 }
 
 #[test]
