@@ -2,7 +2,8 @@
 //! type II and total error and Cohen's kappa per reference sample, and the time each filter took.
 //! Both start from PDAL's defaults (`isprs` starts CSF from `Csf::isprs()`, the set tuned on
 //! these samples); `name=value` arguments then override CSF parameters (`resolution`,
-//! `rigidness`, `step`, `threshold`, `iterations`, `smooth` as 0 or 1, `hdiff`). A second table
+//! `rigidness`, `step`, `threshold`, `iterations`, `smooth` as 0 or 1, `hdiff`); `noise` leaves
+//! the statistical noise (`Noise::default()`) out of CSF, its time included. A second table
 //! gives the noise filter's findings (PDAL's defaults, statistical and radius) on each sample.
 //!
 //! ```text
@@ -22,9 +23,14 @@ const SAMPLES: [&str; 8] = ["11", "21", "22", "31", "41", "51", "52", "61"];
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut csf = Csf::default();
+    let mut noise: Option<Noise> = None;
     for arg in std::env::args().skip(1) {
         if arg == "isprs" {
             csf = Csf::isprs();
+            continue;
+        }
+        if arg == "noise" {
+            noise = Some(Noise::default());
             continue;
         }
         let (k, v) = arg.split_once('=').ok_or("arguments are name=value")?;
@@ -44,7 +50,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Csf { resolution, rigidness, step, threshold, iterations, smooth, hdiff, .. } = &csf;
     println!(
         "CSF resolution {resolution} rigidness {rigidness} step {step} threshold {threshold} \
-         iterations {iterations} smooth {smooth} hdiff {hdiff}; SMRF with PDAL's defaults"
+         iterations {iterations} smooth {smooth} hdiff {hdiff}{}; SMRF with PDAL's defaults",
+        if noise.is_some() { ", statistical noise left out" } else { "" }
     );
     println!();
     println!("| sample | points | SMRF I % | SMRF II % | SMRF total % | SMRF κ % | SMRF ms | CSF I % | CSF II % | CSF total % | CSF κ % | CSF ms |");
@@ -78,7 +85,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let smrf_ms = t.elapsed().as_secs_f64() * 1e3;
         let smrf_c = Confusion::count(&reference, &ground);
         let t = Instant::now();
-        let ground = csf.classify_cloud(&cloud, &|_| true)?;
+        let ground = match &noise {
+            Some(n) => {
+                let classes = n.classify(&cloud.x, &cloud.y, &cloud.z, &|_| true)?;
+                let flagged: Vec<bool> = classes.iter().map(|&c| c != 0).collect();
+                csf.classify_cloud_without(&cloud, &flagged, &|_| true)?
+            }
+            None => csf.classify_cloud(&cloud, &|_| true)?,
+        };
         let csf_ms = t.elapsed().as_secs_f64() * 1e3;
         let csf_c = Confusion::count(&reference, &ground);
         println!("| samp{s} | {} | {} | {smrf_ms:.0} | {} | {csf_ms:.0} |", cloud.len(), row(&smrf_c), row(&csf_c));

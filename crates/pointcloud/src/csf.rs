@@ -172,6 +172,21 @@ impl Csf {
         self.classify(&cloud.x, &cloud.y, &cloud.z, Some(&selected), progress)
     }
 
+    /// Ground points of `cloud` leaving out the points `noise` marks as well (the noise a
+    /// [`Noise`](crate::Noise) filter finds, say): `true` for ground.
+    pub fn classify_cloud_without(
+        &self,
+        cloud: &PointCloud,
+        noise: &[bool],
+        progress: &(dyn Fn(f64) -> bool + Sync),
+    ) -> Result<Vec<bool>, CsfError> {
+        if noise.len() != cloud.len() {
+            return Err(CsfError::Columns);
+        }
+        let selected: Vec<bool> = self.selection(cloud).into_iter().zip(noise).map(|(s, &n)| s && !n).collect();
+        self.classify(&cloud.x, &cloud.y, &cloud.z, Some(&selected), progress)
+    }
+
     /// Ground points among `x`, `y`, `z`: `true` for ground. With `selected`, only the points it
     /// marks are filtered (the others are never ground). Non-finite coordinates are not ground.
     ///
