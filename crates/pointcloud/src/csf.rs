@@ -26,6 +26,10 @@
 //! 7. **Classification**: a point is ground when its inverted height is within `threshold` of the
 //!    cloth, interpolated bilinearly between the particles around it.
 //!
+//! Noise, low outliers above all, should be left out first ([`Csf::classify_cloud_without`]): the
+//! cloth starts above the highest inverted point, and a point far under the ground makes it fall
+//! a long way and sag into the hollows that buildings make in the inverted cloud.
+//!
 //! Edges are relaxed in four phases (even then odd columns, even then odd rows), each a set of
 //! disjoint pairs processed in parallel, so the result is deterministic and the same on any
 //! number of threads.
