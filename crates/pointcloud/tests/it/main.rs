@@ -1,10 +1,13 @@
 //! Integration tests of the point-cloud engine: the reader on real and hostile files, the SMRF
-//! ground filter on the ISPRS filter-test reference samples, and the reader's fuzz target.
+//! and CSF ground filters on the ISPRS filter-test reference samples, the noise filter, and the
+//! reader's fuzz target.
 #![allow(clippy::unwrap_used)]
 
+mod csf;
 mod fuzz;
 mod isprs;
 mod learn;
+mod noise;
 mod reader;
 
 use std::path::{Path, PathBuf};
@@ -46,4 +49,20 @@ pub(crate) fn small_laz(points: usize) -> Vec<u8> {
             .unwrap();
     }
     writer.into_inner().unwrap().into_inner()
+}
+
+/// A small deterministic pseudo-random generator (Knuth's MMIX linear congruential constants).
+pub(crate) struct Lcg(pub(crate) u64);
+
+impl Lcg {
+    /// Uniform in [0, 1).
+    pub(crate) fn unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [−1, 1).
+    pub(crate) fn signed(&mut self) -> f64 {
+        2.0 * self.unit() - 1.0
+    }
 }
