@@ -24,13 +24,15 @@
 //! selection of no point is [`WriteError::Empty`] (an octree needs a cube).
 
 use crate::writer::{
-    base_len, class_of, contain, patch_header, plan_extra_bytes, set_class, u64_at, xyz, Edits, Source, Stats, Vlr,
-    WriteError, EXTRA_BYTES_RECORD, LASZIP_RECORD,
+    base_len, class_of, contain, patch_header, plan_extra_bytes, set_class, xyz, Edits, Source, Stats, Vlr, WriteError,
+    EXTRA_BYTES_RECORD, LASZIP_RECORD,
 };
-use laz::{LasZipCompressor, LazItemRecordBuilder, LazVlrBuilder};
+use laz::laszip::{ChunkTable, ChunkTableEntry};
+use laz::{LasZipCompressor, LazItemRecordBuilder, LazVlr, LazVlrBuilder};
+use rayon::prelude::*;
 use std::collections::HashSet;
 use std::fs::OpenOptions;
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Cursor, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// A `Result` of this module.
@@ -146,6 +148,10 @@ fn write_inner(
 
     // Read the selection as raw format 6–8 records.
     let mut records: Vec<u8> = Vec::new();
+    if opts.bbox.is_none() && opts.classes.is_none() {
+        // Every point is kept: no growth by doubling, which would need half as much again.
+        records.reserve_exact(info.points.min(max_points) as usize * out_len);
+    }
     let mut stats = Stats::new(fout);
     let mut buf = Vec::new();
     let mut gps = (f64::INFINITY, f64::NEG_INFINITY);
@@ -235,7 +241,7 @@ fn write_inner(
         .cloned()
         .collect();
 
-    let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(output)?;
+    let file = OpenOptions::new().write(true).create(true).truncate(true).open(output)?;
     let mut w = BufWriter::new(file);
     w.write_all(&[0u8; HEADER_LEN])?;
     let mut offset_to_points = HEADER_LEN as u64;
@@ -244,49 +250,45 @@ fn write_inner(
         offset_to_points += v.len(false);
     }
 
-    // Points: one chunk a node, in the order of `nodes`.
+    // Points: one chunk a node, in the order of `nodes`, coded on rayon's threads a group of
+    // nodes at a time; the offset to the chunk table is set once the table is written.
+    w.write_all(&[0u8; 8])?;
+    let mut at = offset_to_points + 8;
+    let mut table = ChunkTable::with_capacity(nodes.len());
     let mut entries = Vec::with_capacity(nodes.len());
-    let mut compressor = LasZipCompressor::new(w, laz_vlr)?;
-    compressor.reserve_offset_to_chunk_table()?;
-    let mut chunk = Vec::new();
-    for (k, node) in nodes.iter().enumerate() {
-        let start = compressor.get_mut().stream_position()?;
-        chunk.clear();
-        for &i in &order[node.range.clone()] {
-            let at = i as usize * out_len;
-            chunk.extend_from_slice(&records[at..at + out_len]);
+    let mut written = 0;
+    for group in nodes.chunks(4 * rayon::current_num_threads().max(1)) {
+        let chunks = group
+            .par_iter()
+            .map(|node| compress_node(&records, &order[node.range.clone()], out_len, &laz_vlr))
+            .collect::<Result<Vec<_>>>()?;
+        for (node, chunk) in group.iter().zip(&chunks) {
+            w.write_all(chunk)?;
+            let (points, bytes) = (node.range.len() as u64, chunk.len() as u64);
+            entries.push((node.key, at, bytes, points));
+            table.push(ChunkTableEntry { point_count: points, byte_count: bytes });
+            at += bytes;
         }
-        compressor.compress_many(&chunk)?;
-        // The last chunk is closed by `done`, which would otherwise add an empty one.
-        let size = if k + 1 < nodes.len() {
-            compressor.finish_current_chunk()?;
-            Some(compressor.get_mut().stream_position()? - start)
-        } else {
-            None
-        };
-        entries.push((node.key, start, size, node.range.len()));
-        if !progress(0.5 + 0.5 * (k + 1) as f64 / nodes.len() as f64) {
+        written += group.len();
+        if !progress(0.5 + 0.5 * written as f64 / nodes.len() as f64) {
             return Err(WriteError::Cancelled);
         }
     }
-    compressor.done()?;
-    let mut file = compressor.into_inner().into_inner().map_err(|e| e.into_error())?;
+    table.write_to(&mut w, &laz_vlr)?;
+    let mut file = w.into_inner().map_err(|e| e.into_error())?;
     let end_of_table = file.stream_position()?;
-    let mut table = [0u8; 8];
     file.seek(SeekFrom::Start(offset_to_points))?;
-    file.read_exact(&mut table)?;
-    let table_at = u64_at(&table, 0);
+    file.write_all(&at.to_le_bytes())?;
 
     // The hierarchy: one page with every node.
     let mut page = Vec::with_capacity(entries.len() * 32);
     for (key, start, size, count) in &entries {
-        let size = size.unwrap_or(table_at - start);
         for v in key {
             page.extend_from_slice(&v.to_le_bytes());
         }
         page.extend_from_slice(&start.to_le_bytes());
-        page.extend_from_slice(&i32_of(size, "chunk bytes")?.to_le_bytes());
-        page.extend_from_slice(&i32_of(*count as u64, "points in a node")?.to_le_bytes());
+        page.extend_from_slice(&i32_of(*size, "chunk bytes")?.to_le_bytes());
+        page.extend_from_slice(&i32_of(*count, "points in a node")?.to_le_bytes());
     }
     let page_len = page.len() as u64;
     let mut all_evlrs = vec![Vlr::new("copc", 1000, "EPT hierarchy", page)];
@@ -348,6 +350,23 @@ fn write_inner(
 
     let depth = nodes.iter().map(|n| n.key[0]).max().unwrap_or(0);
     Ok(CopcSummary { points: stats.points, bounds, point_format: fout, nodes: nodes.len(), depth })
+}
+
+/// Codes the records `idx` as one LAZ chunk.
+fn compress_node(records: &[u8], idx: &[u32], len: usize, vlr: &LazVlr) -> Result<Vec<u8>> {
+    let mut points = Vec::with_capacity(idx.len() * len);
+    for &i in idx {
+        let at = i as usize * len;
+        points.extend_from_slice(&records[at..at + len]);
+    }
+    let mut compressor = LasZipCompressor::new(Cursor::new(Vec::new()), vlr.clone())?;
+    // The compressor writes the offset to its chunk table first; the chunk follows it.
+    compressor.reserve_offset_to_chunk_table()?;
+    compressor.compress_many(&points)?;
+    compressor.finish_current_chunk()?;
+    let mut chunk = compressor.into_inner().into_inner();
+    chunk.drain(..8);
+    Ok(chunk)
 }
 
 fn i32_of(v: u64, what: &'static str) -> Result<i32> {

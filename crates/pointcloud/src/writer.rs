@@ -14,7 +14,9 @@
 //! is written; the format is not changed behind the caller's back. Formats 6–10 take 0–255.
 
 use crate::reader::{self, Limits, PointCloudInfo, ReadError};
-use laz::{LasZipCompressor, LasZipDecompressor, LazItemRecordBuilder, LazVlr, LazVlrBuilder};
+use laz::{
+    LasZipDecompressor, LazItemRecordBuilder, LazVlr, LazVlrBuilder, ParLasZipCompressor, ParLasZipDecompressor,
+};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -193,7 +195,7 @@ fn rewrite_inner(
     let mut outbuf = Vec::new();
     let end_of_points = {
         let mut sink = match &laz_vlr {
-            Some(vlr) => Sink::Laz(Box::new(LasZipCompressor::new(&mut *output, vlr.clone())?)),
+            Some(vlr) => Sink::Laz(Box::new(ParLasZipCompressor::new(&mut *output, vlr.clone())?)),
             None => Sink::Las(&mut *output),
         };
         while let Some(first) = src.next_batch(&mut inbuf)? {
@@ -261,7 +263,7 @@ fn rewrite_inner(
 
 enum Sink<'a, W: Write + Seek + Send + Sync> {
     Las(&'a mut W),
-    Laz(Box<LasZipCompressor<'a, &'a mut W>>),
+    Laz(Box<ParLasZipCompressor<&'a mut W>>),
 }
 
 /// Points of a LAZ chunk in [`rewrite`]'s output (the LASzip default).
@@ -415,6 +417,9 @@ pub(crate) struct Source {
 
 enum Points {
     Las(BufReader<File>),
+    /// Chunks decoded on rayon's threads, through the chunk table.
+    ParLaz(Box<ParLasZipDecompressor<BufReader<File>>>),
+    /// Chunks decoded in sequence, for files without a chunk table.
     Laz(Box<LasZipDecompressor<'static, BufReader<File>>>),
 }
 
@@ -454,6 +459,7 @@ impl Source {
             }
         }
         file.seek(SeekFrom::Start(offset_to_points))?;
+        let mut chunk = 0;
         let points = if info.compressed {
             let data = vlrs
                 .iter()
@@ -461,11 +467,24 @@ impl Source {
                 .map(|v| v.data.clone())
                 .ok_or_else(|| ReadError::Header("a LAZ file without its laszip VLR".to_owned()))?;
             let vlr = LazVlr::from_buffer(data)?;
-            Points::Laz(Box::new(LasZipDecompressor::new(file, vlr)?))
+            if vlr.chunk_size() != u32::MAX {
+                chunk = u64::from(vlr.chunk_size());
+            }
+            match ParLasZipDecompressor::new(file, vlr.clone()) {
+                Ok(d) => Points::ParLaz(Box::new(d)),
+                Err(_) => {
+                    let mut file = BufReader::new(File::open(path)?);
+                    file.seek(SeekFrom::Start(offset_to_points))?;
+                    Points::Laz(Box::new(LasZipDecompressor::new(file, vlr)?))
+                }
+            }
         } else {
             Points::Las(file)
         };
-        let batch = (4u64 << 20) / u64::from(info.record_length) + 1;
+        // Batches of 4 MiB, or of a fixed-size LAZ chunk a thread when that is more (up to
+        // 64 MiB), so that every thread has a chunk to decode.
+        let len = u64::from(info.record_length);
+        let batch = ((4u64 << 20) / len + 1).max((chunk * rayon::current_num_threads() as u64).min((64 << 20) / len));
         Ok(Self { info, header, vlrs, evlrs, points, read: 0, batch })
     }
 
@@ -496,6 +515,10 @@ impl Source {
         buf.resize(n as usize * self.record_len(), 0);
         let result = match &mut self.points {
             Points::Las(f) => f.read_exact(buf),
+            Points::ParLaz(d) => d.decompress_many(buf).map_err(|e| match e {
+                laz::LasZipError::IoError(e) => e,
+                e => std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+            }),
             Points::Laz(d) => d.decompress_many(buf),
         };
         result.map_err(|e| match e.kind() {
