@@ -216,6 +216,25 @@ fn legacy_formats_become_6_and_7_with_their_fields() {
 }
 
 #[test]
+fn every_isprs_sample_becomes_a_valid_copc_file() {
+    let dir = temp_dir("copc-isprs");
+    for s in crate::SAMPLES {
+        let input = sample_path(s);
+        let output = dir.join(format!("samp{s}.copc.laz"));
+        let summary = copc(&input, &output, &CopcOptions { max_points_per_node: 2_000, ..Default::default() }).unwrap();
+        let entries = check_copc(&output);
+        assert_eq!(entries.len(), summary.nodes, "samp{s}");
+        assert_eq!(
+            sorted_points(&output, None, |_, _, _| true),
+            sorted_points(&input, None, |_, _, _| true),
+            "samp{s}"
+        );
+        let (header, _) = las_points(&output);
+        assert_eq!(header.bounds(), las_points(&input).0.bounds(), "samp{s}: the bounds of the points");
+    }
+}
+
+#[test]
 fn copc_filters_are_exact_against_a_brute_force_selection() {
     let dir = temp_dir("copc-filters");
     let input = sample_path("22");

@@ -189,7 +189,21 @@ fn a_box_selecting_nothing_gives_a_valid_empty_file() {
         let (info, pc) = read_path(&output, Limits::default()).unwrap();
         assert_eq!((info.points, pc.len()), (0, 0));
         assert_eq!(las_points(&output).1.len(), 0);
+        laspy_reads_no_points(&output);
     }
+}
+
+fn laspy_reads_no_points(path: &Path) {
+    if !meridian_fuzzing::tools::have_python_module(
+        "python3",
+        "laspy",
+        "a_box_selecting_nothing_gives_a_valid_empty_file",
+    ) {
+        return;
+    }
+    let script = "import sys, laspy; f = laspy.read(sys.argv[1]); assert len(f.points) == 0 == f.header.point_count";
+    let out = std::process::Command::new("python3").args(["-c", script]).arg(path).output().unwrap();
+    assert!(out.status.success(), "laspy: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]
