@@ -13,15 +13,18 @@
 //! - the hierarchy EVLR (`copc`, record 1000), one page holding every node, then the input's
 //!   other EVLRs.
 //!
-//! The octree is a cube around the points' bounds. A node with more than
-//! [`CopcOptions::max_points_per_node`] points keeps one point per cell of a 128³ grid over
-//! its cube (the first met in file order), so that each level is an even overview, and passes
-//! the rest down to its eight children; a node at depth [`MAX_DEPTH`] keeps all it gets.
+//! The octree is a cube around the points' bounds (its spacing, in the info VLR, is the cube's
+//! side over 128). A node with more than [`CopcOptions::max_points_per_node`] points keeps one
+//! point per cell of a 128³ grid over its cube (the first met in file order), so that each
+//! level is an even overview, and passes the rest down to its eight children; a node at depth
+//! [`MAX_DEPTH`] keeps all it gets. A split node may so hold more points than the maximum (one
+//! an occupied cell: about 128² on terrain), as in Untwine and PDAL.
 //!
-//! Memory: the selected points are held as raw records (record length plus four bytes of
-//! index per point, 42 bytes for format 6 with no extra bytes) up to
-//! [`CopcOptions::max_points`]; more is [`WriteError::Limit`], checked while reading. A
-//! selection of no point is [`WriteError::Empty`] (an octree needs a cube).
+//! Memory: the selected points are held as raw records, record length plus a 4-byte index per
+//! point (34 bytes for format 6 without extra bytes), and 4 bytes more per point while the root
+//! is split, up to [`CopcOptions::max_points`]; more is [`WriteError::Limit`], found while
+//! reading. The nodes are coded a group at a time (four a thread). A selection of no point is
+//! [`WriteError::Empty`]: an octree needs a cube.
 
 use crate::writer::{
     base_len, class_of, contain, patch_header, plan_extra_bytes, set_class, xyz, Edits, Source, Stats, Vlr, WriteError,
@@ -65,7 +68,8 @@ pub struct CopcOptions {
 }
 
 impl Default for CopcOptions {
-    /// 100,000 points a node, 50 million points (about 2 GB for format 6).
+    /// 100,000 points a node; 50 million points (about 1.9 GB for format 6, 2.5 GB for format 8
+    /// with three extra bytes).
     fn default() -> Self {
         Self {
             bbox: None,

@@ -6,8 +6,9 @@
 //! replaced) and the appended confidence byte change. The header is the input's with its point
 //! counts, counts by return and bounds recomputed for what is written; the VLRs and EVLRs
 //! (the CRS as WKT or GeoTIFF keys among them) are kept, except the laszip VLR, which is
-//! rewritten for LAZ output and dropped for LAS output, and the extra-bytes VLRs, which are
-//! merged into one when a confidence attribute is added.
+//! rewritten for LAZ output and dropped for LAS output, the COPC records of a COPC input, whose
+//! octree the output does not keep, and the extra-bytes VLRs, which are merged into one when a
+//! confidence attribute is added.
 //!
 //! Classes: the legacy point formats 0–5 hold classes 0–31 in five bits. A `classification`
 //! with a value above 31 for such an input is refused ([`WriteError::Class`]) before anything
@@ -154,7 +155,8 @@ fn rewrite_inner(
     let mut vlrs = Vec::with_capacity(src.vlrs.len() + 1);
     let mut eb_placed = false;
     for v in &src.vlrs {
-        if v.is("laszip encoded", LASZIP_RECORD) {
+        // The COPC info would describe an octree this file no longer has.
+        if v.is("laszip encoded", LASZIP_RECORD) || v.user() == "copc" {
             continue;
         }
         if let (true, Some(data)) = (v.is("LASF_Spec", EXTRA_BYTES_RECORD), &eb.vlr) {
@@ -179,7 +181,7 @@ fn rewrite_inner(
     } else {
         None
     };
-    let evlrs = if info.version.1 >= 4 { src.evlrs.clone() } else { Vec::new() };
+    let evlrs: Vec<Vlr> = src.evlrs.iter().filter(|v| v.user() != "copc").cloned().collect();
 
     output.seek(SeekFrom::Start(0))?;
     let mut header = src.header.clone();

@@ -290,3 +290,25 @@ fn hostile_copc_cases_are_clear_errors() {
     assert_eq!((summary.points, summary.depth), (30, meridian_pointcloud::copc::MAX_DEPTH));
     check_copc(&output);
 }
+
+#[test]
+fn a_copc_file_is_an_input_like_any_other() {
+    let dir = temp_dir("copc-input");
+    let input = sample_path("41");
+    let first = dir.join("first.copc.laz");
+    copc(&input, &first, &CopcOptions { max_points_per_node: 1_500, ..Default::default() }).unwrap();
+    // Back to plain LAZ: the points, without the COPC records (variable-size chunks read through
+    // the chunk table).
+    let laz = dir.join("plain.laz");
+    let mut file = std::fs::File::create(&laz).unwrap();
+    let opts = meridian_pointcloud::Rewrite::default();
+    meridian_pointcloud::rewrite(&first, &mut file, &opts, &|_| true).unwrap();
+    let (header, _) = las_points(&laz);
+    assert!(header.all_vlrs().all(|v| v.user_id != "copc"));
+    assert_eq!(sorted_points(&laz, None, |_, _, _| true), sorted_points(&input, None, |_, _, _| true));
+    // And again to COPC.
+    let second = dir.join("second.copc.laz");
+    copc(&first, &second, &CopcOptions { max_points_per_node: 1_500, ..Default::default() }).unwrap();
+    check_copc(&second);
+    assert_eq!(sorted_points(&second, None, |_, _, _| true), sorted_points(&input, None, |_, _, _| true));
+}
