@@ -15,7 +15,7 @@
 //!
 //! The octree is a cube around the points' bounds (its spacing, in the info VLR, is the cube's
 //! side over 128). A node with more than [`CopcOptions::max_points_per_node`] points keeps one
-//! point per cell of a 128³ grid over its cube (the first met in file order), so that each
+//! point per cell of a 128³ grid over its cube (the one nearest the cell's centre), so that each
 //! level is an even overview, and passes the rest down to its eight children; a node at depth
 //! [`MAX_DEPTH`] keeps all it gets. A split node may so hold more points than the maximum (one
 //! an occupied cell: about 128² on terrain), as in Untwine and PDAL.
@@ -33,7 +33,7 @@ use crate::writer::{
 use laz::laszip::{ChunkTable, ChunkTableEntry};
 use laz::{LasZipCompressor, LazItemRecordBuilder, LazVlr, LazVlrBuilder};
 use rayon::prelude::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::OpenOptions;
 use std::io::{BufWriter, Cursor, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -149,6 +149,9 @@ fn write_inner(
     let extra = usize::from(info.record_length) - base_len(fin);
     let eb = plan_extra_bytes(&src.vlrs, extra, opts.confidence.is_some())?;
     let out_len = base_len(fout) + eb.extra;
+    if out_len > usize::from(u16::MAX) {
+        return Err(WriteError::Unsupported(format!("records of {out_len} bytes")));
+    }
 
     // Read the selection as raw format 6–8 records.
     let mut records: Vec<u8> = Vec::new();
@@ -409,25 +412,36 @@ impl Tree<'_> {
             nodes.push(Node { key, range: start..start + idx.len() });
             return;
         }
-        // One point per grid cell stays here; grid cells are addressed at depth d + 7 (128 = 2^7).
+        // One point per grid cell stays here, the nearest the cell's centre (the first in file
+        // order on a tie); grid cells are addressed at depth d + 7 (128 = 2^7).
         let g = i64::from(GRID);
         let base = [i64::from(x) * g, i64::from(y) * g, i64::from(z) * g];
-        let mut seen = HashSet::with_capacity(idx.len().min(1 << 20));
-        let mut kept = Vec::new();
-        let mut children: [Vec<u32>; 8] = Default::default();
+        let side = self.size / (1u64 << (d + 7)) as f64;
+        let mut best: HashMap<i64, (u32, f64)> = HashMap::with_capacity(idx.len().min(1 << 20));
         for &i in idx.iter() {
             let p = self.position(i);
             let c = self.cells(p, d + 7, base, g);
             let id = ((c[0] - base[0]) * g + (c[1] - base[1])) * g + (c[2] - base[2]);
-            if seen.insert(id) {
-                kept.push(i);
-            } else {
-                let lo = [2 * i64::from(x), 2 * i64::from(y), 2 * i64::from(z)];
-                let c = self.cells(p, d + 1, lo, 2);
-                let octant = ((c[0] - lo[0]) | ((c[1] - lo[1]) << 1) | ((c[2] - lo[2]) << 2)) as usize;
-                children[octant].push(i);
-            }
+            let dist: f64 = (0..3).map(|k| (p[k] - (self.root_min[k] + (c[k] as f64 + 0.5) * side)).powi(2)).sum();
+            best.entry(id)
+                .and_modify(|b| {
+                    if dist < b.1 {
+                        *b = (i, dist)
+                    }
+                })
+                .or_insert((i, dist));
         }
+        let mut kept: Vec<u32> = best.into_values().map(|(i, _)| i).collect();
+        kept.sort_unstable();
+        let here: HashSet<u32> = kept.iter().copied().collect();
+        let lo = [2 * i64::from(x), 2 * i64::from(y), 2 * i64::from(z)];
+        let mut children: [Vec<u32>; 8] = Default::default();
+        for &i in idx.iter().filter(|i| !here.contains(i)) {
+            let c = self.cells(self.position(i), d + 1, lo, 2);
+            let octant = ((c[0] - lo[0]) | ((c[1] - lo[1]) << 1) | ((c[2] - lo[2]) << 2)) as usize;
+            children[octant].push(i);
+        }
+        drop(here);
         nodes.push(Node { key, range: start..start + kept.len() });
         let mut at = 0;
         idx[..kept.len()].copy_from_slice(&kept);

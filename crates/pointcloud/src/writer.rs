@@ -150,6 +150,9 @@ fn rewrite_inner(
     let extra = usize::from(info.record_length) - base_len(info.point_format);
     let eb = plan_extra_bytes(&src.vlrs, extra, opts.confidence.is_some())?;
     let out_len = base_len(info.point_format) + eb.extra;
+    if out_len > usize::from(u16::MAX) {
+        return Err(WriteError::Unsupported(format!("records of {out_len} bytes")));
+    }
     let compressed = opts.format == OutputFormat::Laz;
 
     let mut vlrs = Vec::with_capacity(src.vlrs.len() + 1);
