@@ -213,8 +213,7 @@ fn write_inner(
         max: opts.max_points_per_node as usize,
     };
     let mut order: Vec<u32> = (0..n as u32).collect();
-    let mut nodes = Vec::new();
-    tree.split(&mut order, 0, [0, 0, 0, 0], &mut nodes);
+    let nodes = tree.split(&mut order, 0, [0, 0, 0, 0]);
 
     // VLRs: info first, laszip, CRS, extra bytes, the rest.
     let items = LazItemRecordBuilder::default_for_point_format_id(fout, eb.extra as u16)?;
@@ -405,12 +404,12 @@ impl Tree<'_> {
     }
 
     /// Assigns the points `idx` (which begin at `start` of the whole order) to the node `key`
-    /// and its descendants; each node's points end up contiguous, the node's own first.
-    fn split(&self, idx: &mut [u32], start: usize, key: [i32; 4], nodes: &mut Vec<Node>) {
+    /// and its descendants, the children on rayon's threads; each node's points end up
+    /// contiguous, the node's own first. Returns the nodes, the parent before its children.
+    fn split(&self, idx: &mut [u32], start: usize, key: [i32; 4]) -> Vec<Node> {
         let [d, x, y, z] = key;
         if idx.len() <= self.max || d >= MAX_DEPTH {
-            nodes.push(Node { key, range: start..start + idx.len() });
-            return;
+            return vec![Node { key, range: start..start + idx.len() }];
         }
         // One point per grid cell stays here, the nearest the cell's centre (the first in file
         // order on a tie); grid cells are addressed at depth d + 7 (128 = 2^7).
@@ -442,22 +441,23 @@ impl Tree<'_> {
             children[octant].push(i);
         }
         drop(here);
-        nodes.push(Node { key, range: start..start + kept.len() });
-        let mut at = 0;
-        idx[..kept.len()].copy_from_slice(&kept);
-        at += kept.len();
-        drop(kept);
-        for (octant, child) in children.iter().enumerate() {
-            if child.is_empty() {
-                continue;
-            }
-            let range = at..at + child.len();
-            idx[range.clone()].copy_from_slice(child);
+        let mut nodes = vec![Node { key, range: start..start + kept.len() }];
+        let (own, mut rest) = idx.split_at_mut(kept.len());
+        own.copy_from_slice(&kept);
+        let mut at = start + kept.len();
+        let mut jobs = Vec::new();
+        for (octant, child) in children.iter().enumerate().filter(|(_, c)| !c.is_empty()) {
+            let (slice, tail) = std::mem::take(&mut rest).split_at_mut(child.len());
+            slice.copy_from_slice(child);
             let o = octant as i32;
-            let key = [d + 1, 2 * x + (o & 1), 2 * y + ((o >> 1) & 1), 2 * z + ((o >> 2) & 1)];
-            self.split(&mut idx[range], start + at, key, nodes);
+            jobs.push((slice, at, [d + 1, 2 * x + (o & 1), 2 * y + ((o >> 1) & 1), 2 * z + ((o >> 2) & 1)]));
             at += child.len();
+            rest = tail;
         }
+        drop(children);
+        let below: Vec<Vec<Node>> = jobs.into_par_iter().map(|(slice, at, key)| self.split(slice, at, key)).collect();
+        nodes.extend(below.into_iter().flatten());
+        nodes
     }
 }
 
