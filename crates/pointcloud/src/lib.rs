@@ -12,6 +12,11 @@
 //! test ([`eval`]). The service (uploads, classification jobs, downloads) will be built on these.
 
 pub mod csf;
+//! accuracy measures of the ISPRS filter test ([`eval`]); LAS/LAZ downloads cut, filtered and
+//! reclassified ([`writer`]) and Cloud Optimized Point Clouds ([`copc`]). The service
+//! (uploads, classification jobs, downloads) will be built on these.
+
+pub mod copc;
 pub mod elm;
 pub mod eval;
 pub mod features;
@@ -22,8 +27,10 @@ pub mod learn;
 pub mod noise;
 pub mod reader;
 pub mod smrf;
+pub mod writer;
 
 pub use csf::{Csf, CsfError};
+pub use copc::{write_copc, CopcOptions, CopcSummary};
 pub use elm::Elm;
 pub use eval::{ClassConfusion, Confusion};
 pub use features::{compute_features, FeatureContext, FeatureError, Features, FEATURE_NAMES, N_FEATURES};
@@ -34,3 +41,4 @@ pub use eval::Confusion;
 pub use noise::{Noise, NoiseError, NoiseMethod};
 pub use reader::{Limits, PointCloud, PointCloudInfo, ReadError};
 pub use smrf::{ReturnKind, Smrf, SmrfError};
+pub use writer::{rewrite, OutputFormat, Rewrite, WriteError, WriteSummary};

@@ -4,11 +4,18 @@
 #![allow(clippy::unwrap_used)]
 
 mod csf;
+//! ground filter on the ISPRS filter-test reference samples, the reader's fuzz target, and the
+//! LAS/LAZ and COPC writers (checked by the crate's reader, by the `las` and `laz` crates and by
+//! laspy).
+#![allow(clippy::unwrap_used)]
+
+mod copc;
 mod fuzz;
 mod isprs;
 mod learn;
 mod noise;
 mod reader;
+mod writer;
 
 use std::path::{Path, PathBuf};
 
@@ -65,4 +72,87 @@ impl Lcg {
     pub(crate) fn signed(&mut self) -> f64 {
         2.0 * self.unit() - 1.0
     }
+/// The LAS 1.4 format 8 file with extra bytes and a WKT CRS in tests/data (see NOTICE.md).
+pub(crate) fn extra_bytes_laz() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pdal-extra-bytes.laz")
+}
+
+/// A directory of its own for a test, emptied first.
+pub(crate) fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("meridian-pointcloud-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The classes the writer tests give to the i-th point: `classify[i % classify.len()]`.
+pub(crate) fn classes_for(n: u64, classify: &[u8]) -> Vec<u8> {
+    (0..n as usize).map(|i| classify[i % classify.len()]).collect()
+}
+
+/// The confidence the writer tests give to the i-th point (laspy_check.py repeats the rule).
+pub(crate) fn confidence_for(n: u64) -> Vec<u8> {
+    (0..n).map(|i| ((31 * i + 7) % 256) as u8).collect()
+}
+
+/// A small LAS 1.2 file of point format 1 or 3 (GPS time; RGB in 3) with a GeoTIFF key VLR.
+pub(crate) fn legacy_las(dir: &Path, format: u8, points: usize) -> PathBuf {
+    let mut builder = las::Builder::from((1, 2));
+    builder.point_format = las::point::Format::new(format).unwrap();
+    let t = |offset| las::Transform { scale: 0.001, offset };
+    builder.transforms = las::Vector { x: t(300_000.0), y: t(4_000_000.0), z: t(0.0) };
+    // GeoKeyDirectory: version 1.1.0, one key, ProjectedCSTypeGeoKey (3072) = EPSG:32632.
+    let keys: Vec<u8> = [1u16, 1, 0, 1, 3072, 0, 1, 32632].iter().flat_map(|k| k.to_le_bytes()).collect();
+    builder.vlrs.push(las::Vlr {
+        user_id: "LASF_Projection".to_owned(),
+        record_id: 34735,
+        description: "GeoTIFF GeoKeyDirectoryTag".to_owned(),
+        data: keys,
+    });
+    let header = builder.into_header().unwrap();
+    let path = dir.join(format!("format{format}.las"));
+    let mut writer = las::Writer::from_path(&path, header).unwrap();
+    for i in 0..points {
+        let f = i as f64;
+        let returns = 1 + (i % 3) as u8;
+        writer
+            .write_point(las::Point {
+                x: 300_000.0 + (f * 0.713) % 97.0,
+                y: 4_000_000.0 + (f * 0.291) % 53.0,
+                z: 120.0 + (f * 0.05).sin() * 10.0,
+                intensity: (i % 1000) as u16,
+                return_number: 1 + (i % returns as usize) as u8,
+                number_of_returns: returns,
+                classification: las::point::Classification::new([1, 2, 6][i % 3]).unwrap(),
+                scan_angle: ((i % 41) as f32) - 20.0,
+                user_data: (i % 7) as u8,
+                point_source_id: 11,
+                gps_time: Some(1000.0 + f * 0.001),
+                color: (format == 3)
+                    .then(|| las::Color::new(i as u16, (i as u16).wrapping_mul(2), (i as u16).wrapping_mul(3))),
+                ..Default::default()
+            })
+            .unwrap();
+    }
+    writer.close().unwrap();
+    path
+}
+
+/// Every point of a file as decoded by the `las` crate (an independent reader of the output).
+pub(crate) fn las_points(path: &Path) -> (las::Header, las::PointData) {
+    let mut reader = las::Reader::from_path(path).unwrap();
+    let points = reader.read_all().unwrap();
+    (reader.header().clone(), points)
+}
+
+/// Runs tests/laspy_check.py on the outputs, when laspy is installed.
+pub(crate) fn laspy_check(test: &str, spec: &serde_json::Value) {
+    if !meridian_fuzzing::tools::have_python_module("python3", "laspy", test) {
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/laspy_check.py");
+    let out = std::process::Command::new("python3").arg(&script).arg(spec.to_string()).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{test}: laspy: {stdout}");
+    assert!(out.status.success(), "{test}: laspy_check.py failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -1,0 +1,296 @@
+use crate::{
+    classes_for, confidence_for, extra_bytes_laz, las_points, laspy_check, legacy_las, sample_path, temp_dir, SAMPLES,
+};
+use meridian_pointcloud::reader::{read_path, Limits};
+use meridian_pointcloud::writer::{rewrite, OutputFormat, Rewrite, WriteError, WriteSummary};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+fn write(input: &Path, output: &Path, opts: &Rewrite) -> Result<WriteSummary, WriteError> {
+    let mut file = File::create(output).unwrap();
+    rewrite(input, &mut file, opts, &|_| true)
+}
+
+/// The byte at `at` of every record (the crate's reader does not return extra bytes).
+fn record_bytes(points: &las::PointData, at: usize) -> Vec<u8> {
+    points.raw_bytes().chunks_exact(points.record_len()).map(|r| r[at]).collect()
+}
+
+/// Checks `output` against `input` with the given classes and confidence and the selection
+/// `keep` (indices of input points, in order).
+fn check(input: &Path, output: &Path, classes: &[u8], confidence: Option<&[u8]>, keep: &[usize]) {
+    let (info_in, a) = read_path(input, Limits::default()).unwrap();
+    let (info, b) = read_path(output, Limits::default()).unwrap();
+    assert_eq!(b.len(), keep.len(), "{}", output.display());
+    assert_eq!((info.scale, info.offset, info.point_format), (info_in.scale, info_in.offset, info_in.point_format));
+    let half = info.scale.map(|s| s / 2.0);
+    for (j, &i) in keep.iter().enumerate() {
+        assert!(
+            (a.x[i] - b.x[j]).abs() <= half[0]
+                && (a.y[i] - b.y[j]).abs() <= half[1]
+                && (a.z[i] - b.z[j]).abs() <= half[2]
+        );
+        assert_eq!(b.classification[j], classes[i]);
+        assert_eq!(
+            (b.return_number[j], b.number_of_returns[j], b.intensity[j]),
+            (a.return_number[i], a.number_of_returns[i], a.intensity[i])
+        );
+    }
+    if !keep.is_empty() {
+        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(info.bounds, [min(&b.x), min(&b.y), min(&b.z), max(&b.x), max(&b.y), max(&b.z)]);
+    }
+    if let Some(conf) = confidence {
+        let (header, points) = las_points(output);
+        assert_eq!(points.len(), keep.len());
+        // The confidence byte is the last described one; in the PDAL file it is the third extra byte.
+        let at = points.record_len() - 1;
+        let got = record_bytes(&points, at);
+        assert!(keep.iter().zip(&got).all(|(&i, &c)| conf[i] == c), "confidence");
+        let vlrs = header.vlrs().iter().filter(|v| v.user_id == "LASF_Spec" && v.record_id == 4).collect::<Vec<_>>();
+        assert_eq!(vlrs.len(), 1, "one extra-bytes VLR");
+        assert!(vlrs[0].data.chunks_exact(192).any(|d| d[4..14] == *b"confidence" && d[14] == 0 && d[2] == 1));
+    }
+}
+
+fn inside(x: f64, y: f64, b: [f64; 4]) -> bool {
+    b[0] <= x && x <= b[2] && b[1] <= y && y <= b[3]
+}
+
+#[test]
+fn isprs_samples_round_trip_with_new_classes_and_confidence() {
+    let dir = temp_dir("isprs-rewrite");
+    for s in SAMPLES {
+        let input = sample_path(s);
+        let (info, _) = read_path(&input, Limits::default()).unwrap();
+        let classes = classes_for(info.points, &[2, 6, 9, 17, 31]);
+        let confidence = confidence_for(info.points);
+        for format in [OutputFormat::Las, OutputFormat::Laz] {
+            let output = dir.join(format!("samp{s}-{format:?}.las"));
+            let opts = Rewrite {
+                format,
+                classification: Some(classes.clone()),
+                confidence: Some(confidence.clone()),
+                ..Default::default()
+            };
+            let summary = write(&input, &output, &opts).unwrap();
+            assert_eq!(summary.points, info.points);
+            let (out, _) = read_path(&output, Limits::default()).unwrap();
+            assert_eq!((out.compressed, out.record_length), (format == OutputFormat::Laz, info.record_length + 1));
+            assert_eq!(summary.bounds, out.bounds);
+            let all: Vec<usize> = (0..info.points as usize).collect();
+            check(&input, &output, &classes, Some(&confidence), &all);
+            // The GeoTIFF keys stay.
+            let (header, _) = las_points(&output);
+            assert!(header.vlrs().iter().any(|v| v.user_id == "LASF_Projection" && v.record_id == 34735), "samp{s}");
+        }
+    }
+}
+
+#[test]
+fn filters_are_exact_against_a_brute_force_selection() {
+    let dir = temp_dir("filters");
+    let input = sample_path("31");
+    let (info, pc) = read_path(&input, Limits::default()).unwrap();
+    let [x0, y0, _, x1, y1, _] = info.bounds;
+    // A box through the middle, its west edge on the stored coordinate of a point.
+    let (w, h) = (x1 - x0, y1 - y0);
+    let edge = pc.x.iter().copied().find(|&x| x > x0 + 0.2 * w && x < x0 + 0.3 * w).unwrap();
+    let bbox = [edge, y0 + 0.25 * h, x0 + 0.6 * w, y0 + 0.75 * h];
+    let classes = classes_for(info.points, &[1, 2, 6]);
+    for (bb, keep_classes) in [(Some(bbox), None), (None, Some(vec![2u8, 6])), (Some(bbox), Some(vec![1u8]))] {
+        let opts = Rewrite {
+            format: OutputFormat::Laz,
+            bbox: bb,
+            classes: keep_classes.clone(),
+            classification: Some(classes.clone()),
+            ..Default::default()
+        };
+        let output = dir.join("cut.laz");
+        let summary = write(&input, &output, &opts).unwrap();
+        let keep: Vec<usize> = (0..pc.len())
+            .filter(|&i| bb.is_none_or(|b| inside(pc.x[i], pc.y[i], b)))
+            .filter(|&i| keep_classes.as_ref().is_none_or(|k| k.contains(&classes[i])))
+            .collect();
+        assert!(!keep.is_empty() && keep.len() < pc.len());
+        assert_eq!(summary.points, keep.len() as u64);
+        check(&input, &output, &classes, None, &keep);
+    }
+}
+
+#[test]
+fn the_pdal_file_keeps_its_extra_bytes_crs_and_return_counts() {
+    let dir = temp_dir("pdal-rewrite");
+    let input = extra_bytes_laz();
+    let (info, pc) = read_path(&input, Limits::default()).unwrap();
+    assert_eq!((info.points, info.point_format), (697_721, 8));
+    let classes = classes_for(info.points, &[2, 6, 65, 200]);
+    let confidence = confidence_for(info.points);
+    let bbox = [484_700.0, 6_632_700.0, 484_900.0, 6_632_900.0];
+    let keep: Vec<usize> = (0..pc.len()).filter(|&i| inside(pc.x[i], pc.y[i], bbox)).collect();
+    let (_, before) = las_points(&input);
+    for format in [OutputFormat::Las, OutputFormat::Laz] {
+        let output = dir.join(format!("pdal.{format:?}"));
+        let opts = Rewrite {
+            format,
+            bbox: Some(bbox),
+            classification: Some(classes.clone()),
+            confidence: Some(confidence.clone()),
+            ..Default::default()
+        };
+        write(&input, &output, &opts).unwrap();
+        // The input already has a `confidence` byte (described in a second extra-bytes VLR):
+        // it is overwritten, not added again.
+        let (out, _) = read_path(&output, Limits::default()).unwrap();
+        assert_eq!(out.record_length, info.record_length);
+        check(&input, &output, &classes, Some(&confidence), &keep);
+        let (header, after) = las_points(&output);
+        assert!(header.vlrs().iter().any(|v| v.user_id == "LASF_Projection" && v.record_id == 2112), "WKT kept");
+        assert!(header.has_wkt_crs());
+        // Every other byte of the records is the input's: NIR, RGB, GPS time, the Deviation attribute.
+        let (n, m) = (before.record_len(), after.record_len());
+        for (j, &i) in keep.iter().enumerate() {
+            let (a, b) = (&before.raw_bytes()[i * n..(i + 1) * n], &after.raw_bytes()[j * m..(j + 1) * m]);
+            assert_eq!((&a[..16], &a[17..n - 1]), (&b[..16], &b[17..n - 1]), "point {i}");
+        }
+        let mut by_return = [0u64; 15];
+        for r in after.return_number() {
+            by_return[usize::from(r) - 1] += 1;
+        }
+        for (r, &count) in by_return.iter().enumerate() {
+            assert_eq!(header.number_of_points_by_return(r as u8 + 1).unwrap_or(0), count);
+        }
+    }
+}
+
+#[test]
+fn legacy_formats_refuse_classes_above_31() {
+    let dir = temp_dir("class-range");
+    let input = legacy_las(&dir, 1, 100);
+    let opts = Rewrite { classification: Some(vec![32; 100]), ..Default::default() };
+    let err = write(&input, &dir.join("out.laz"), &opts).unwrap_err();
+    assert!(matches!(err, WriteError::Class { class: 32, format: 1 }), "{err}");
+    // A vector of the wrong length, a box that is not one.
+    let opts = Rewrite { classification: Some(vec![2; 99]), ..Default::default() };
+    assert!(matches!(write(&input, &dir.join("out.laz"), &opts), Err(WriteError::Options(_))));
+    let opts = Rewrite { bbox: Some([1.0, 0.0, 0.0, 1.0]), ..Default::default() };
+    assert!(matches!(write(&input, &dir.join("out.laz"), &opts), Err(WriteError::Options(_))));
+}
+
+#[test]
+fn a_box_selecting_nothing_gives_a_valid_empty_file() {
+    let dir = temp_dir("empty");
+    for format in [OutputFormat::Las, OutputFormat::Laz] {
+        let output = dir.join(format!("empty.{format:?}"));
+        let opts = Rewrite { format, bbox: Some([0.0, 0.0, 1.0, 1.0]), ..Default::default() };
+        let summary = write(&sample_path("11"), &output, &opts).unwrap();
+        assert_eq!((summary.points, summary.bounds), (0, [0.0; 6]));
+        let (info, pc) = read_path(&output, Limits::default()).unwrap();
+        assert_eq!((info.points, pc.len()), (0, 0));
+        assert_eq!(las_points(&output).1.len(), 0);
+        laspy_reads_no_points(&output);
+    }
+}
+
+fn laspy_reads_no_points(path: &Path) {
+    if !meridian_fuzzing::tools::have_python_module(
+        "python3",
+        "laspy",
+        "a_box_selecting_nothing_gives_a_valid_empty_file",
+    ) {
+        return;
+    }
+    let script = "import sys, laspy; f = laspy.read(sys.argv[1]); assert len(f.points) == 0 == f.header.point_count";
+    let out = std::process::Command::new("python3").args(["-c", script]).arg(path).output().unwrap();
+    assert!(out.status.success(), "laspy: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn cancelling_stops_the_writing() {
+    let dir = temp_dir("cancel");
+    let mut file = File::create(dir.join("out.laz")).unwrap();
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let progress = |f: f64| {
+        assert!((0.0..=1.0).contains(&f));
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < 1
+    };
+    let err = rewrite(&extra_bytes_laz(), &mut file, &Rewrite::default(), &progress).unwrap_err();
+    assert!(matches!(err, WriteError::Cancelled), "{err}");
+    assert_eq!(calls.load(std::sync::atomic::Ordering::Relaxed), 2);
+}
+
+#[test]
+fn corrupt_and_foreign_inputs_are_errors() {
+    let dir = temp_dir("corrupt");
+    let data = std::fs::read(extra_bytes_laz()).unwrap();
+    let mut cut = data[..data.len() / 3].to_vec();
+    let bad = dir.join("cut.laz");
+    std::fs::write(&bad, &cut).unwrap();
+    assert!(write(&bad, &dir.join("out.laz"), &Rewrite::default()).is_err());
+    // Noise in the middle of the compressed points.
+    cut = data.clone();
+    for b in &mut cut[data.len() / 2..data.len() / 2 + 4096] {
+        *b = b.wrapping_mul(37).wrapping_add(11);
+    }
+    std::fs::write(&bad, &cut).unwrap();
+    let _ = write(&bad, &dir.join("out.laz"), &Rewrite::default());
+    std::fs::write(&bad, b"not a point cloud").unwrap();
+    assert!(matches!(write(&bad, &dir.join("out.laz"), &Rewrite::default()), Err(WriteError::Read(_))));
+}
+
+#[test]
+fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
+    let dir = temp_dir("laspy");
+    let mut inputs: Vec<(PathBuf, [f64; 4])> = vec![
+        (legacy_las(&dir, 1, 20_000), [300_010.0, 4_000_005.0, 300_060.0, 4_000_030.0]),
+        (legacy_las(&dir, 3, 20_000), [300_010.0, 4_000_005.0, 300_060.0, 4_000_030.0]),
+        (sample_path("52"), [0.0; 4]),
+        (extra_bytes_laz(), [484_700.0, 6_632_700.0, 484_900.0, 6_632_900.0]),
+    ];
+    // The ISPRS sample: a query over the middle of its bounds.
+    let (info, _) = read_path(&inputs[2].0, Limits::default()).unwrap();
+    let b = info.bounds;
+    inputs[2].1 = [
+        b[0] + (b[3] - b[0]) * 0.3,
+        b[1] + (b[4] - b[1]) * 0.3,
+        b[0] + (b[3] - b[0]) * 0.6,
+        b[1] + (b[4] - b[1]) * 0.7,
+    ];
+    for (k, (input, query)) in inputs.iter().enumerate() {
+        let (info, _) = read_path(input, Limits::default()).unwrap();
+        let classify = [1u8, 2, 6, 9, 17];
+        let classes = classes_for(info.points, &classify);
+        let confidence = confidence_for(info.points);
+        let filter = (k == 0).then_some(vec![2u8, 6, 17]);
+        let las = dir.join(format!("{k}.las"));
+        let laz = dir.join(format!("{k}.laz"));
+        let copc = dir.join(format!("{k}.copc.laz"));
+        for (format, path) in [(OutputFormat::Las, &las), (OutputFormat::Laz, &laz)] {
+            let opts = Rewrite {
+                format,
+                classes: filter.clone(),
+                classification: Some(classes.clone()),
+                confidence: Some(confidence.clone()),
+                ..Default::default()
+            };
+            write(input, path, &opts).unwrap();
+        }
+        let opts = meridian_pointcloud::CopcOptions {
+            classes: filter.clone(),
+            classification: Some(classes.clone()),
+            confidence: Some(confidence.clone()),
+            max_points_per_node: 5_000,
+            ..Default::default()
+        };
+        meridian_pointcloud::write_copc(input, &copc, &opts, &|_| true).unwrap();
+        crate::copc::check_copc(&copc);
+        laspy_check(
+            "legacy_inputs_round_trip_and_laspy_reads_every_output",
+            &serde_json::json!({
+                "input": input, "las": las, "laz": laz, "copc": copc, "classify": classify,
+                "classes": filter, "bbox": null, "query": query,
+            }),
+        );
+    }
+}
