@@ -94,6 +94,29 @@ pub async fn serve(d: Download<'_>, headers: &HeaderMap) -> ApiResult<Response> 
     Ok(response)
 }
 
+/// Serves a file written for one request (a filtered export): `Content-Length`, no `ETag` or
+/// ranges (nothing else will ever have these bytes); the file is deleted once it has been sent
+/// or the client went away.
+pub async fn serve_file(file: tempfile::TempPath, size: u64, media_type: &str, filename: &str) -> ApiResult<Response> {
+    let opened = tokio::fs::File::open(&file).await.map_err(ApiError::internal)?;
+    let stream = tokio_util::io::ReaderStream::new(opened);
+    // The path lives as long as the stream: dropping the body removes the file.
+    let keep = std::sync::Arc::new(file);
+    let stream = futures::StreamExt::map(stream, move |chunk| {
+        let _ = &keep;
+        chunk
+    });
+    let mut response = Response::new(Body::from_stream(stream));
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_str(media_type).map_err(ApiError::internal)?);
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(size));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    Ok(response)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,6 +31,8 @@ pub struct AppState {
     pub features: meridian_cadastre::FeatureService,
     /// Earth observation: the STAC catalogue, ingest, band math and zonal statistics.
     pub eo: Arc<meridian_eo::EoService>,
+    /// Point clouds: uploads, indexing and classification jobs, LAS/LAZ/COPC downloads.
+    pub pointcloud: Arc<meridian_pointcloud::service::PointCloudService>,
     /// The map services (WMS, WMTS) over the layer catalogue the areas register in.
     pub ogc: Arc<meridian_ogc::OgcService>,
     /// WFS 2.0 over the feature service.
@@ -70,6 +72,7 @@ impl AppState {
         );
         let features = meridian_cadastre::FeatureService::new(store.clone());
         let eo = Arc::new(meridian_eo::EoService::new(&config, store.clone(), features.clone()));
+        let pointcloud = Arc::new(meridian_pointcloud::service::PointCloudService::new(&config, store.clone()));
         let ogc = Arc::new(ogc_service(&config, &features, &dem, &eo, &store));
         let wfs = Arc::new(meridian_ogc::wfs::WfsService::new(
             Arc::new(features.clone()),
@@ -88,6 +91,7 @@ impl AppState {
             dem,
             features,
             eo,
+            pointcloud,
             ogc,
             wfs,
             subscriptions,

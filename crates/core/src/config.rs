@@ -47,6 +47,7 @@ pub struct Config {
     pub webhooks: WebhooksConfig,
     pub dem: DemConfig,
     pub eo: EoConfig,
+    pub pointcloud: PointCloudConfig,
     pub features: FeaturesConfig,
     pub maps: MapsConfig,
 }
@@ -482,6 +483,31 @@ impl Default for EoConfig {
     }
 }
 
+/// The point-cloud area.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PointCloudConfig {
+    /// Most points an uploaded LAS/LAZ file may declare (refused with 422 beyond).
+    pub max_points: u64,
+    /// Most points one classification reads into memory (about 60 bytes a point).
+    pub max_classify_points: u64,
+    /// The classifier's model file; empty for the model built into the binary.
+    pub model: String,
+    /// Most points in one COPC octree node.
+    pub copc_node_points: u32,
+}
+
+impl Default for PointCloudConfig {
+    fn default() -> Self {
+        Self {
+            max_points: 2_000_000_000,
+            max_classify_points: 100_000_000,
+            model: String::new(),
+            copc_node_points: 100_000,
+        }
+    }
+}
+
 /// Webhook delivery policy.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -781,6 +807,13 @@ impl Config {
         }
         if self.dem.max_operations == 0 {
             problems.push("dem.max_operations must be at least 1".to_owned());
+        }
+        let pc = &self.pointcloud;
+        if pc.max_points == 0 || pc.max_classify_points == 0 || !(1_000..=10_000_000).contains(&pc.copc_node_points) {
+            problems.push(
+                "pointcloud.max_points and pointcloud.max_classify_points must be at least 1, pointcloud.copc_node_points 1000 to 10000000"
+                    .to_owned(),
+            );
         }
         if self.dem.max_pixels == 0 || self.dem.max_chunk_bytes == 0 || self.dem.max_chunks == 0 {
             problems.push("dem.max_pixels, dem.max_chunk_bytes and dem.max_chunks must be at least 1".to_owned());

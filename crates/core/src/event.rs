@@ -19,6 +19,9 @@ pub const EVENT_TYPES: &[&str] = &[
     "dem.job.succeeded",
     "dem.job.failed",
     "eo.scene.published",
+    "pointcloud.uploaded",
+    "pointcloud.classified",
+    "pointcloud.failed",
     "webhook.test",
 ];
 
@@ -104,7 +107,7 @@ mod tests {
 
     /// The areas whose code sends events today; a type from any other area would be a promise
     /// the server cannot keep (a subscription that never fires).
-    const EMITTING_AREAS: &[&str] = &["dns", "cadastre", "dem", "eo", "webhook"];
+    const EMITTING_AREAS: &[&str] = &["dns", "cadastre", "dem", "eo", "pointcloud", "webhook"];
 
     #[test]
     fn only_events_of_existing_areas_are_listed() {

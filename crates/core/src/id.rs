@@ -113,6 +113,11 @@ define_id!(
     DatasetId,
     "dataset"
 );
+define_id!(
+    /// A point cloud uploaded as LAS or LAZ (its files in the blob store).
+    PointCloudId,
+    "pc"
+);
 
 #[cfg(test)]
 mod tests {

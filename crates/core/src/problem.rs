@@ -109,6 +109,10 @@ pub mod code {
     pub const AMBIGUOUS_SCENE: &str = "ambiguous_scene";
     /// `dataset_in_use`.
     pub const DATASET_IN_USE: &str = "dataset_in_use";
+    /// `point_cloud_not_ready`.
+    pub const POINT_CLOUD_NOT_READY: &str = "point_cloud_not_ready";
+    /// `point_cloud_busy`.
+    pub const POINT_CLOUD_BUSY: &str = "point_cloud_busy";
     /// `job_finished`.
     pub const JOB_FINISHED: &str = "job_finished";
     /// `job_not_succeeded`.
@@ -173,6 +177,8 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     (code::ITEM_EXISTS, 409, "The EO collection already holds an item with this id; replace it with PUT or choose another id."),
     (code::AMBIGUOUS_SCENE, 409, "Items of several EO collections have this id; name the scene as `collection/item`."),
     (code::DATASET_IN_USE, 409, "A running job reads this DEM dataset; cancel the job or wait for it to finish before deleting the dataset."),
+    (code::POINT_CLOUD_NOT_READY, 409, "The point cloud is still being indexed, or its indexing failed: it cannot be classified or downloaded yet (its `status` says which)."),
+    (code::POINT_CLOUD_BUSY, 409, "A classification of this point cloud is queued or running; wait for it or cancel its job before classifying again or deleting the point cloud."),
     (code::JOB_FINISHED, 409, "The job already ended (succeeded, failed or cancelled), so it cannot be cancelled."),
     (code::JOB_NOT_SUCCEEDED, 409, "The job has not succeeded (yet), so it has no outputs to download, render or build on."),
     (code::UPLOAD_GONE, 410, "In a job's `error`: the uploaded file the job was to read is no longer stored; upload it again."),

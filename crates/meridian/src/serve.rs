@@ -70,6 +70,8 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         pool.register(Arc::new(meridian_dem::DemJobHandler::new(state.dem.clone())));
         pool.register(Arc::new(meridian_eo::ingest::IngestJobHandler::new(state.eo.clone())));
         pool.register(Arc::new(meridian_eo::compute::ComputeJobHandler::new(state.eo.clone())));
+        pool.register(Arc::new(meridian_pointcloud::service::IndexJobHandler::new(state.pointcloud.clone())));
+        pool.register(Arc::new(meridian_pointcloud::service::ClassifyJobHandler::new(state.pointcloud.clone())));
         pool.register(Arc::new(meridian_cadastre::ImportJobHandler::new(state.features.clone())));
         let stop = shutdown.clone();
         tasks.spawn(async move { pool.run(stop).await });

@@ -1,22 +1,15 @@
-//! Meridian's point-cloud engine, without HTTP: LAS/LAZ files read under limits into columns
-//! ([`reader`]), the simple morphological ground filter of Pingel, Clarke and McBride (2013)
-//! ([`smrf`]) with the extended local minimum filter for low outliers ([`elm`]), and the
-//! accuracy measures of the ISPRS filter test ([`eval`]); then the learned classification of the
-//! points that are neither ground nor noise: height above ground ([`hag`]), per-point features
-//! ([`features`]), a random forest ([`forest`]) and the model file and pipeline ([`learn`]), with
-//! a model trained on labelled files shipped in `models/`. The service (uploads, classification
-//! jobs, downloads) will be built on these.
-//! ([`smrf`]) with the extended local minimum filter for low outliers ([`elm`]), the cloth
-//! simulation ground filter of Zhang et al. (2016) ([`csf`]), statistical and isolated-point
-//! noise split into low and high noise ([`noise`]), and the accuracy measures of the ISPRS filter
-//! test ([`eval`]). The service (uploads, classification jobs, downloads) will be built on these.
-
-pub mod csf;
-//! accuracy measures of the ISPRS filter test ([`eval`]); LAS/LAZ downloads cut, filtered and
-//! reclassified ([`writer`]) and Cloud Optimized Point Clouds ([`copc`]). The service
-//! (uploads, classification jobs, downloads) will be built on these.
+//! Meridian's point-cloud area without HTTP. The engine: LAS/LAZ files read under limits into
+//! columns ([`reader`]) or summarised in one streaming pass ([`summary`], [`crs`]), noise
+//! ([`noise`], [`elm`]), ground ([`smrf`], [`csf`]), height above ground ([`hag`]), per-point
+//! features ([`features`]), a random forest ([`forest`]) and the model file and learned
+//! classification ([`learn`], with a model trained on labelled files shipped in `models/`), run
+//! in order by [`pipeline`]; LAS/LAZ and COPC writers ([`writer`], [`copc`]) and the ISPRS
+//! accuracy measures ([`eval`]). The service ([`service`]) keeps uploads, runs the index and
+//! classification jobs and prepares downloads over the store.
 
 pub mod copc;
+pub mod crs;
+pub mod csf;
 pub mod elm;
 pub mod eval;
 pub mod features;
@@ -25,19 +18,21 @@ pub mod hag;
 mod knn;
 pub mod learn;
 pub mod noise;
+pub mod pipeline;
 pub mod reader;
+pub mod service;
 pub mod smrf;
+pub mod summary;
 pub mod writer;
 
-pub use csf::{Csf, CsfError};
 pub use copc::{write_copc, CopcOptions, CopcSummary};
+pub use csf::{Csf, CsfError};
 pub use elm::Elm;
 pub use eval::{ClassConfusion, Confusion};
 pub use features::{compute_features, FeatureContext, FeatureError, Features, FEATURE_NAMES, N_FEATURES};
 pub use forest::{ClassWeights, Forest, ForestError, ForestParams};
 pub use hag::{height_above_ground, HagError};
 pub use learn::{classify_objects, BlockSplit, LearnError, Model, ModelHeader, Pipeline, Prepared, TrainingInfo};
-pub use eval::Confusion;
 pub use noise::{Noise, NoiseError, NoiseMethod};
 pub use reader::{Limits, PointCloud, PointCloudInfo, ReadError};
 pub use smrf::{ReturnKind, Smrf, SmrfError};

@@ -10,10 +10,13 @@ pub mod error;
 pub mod features;
 pub mod model;
 mod open;
+pub mod pointcloud;
 pub mod repo;
 pub mod sqlite;
 pub mod staging;
 
 pub use blobs::BlobStore;
 pub use error::{Result, StoreError};
-pub use repo::{AccountRepo, DemRepo, DnsRepo, EoRepo, FeatureRepo, JobRepo, OutboxRepo, SettingsRepo, Store};
+pub use repo::{
+    AccountRepo, DemRepo, DnsRepo, EoRepo, FeatureRepo, JobRepo, OutboxRepo, PointCloudRepo, SettingsRepo, Store,
+};

@@ -607,6 +607,34 @@ pub trait EoRepo: Send + Sync {
     async fn count_items(&self, account: &AccountId, query: &crate::eo::ItemQuery) -> Result<u64>;
 }
 
+/// The point-cloud area's datasets (their files are blobs).
+#[async_trait]
+pub trait PointCloudRepo: Send + Sync {
+    /// Records a new point cloud with its events (a conflict when the id is taken).
+    async fn insert_point_cloud(&self, row: &crate::pointcloud::PointCloudRow, events: &[NewEvent]) -> Result<()>;
+    /// One point cloud of the account.
+    async fn get_point_cloud(&self, account: &AccountId, id: &str) -> Result<Option<crate::pointcloud::PointCloudRow>>;
+    /// The account's point clouds, newest first, and how many there are.
+    async fn list_point_clouds(
+        &self,
+        account: &AccountId,
+        page: Page,
+    ) -> Result<(Vec<crate::pointcloud::PointCloudRow>, u64)>;
+    /// Sets a point cloud's status and body with its events, provided it is still at `expected`
+    /// when given (412 otherwise); bumps the version.
+    async fn update_point_cloud(
+        &self,
+        account: &AccountId,
+        id: &str,
+        status: &str,
+        body: &Value,
+        expected: Option<i64>,
+        events: &[NewEvent],
+    ) -> Result<crate::pointcloud::PointCloudRow>;
+    /// Forgets a point cloud; false when there was none.
+    async fn delete_point_cloud(&self, account: &AccountId, id: &str, expected: Option<i64>) -> Result<bool>;
+}
+
 /// Liveness of the backing store.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -626,6 +654,7 @@ pub struct Store {
     pub features: Arc<dyn FeatureRepo>,
     pub dem: Arc<dyn DemRepo>,
     pub eo: Arc<dyn EoRepo>,
+    pub pointcloud: Arc<dyn PointCloudRepo>,
     pub health: Arc<dyn Health>,
     pub blobs: BlobStore,
 }

@@ -26,6 +26,9 @@ fn describe(name: &str) -> &'static str {
         "dem.job.succeeded" => "A DEM processing job finished; its outputs are linked.",
         "dem.job.failed" => "A DEM processing job failed; the error is a problem document.",
         "eo.scene.published" => "An earth-observation scene (a STAC item) was added or changed; it is linked.",
+        "pointcloud.uploaded" => "An uploaded LAS/LAZ file was indexed and is ready: its points and WGS84 bounds are given.",
+        "pointcloud.classified" => "A classification of a point cloud finished; its class histogram is given and the classified version can be downloaded.",
+        "pointcloud.failed" => "Indexing or classifying a point cloud failed; the step and the error are given.",
         "webhook.test" => "Sent to one subscription by POST /api/v1/webhooks/subscriptions/{id}/test.",
         _ => "A platform event.",
     }
@@ -63,6 +66,31 @@ fn example_fields(name: &str) -> Value {
                 "error": {"code": "job_input_invalid", "detail": "the input is not a GeoTIFF"},
             },
         }),
+        "pointcloud" => {
+            let mut fields = json!({
+                "point_cloud": "pc_01jbz41m2n3b4v5c6x7z8l9k0j",
+                "href": "/api/v1/pointcloud/pc_01jbz41m2n3b4v5c6x7z8l9k0j",
+            });
+            match name {
+                "pointcloud.uploaded" => {
+                    fields["name"] = json!("survey");
+                    fields["points"] = json!(697_721);
+                    fields["bounds"] = json!([2.3405, 48.8521, 2.3452, 48.8551]);
+                }
+                "pointcloud.classified" => {
+                    fields["name"] = json!("survey");
+                    fields["job"] = json!("job_01jbz43q4w5e6r7t8y9u0i1o2p");
+                    fields["histogram"] = json!({"1": 2210, "2": 683412, "5": 10871, "6": 1180, "7": 48});
+                }
+                _ => {
+                    fields["job"] = json!("job_01jbz43q4w5e6r7t8y9u0i1o2p");
+                    fields["step"] = json!("classify");
+                    fields["error"] =
+                        json!({"code": "job_input_invalid", "detail": "the file ends after 1200 of 697721 points"});
+                }
+            }
+            fields
+        }
         "webhook" => json!({
             "subscription_id": "whsub_01jbz3x7c8v9b0n1m2q3w4e5r6",
             "message": "This is a test event.",

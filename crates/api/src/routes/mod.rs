@@ -9,6 +9,7 @@ pub mod eo;
 pub mod features;
 pub mod jobs;
 pub mod ogc;
+pub mod pointcloud;
 pub mod system;
 pub mod tokens;
 pub mod webhooks;
@@ -44,6 +45,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "cadastre", description = "Cadastral parcels: spatial filters, CRS, CQL2, versions"),
         (name = "dem", description = "DEM processing jobs (gdaldem operations, contours) and terrain tiles"),
         (name = "eo", description = "Earth observation: a STAC API of scenes and assets, uploads, NDVI/NDWI and band math, zonal statistics"),
+        (name = "pointcloud", description = "Point clouds: LAS/LAZ upload and indexing, noise, ground and learned classification, LAS/LAZ/COPC download"),
         (name = "ogc", description = "OGC API Features (Parts 1-4), WMS 1.3.0, WMTS 1.0.0 and WFS 2.0"),
         (name = "system", description = "Health, metrics, OpenAPI and documentation"),
         (name = "webhooks", description = "Webhook subscriptions, signed at-least-once deliveries, replay"),
@@ -182,6 +184,7 @@ fn protected_routes() -> OpenApiRouter<AppState> {
         .merge(jobs::router())
         .merge(dem::router())
         .merge(eo::router())
+        .merge(pointcloud::router())
         .merge(dns::router())
         .merge(webhooks::router())
         .merge(features::parcels::router())

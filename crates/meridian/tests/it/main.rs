@@ -20,6 +20,7 @@ mod ogc_browser;
 mod ogc_interop;
 mod ogc_mapserver;
 mod ogc_schemas;
+mod pointcloud;
 mod tools;
 mod uploads;
 mod webhooks;

@@ -1,15 +1,11 @@
 //! Integration tests of the point-cloud engine: the reader on real and hostile files, the SMRF
-//! and CSF ground filters on the ISPRS filter-test reference samples, the noise filter, and the
-//! reader's fuzz target.
-#![allow(clippy::unwrap_used)]
-
-mod csf;
-//! ground filter on the ISPRS filter-test reference samples, the reader's fuzz target, and the
-//! LAS/LAZ and COPC writers (checked by the crate's reader, by the `las` and `laz` crates and by
-//! laspy).
+//! and CSF ground filters on the ISPRS filter-test reference samples, the noise filter, the
+//! learned classifier on held-out blocks, the reader's fuzz target, and the LAS/LAZ and COPC
+//! writers (checked by the crate's reader, by the `las` and `laz` crates and by laspy).
 #![allow(clippy::unwrap_used)]
 
 mod copc;
+mod csf;
 mod fuzz;
 mod isprs;
 mod learn;
@@ -58,20 +54,6 @@ pub(crate) fn small_laz(points: usize) -> Vec<u8> {
     writer.into_inner().unwrap().into_inner()
 }
 
-/// A small deterministic pseudo-random generator (Knuth's MMIX linear congruential constants).
-pub(crate) struct Lcg(pub(crate) u64);
-
-impl Lcg {
-    /// Uniform in [0, 1).
-    pub(crate) fn unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in [−1, 1).
-    pub(crate) fn signed(&mut self) -> f64 {
-        2.0 * self.unit() - 1.0
-    }
 /// The LAS 1.4 format 8 file with extra bytes and a WKT CRS in tests/data (see NOTICE.md).
 pub(crate) fn extra_bytes_laz() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pdal-extra-bytes.laz")
@@ -145,14 +127,50 @@ pub(crate) fn las_points(path: &Path) -> (las::Header, las::PointData) {
     (reader.header().clone(), points)
 }
 
-/// Runs tests/laspy_check.py on the outputs, when laspy is installed.
+/// Runs tests/laspy_check.py on the outputs, when laspy is installed (and copclib's checks when
+/// copclib is).
 pub(crate) fn laspy_check(test: &str, spec: &serde_json::Value) {
     if !meridian_fuzzing::tools::have_python_module("python3", "laspy", test) {
         return;
     }
+    // copclib (the COPC library of its authors' reference implementation list) validates the
+    // COPC output's node bounds as well.
+    let mut spec = spec.clone();
+    spec["copclib"] = meridian_fuzzing::tools::have_python_module("python3", "copclib", test).into();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/laspy_check.py");
     let out = std::process::Command::new("python3").arg(&script).arg(spec.to_string()).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     eprintln!("{test}: laspy: {stdout}");
     assert!(out.status.success(), "{test}: laspy_check.py failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Opens COPC files with copclib, when it is installed, and validates every node's points
+/// against the node's bounds.
+pub(crate) fn copclib_validates(test: &str, paths: &[PathBuf]) {
+    if !meridian_fuzzing::tools::have_python_module("python3", "copclib", test) {
+        return;
+    }
+    let script = "import sys, copclib\n\
+                  for p in sys.argv[1:]:\n    \
+                  r = copclib.FileReader(p)\n    \
+                  assert r.ValidateSpatialBounds(False), p\n    \
+                  assert sum(n.point_count for n in r.GetAllNodes()) == r.copc_config.las_header.point_count, p";
+    let out = std::process::Command::new("python3").args(["-c", script]).args(paths).output().unwrap();
+    assert!(out.status.success(), "{test}: copclib: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A small deterministic pseudo-random generator (Knuth's MMIX linear congruential constants).
+pub(crate) struct Lcg(pub(crate) u64);
+
+impl Lcg {
+    /// Uniform in [0, 1).
+    pub(crate) fn unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in [−1, 1).
+    pub(crate) fn signed(&mut self) -> f64 {
+        2.0 * self.unit() - 1.0
+    }
 }

@@ -7,6 +7,7 @@ mod eo;
 mod features;
 mod jobs;
 mod outbox;
+mod pointcloud;
 mod settings;
 mod webhooks;
 
@@ -31,6 +32,7 @@ const MIGRATION_FILES: &[(i64, &str, &str)] = &[
     (6, "feature scale", include_str!("../../migrations/0006_feature_scale.sql")),
     (7, "dem datasets", include_str!("../../migrations/0007_dem.sql")),
     (8, "earth observation", include_str!("../../migrations/0008_eo.sql")),
+    (9, "point clouds", include_str!("../../migrations/0009_pointcloud.sql")),
 ];
 
 /// The migrations compiled into the binary, built at run time (no compile-time macro, so the
@@ -91,6 +93,7 @@ impl SqliteDb {
             features: db.clone(),
             dem: db.clone(),
             eo: db.clone(),
+            pointcloud: db.clone(),
             webhooks: db.clone(),
             health: db,
             blobs,

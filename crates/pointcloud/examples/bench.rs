@@ -1,0 +1,147 @@
+//! The engine's side of bench/pointcloud: one measurement per process, printed as a JSON line
+//! (points, seconds, rate, peak RSS from /proc/self/status).
+//!
+//! ```sh
+//! cargo run --release -p meridian-pointcloud --example bench -- decode FILE OUT REPEAT
+//! # ops: decode (into columns), encode (LAZ rewrite), copc, csf (ground only), classify (the
+//! # whole pipeline, reading and writing included), make-big SRC OUT TILES
+//! ```
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use meridian_pointcloud::copc::{write_copc, CopcOptions};
+use meridian_pointcloud::csf::Csf;
+use meridian_pointcloud::pipeline::{classify_file, PipelineParams};
+use meridian_pointcloud::reader::{read_path, Limits};
+use meridian_pointcloud::writer::{rewrite, OutputFormat, Rewrite};
+use std::path::Path;
+use std::time::Instant;
+
+fn peak_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn best<T>(repeat: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..repeat.max(1) {
+        let t = Instant::now();
+        last = Some(f());
+        times.push(t.elapsed().as_secs_f64());
+    }
+    (times.into_iter().fold(f64::INFINITY, f64::min), last.expect("at least one run"))
+}
+
+fn limits() -> Limits {
+    Limits { max_points: 2_000_000_000 }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let usage = "usage: bench decode|encode|copc|csf|classify FILE OUT REPEAT | make-big SRC OUT TILES";
+    let (op, file, out) = match args.as_slice() {
+        [_, op, file, out, ..] => (op.as_str(), Path::new(file), Path::new(out)),
+        _ => return Err(usage.into()),
+    };
+    let repeat: usize = args.get(4).and_then(|r| r.parse().ok()).unwrap_or(3);
+    let never = |_f: f64| true;
+    let line = |op: &str, points: usize, seconds: f64, extra: serde_json::Value| {
+        let mut v = serde_json::json!({
+            "tool": "meridian", "op": op, "points": points, "seconds": seconds,
+            "mpts": points as f64 / seconds / 1e6, "pts_per_s": points as f64 / seconds, "peak_mib": peak_mib(),
+        });
+        if let (Some(o), Some(e)) = (v.as_object_mut(), extra.as_object()) {
+            o.extend(e.clone());
+        }
+        println!("{v}");
+    };
+    match op {
+        "decode" => {
+            let (s, (_, cloud)) = best(repeat, || read_path(file, limits()).expect("read"));
+            line("decode", cloud.len(), s, serde_json::json!({}));
+        }
+        "encode" => {
+            let n = read_path(file, limits())?.1.len();
+            let opts = Rewrite {
+                format: OutputFormat::Laz,
+                bbox: None,
+                classes: None,
+                classification: None,
+                confidence: None,
+            };
+            let (s, ()) = best(repeat, || {
+                let mut f = std::io::BufWriter::new(std::fs::File::create(out).expect("create"));
+                rewrite(file, &mut f, &opts, &never).expect("rewrite");
+            });
+            line("encode", n, s, serde_json::json!({}));
+        }
+        "copc" => {
+            let opts = CopcOptions::default();
+            let (s, summary) = best(repeat, || write_copc(file, out, &opts, &never).expect("copc"));
+            line("copc", summary.points as usize, s, serde_json::json!({"nodes": summary.nodes}));
+        }
+        "csf" => {
+            let (_, cloud) = read_path(file, limits())?;
+            let csf = Csf::default();
+            let t = Instant::now();
+            let ground = csf.classify(&cloud.x, &cloud.y, &cloud.z, None, &never)?;
+            let s = t.elapsed().as_secs_f64();
+            line("ground_csf", cloud.len(), s, serde_json::json!({"ground": ground.iter().filter(|g| **g).count()}));
+        }
+        "classify" => {
+            let model = meridian_pointcloud::learn::Model::default_model()?;
+            let params = PipelineParams::from_json(&serde_json::json!({})).map_err(|e| format!("{e:?}"))?;
+            let t = Instant::now();
+            let report = classify_file(file, out, limits(), &params, Some(&model), &never)?;
+            let s = t.elapsed().as_secs_f64();
+            line(
+                "classify",
+                report.points as usize,
+                s,
+                serde_json::json!({"timings": report.timings, "histogram": report.histogram}),
+            );
+        }
+        "make-big" => make_big(file, out, repeat)?,
+        _ => return Err(usage.into()),
+    }
+    Ok(())
+}
+
+/// `tiles` copies of `src` side by side (a square-ish grid), every point jittered by up to two
+/// centimetres with a fixed seed, written as LAZ with the source's header (bounds and counts
+/// recomputed by the writer).
+fn make_big(src: &Path, out: &Path, tiles: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let mut reader = las::Reader::from_path(src)?;
+    let header = reader.header().clone();
+    let points: Vec<las::Point> = reader.read_all()?.points().collect::<Result<_, _>>()?;
+    let b = header.bounds();
+    let (w, h) = (b.max.x - b.min.x, b.max.y - b.min.y);
+    let cols = (tiles as f64).sqrt().ceil() as usize;
+    let mut builder = las::Builder::from(header.clone());
+    builder.point_format.is_compressed = true;
+    let mut writer = las::Writer::from_path(out, builder.into_header()?)?;
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut jitter = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 0.04 - 0.02
+    };
+    for t in 0..tiles {
+        let (dx, dy) = ((t % cols) as f64 * w, (t / cols) as f64 * h);
+        for p in &points {
+            let mut q = p.clone();
+            q.x += dx + jitter();
+            q.y += dy + jitter();
+            q.z += jitter();
+            writer.write_point(q)?;
+        }
+    }
+    writer.close()?;
+    eprintln!("{} points in {}", points.len() * tiles, out.display());
+    Ok(())
+}

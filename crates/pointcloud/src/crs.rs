@@ -1,0 +1,152 @@
+//! The coordinate reference system a LAS file declares: an OGC WKT VLR (`LASF_Projection`,
+//! record 2112) or GeoTIFF keys (`LASF_Projection`, record 34735), reduced to an EPSG code when
+//! the declaration names one.
+
+use serde::{Deserialize, Serialize};
+
+/// Where a CRS came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CrsSource {
+    /// The OGC WKT VLR.
+    Wkt,
+    /// The GeoTIFF key directory VLR.
+    Geotiff,
+    /// Given by the uploader (the file's own declaration, if any, is overridden).
+    Override,
+}
+
+/// A CRS as found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Crs {
+    /// The EPSG code of the horizontal CRS, when the declaration names one.
+    pub epsg: Option<u16>,
+    /// The EPSG code of the vertical CRS, when declared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vertical_epsg: Option<u16>,
+    /// The WKT as stored in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wkt: Option<String>,
+    pub source: CrsSource,
+}
+
+/// The CRS of a header's VLRs and EVLRs: the WKT when there is one (LAS 1.4 says WKT wins), else
+/// the GeoTIFF keys; `None` when the file declares neither.
+pub fn of_header(header: &las::Header) -> Option<Crs> {
+    let all = || header.vlrs().iter().chain(header.evlrs().iter());
+    let projection =
+        |id: u16| all().find(|v| v.user_id.trim_end_matches('\0') == "LASF_Projection" && v.record_id == id);
+    if let Some(v) = projection(2112) {
+        let wkt = String::from_utf8_lossy(&v.data).trim_end_matches('\0').trim().to_owned();
+        if !wkt.is_empty() {
+            return Some(Crs { epsg: epsg_of_wkt(&wkt), vertical_epsg: None, wkt: Some(wkt), source: CrsSource::Wkt });
+        }
+    }
+    let keys = projection(34735)?;
+    let (epsg, vertical) = epsg_of_geokeys(&keys.data);
+    Some(Crs { epsg, vertical_epsg: vertical, wkt: None, source: CrsSource::Geotiff })
+}
+
+/// The EPSG codes of a GeoTIFF key directory (horizontal: `ProjectedCSTypeGeoKey` 3072, else
+/// `GeographicTypeGeoKey` 2048; vertical: `VerticalCSTypeGeoKey` 4096). Values that are not EPSG
+/// codes (0, user-defined 32767) are none.
+pub fn epsg_of_geokeys(data: &[u8]) -> (Option<u16>, Option<u16>) {
+    let words: Vec<u16> = data.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let Some(&count) = words.get(3) else { return (None, None) };
+    let mut found = std::collections::HashMap::new();
+    for k in 0..usize::from(count) {
+        let Some(key) = words.get(4 + k * 4..8 + k * 4) else { break };
+        // Location 0: the value is the key's own value.
+        if key[1] == 0 {
+            found.insert(key[0], key[3]);
+        }
+    }
+    let code = |id: u16| found.get(&id).copied().filter(|&c| c != 0 && c != 32767);
+    (code(3072).or_else(|| code(2048)), code(4096))
+}
+
+/// The EPSG code of a WKT (1 or 2) CRS: the authority of the top-level CRS, or, for a compound
+/// CRS, of its first (horizontal) part.
+pub fn epsg_of_wkt(wkt: &str) -> Option<u16> {
+    let top = authority_at_depth(wkt, 1);
+    if top.is_some() && !is_compound(wkt) {
+        return top;
+    }
+    // A compound CRS: the first part's authority sits at depth 2.
+    authority_at_depth(wkt, 2).or(top)
+}
+
+fn is_compound(wkt: &str) -> bool {
+    let head = wkt.trim_start().to_ascii_uppercase();
+    head.starts_with("COMPD_CS") || head.starts_with("COMPOUNDCRS")
+}
+
+/// The first `AUTHORITY["EPSG","n"]` or `ID["EPSG",n]` directly inside an object at `depth`.
+fn authority_at_depth(wkt: &str, depth: usize) -> Option<u16> {
+    let bytes = wkt.as_bytes();
+    let mut level = 0usize;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'"' {
+            in_string = !in_string;
+        } else if !in_string {
+            match c {
+                b'[' | b'(' => {
+                    // The keyword before this bracket.
+                    let start =
+                        wkt[..i].rfind(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_').map_or(0, |p| p + 1);
+                    let word = wkt[start..i].to_ascii_uppercase();
+                    if level == depth && (word == "AUTHORITY" || word == "ID") {
+                        let close = wkt[i..].find([']', ')']).map(|p| i + p)?;
+                        let inner = &wkt[i + 1..close];
+                        let mut parts = inner.split(',').map(|p| p.trim().trim_matches('"'));
+                        if parts.next().is_some_and(|a| a.eq_ignore_ascii_case("EPSG")) {
+                            return parts.next().and_then(|c| c.parse().ok());
+                        }
+                    }
+                    level += 1;
+                }
+                b']' | b')' => level = level.saturating_sub(1),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wkt_authorities_are_read_at_the_top_level() {
+        let lambert = r#"PROJCS["RGF93 v1 / Lambert-93",GEOGCS["RGF93 v1",DATUM["Reseau_Geodesique_Francais_1993_v1",SPHEROID["GRS 1980",6378137,298.257222101,AUTHORITY["EPSG","7019"]],AUTHORITY["EPSG","6171"]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433],AUTHORITY["EPSG","4171"]],PROJECTION["Lambert_Conformal_Conic_2SP"],UNIT["metre",1,AUTHORITY["EPSG","9001"]],AUTHORITY["EPSG","2154"]]"#;
+        assert_eq!(epsg_of_wkt(lambert), Some(2154));
+        let compound = format!(
+            r#"COMPD_CS["Lambert-93 + NGF-IGN69",{lambert},VERT_CS["NGF-IGN69 height",VERT_DATUM["x",2005],AUTHORITY["EPSG","5720"]]]"#
+        );
+        assert_eq!(epsg_of_wkt(&compound), Some(2154));
+        let wkt2 = r#"PROJCRS["WGS 84 / UTM zone 32N",BASEGEOGCRS["WGS 84",DATUM["World Geodetic System 1984",ELLIPSOID["WGS 84",6378137,298.257223563]],ID["EPSG",4326]],CONVERSION["UTM zone 32N",METHOD["Transverse Mercator"]],CS[Cartesian,2],ID["EPSG",32632]]"#;
+        assert_eq!(epsg_of_wkt(wkt2), Some(32632));
+        assert_eq!(epsg_of_wkt(r#"LOCAL_CS["site grid"]"#), None);
+        assert_eq!(epsg_of_wkt("not wkt at all [[[["), None);
+    }
+
+    #[test]
+    fn geotiff_keys_name_projected_geographic_and_vertical_codes() {
+        let words: [u16; 16] = [1, 1, 0, 3, 1024, 0, 1, 1, 3072, 0, 1, 32632, 4096, 0, 1, 5703];
+        let data: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(epsg_of_geokeys(&data), (Some(32632), Some(5703)));
+        let geographic: [u16; 8] = [1, 1, 0, 1, 2048, 0, 1, 4326];
+        let data: Vec<u8> = geographic.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(epsg_of_geokeys(&data), (Some(4326), None));
+        // A directory that claims more keys than it holds, or user-defined codes.
+        let lying: [u16; 8] = [1, 1, 0, 60, 3072, 0, 1, 32767];
+        let data: Vec<u8> = lying.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert_eq!(epsg_of_geokeys(&data), (None, None));
+        assert_eq!(epsg_of_geokeys(&[1, 0]), (None, None));
+    }
+}

@@ -1,0 +1,560 @@
+//! The classification pipeline a `pointcloud.classify` job runs, in order: noise (extended local
+//! minimum, then statistical or radius outliers; classes 7 and 18), ground (SMRF or CSF; class
+//! 2), height above ground, and the learned classes of the remaining points (vegetation 3/4/5,
+//! building 6, other 1) with a per-point confidence. Steps that do not run leave the file's own
+//! classes as they are. The result is written as LAZ with a `confidence` extra-bytes attribute.
+
+use crate::csf::Csf;
+use crate::learn::Model;
+use crate::noise::{Noise, NoiseMethod};
+use crate::reader::{read_path, Limits, ReadError};
+use crate::smrf::Smrf;
+use crate::writer::{rewrite, OutputFormat, Rewrite, WriteError};
+use crate::{elm::Elm, hag, learn};
+use meridian_core::error::FieldError;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+/// Which steps run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Steps {
+    pub noise: bool,
+    pub ground: bool,
+    pub hag: bool,
+    pub classes: bool,
+}
+
+impl Default for Steps {
+    fn default() -> Self {
+        Self { noise: true, ground: true, hag: true, classes: true }
+    }
+}
+
+/// The noise step's parameters, as PDAL's `filters.outlier` (and `filters.elm`) name them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NoiseParams {
+    /// `statistical` or `radius`.
+    pub method: String,
+    pub mean_k: usize,
+    pub multiplier: f64,
+    pub radius: f64,
+    pub min_k: usize,
+    /// Run the extended local minimum filter for low outliers first.
+    pub elm: bool,
+}
+
+impl Default for NoiseParams {
+    fn default() -> Self {
+        Self { method: "statistical".into(), mean_k: 8, multiplier: 2.0, radius: 1.0, min_k: 2, elm: true }
+    }
+}
+
+/// The ground step's parameters: `method` `smrf` (PDAL `filters.smrf` names) or `csf`
+/// (`filters.csf` names).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GroundParams {
+    pub method: String,
+    pub cell: f64,
+    pub slope: f64,
+    pub window: f64,
+    pub scalar: f64,
+    pub threshold: f64,
+    pub cut: f64,
+    pub resolution: f64,
+    pub rigidness: u32,
+    pub step: f64,
+    pub iterations: u32,
+    pub smooth: bool,
+    pub hdiff: f64,
+}
+
+impl Default for GroundParams {
+    fn default() -> Self {
+        let s = Smrf::isprs();
+        let c = Csf::default();
+        Self {
+            method: "smrf".into(),
+            cell: s.cell,
+            slope: s.slope,
+            window: s.window,
+            scalar: s.scalar,
+            threshold: s.threshold,
+            cut: s.cut,
+            resolution: c.resolution,
+            rigidness: c.rigidness,
+            step: c.step,
+            iterations: c.iterations,
+            smooth: c.smooth,
+            hdiff: c.hdiff,
+        }
+    }
+}
+
+/// Everything a classification runs with.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PipelineParams {
+    pub steps: Steps,
+    pub noise: NoiseParams,
+    pub ground: GroundParams,
+    /// `default`: the model built in (or configured).
+    pub model: String,
+}
+
+/// Why a classification did not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    #[error("{step}: {detail}")]
+    Step { step: &'static str, detail: String },
+    #[error("writing: {0}")]
+    Write(String),
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// What a classification did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub points: u64,
+    /// Points per class code in the result.
+    pub histogram: BTreeMap<String, u64>,
+    /// Points per class the steps assigned (the rest kept the file's class).
+    pub assigned: BTreeMap<String, u64>,
+    /// Seconds per step: read, noise, ground, hag, classes, write.
+    pub timings: BTreeMap<String, f64>,
+    pub points_per_second: f64,
+    pub model: Option<String>,
+}
+
+fn num(
+    obj: &serde_json::Map<String, Value>,
+    key: &str,
+    ptr: &str,
+    lo: f64,
+    hi: f64,
+    errors: &mut Vec<FieldError>,
+) -> Option<f64> {
+    let v = obj.get(key)?;
+    match v.as_f64() {
+        Some(x) if x.is_finite() && x >= lo && x <= hi => Some(x),
+        _ => {
+            errors.push(FieldError::new(
+                format!("{ptr}/{key}"),
+                "out_of_range",
+                format!("{key} is a number from {lo} to {hi}"),
+            ));
+            None
+        }
+    }
+}
+
+fn boolean(obj: &serde_json::Map<String, Value>, key: &str, ptr: &str, errors: &mut Vec<FieldError>) -> Option<bool> {
+    let v = obj.get(key)?;
+    v.as_bool().or_else(|| {
+        errors.push(FieldError::new(format!("{ptr}/{key}"), "invalid_type", format!("{key} is true or false")));
+        None
+    })
+}
+
+fn unknown(obj: &serde_json::Map<String, Value>, known: &[&str], ptr: &str, errors: &mut Vec<FieldError>) {
+    for k in obj.keys() {
+        if !known.contains(&k.as_str()) {
+            errors.push(FieldError::new(
+                format!("{ptr}/{}", k.replace('~', "~0").replace('/', "~1")),
+                "unknown_field",
+                format!("unknown parameter `{k}`; known: {}", known.join(", ")),
+            ));
+        }
+    }
+}
+
+fn object<'a>(
+    v: Option<&'a Value>,
+    ptr: &str,
+    errors: &mut Vec<FieldError>,
+) -> Option<&'a serde_json::Map<String, Value>> {
+    match v {
+        None => None,
+        Some(Value::Object(o)) => Some(o),
+        Some(_) => {
+            errors.push(FieldError::new(ptr, "invalid_type", "an object"));
+            None
+        }
+    }
+}
+
+impl PipelineParams {
+    /// Parses a request (`{}` for the defaults); every mistake is a field error with its pointer.
+    pub fn from_json(body: &Value) -> Result<Self, Vec<FieldError>> {
+        let mut p = Self { model: "default".into(), ..Self::default() };
+        let mut errors = Vec::new();
+        let Some(obj) = body.as_object() else {
+            return Err(vec![FieldError::new("", "invalid_type", "the body is a JSON object")]);
+        };
+        unknown(obj, &["steps", "noise", "ground", "model"], "", &mut errors);
+        match obj.get("steps") {
+            None => {}
+            Some(Value::Array(steps)) => {
+                p.steps = Steps { noise: false, ground: false, hag: false, classes: false };
+                for (i, s) in steps.iter().enumerate() {
+                    match s.as_str() {
+                        Some("noise") => p.steps.noise = true,
+                        Some("ground") => p.steps.ground = true,
+                        Some("hag") => p.steps.hag = true,
+                        Some("classes") => p.steps.classes = true,
+                        _ => errors.push(FieldError::new(
+                            format!("/steps/{i}"),
+                            "unknown_step",
+                            "steps are noise, ground, hag and classes",
+                        )),
+                    }
+                }
+                if steps.is_empty() {
+                    errors.push(FieldError::new("/steps", "required", "name at least one step"));
+                }
+            }
+            Some(_) => errors.push(FieldError::new("/steps", "invalid_type", "steps is an array of step names")),
+        }
+        if let Some(n) = object(obj.get("noise"), "/noise", &mut errors) {
+            unknown(n, &["method", "mean_k", "multiplier", "radius", "min_k", "elm"], "/noise", &mut errors);
+            match n.get("method").map(Value::as_str) {
+                None => {}
+                Some(Some(m @ ("statistical" | "radius"))) => p.noise.method = m.to_owned(),
+                Some(_) => errors.push(FieldError::new(
+                    "/noise/method",
+                    "unknown_method",
+                    "noise methods are statistical and radius",
+                )),
+            }
+            if let Some(v) = num(n, "mean_k", "/noise", 1.0, 100.0, &mut errors) {
+                p.noise.mean_k = v as usize;
+            }
+            if let Some(v) = num(n, "multiplier", "/noise", 0.1, 100.0, &mut errors) {
+                p.noise.multiplier = v;
+            }
+            if let Some(v) = num(n, "radius", "/noise", 0.01, 100.0, &mut errors) {
+                p.noise.radius = v;
+            }
+            if let Some(v) = num(n, "min_k", "/noise", 1.0, 100.0, &mut errors) {
+                p.noise.min_k = v as usize;
+            }
+            if let Some(v) = boolean(n, "elm", "/noise", &mut errors) {
+                p.noise.elm = v;
+            }
+        }
+        if let Some(g) = object(obj.get("ground"), "/ground", &mut errors) {
+            unknown(
+                g,
+                &[
+                    "method",
+                    "cell",
+                    "slope",
+                    "window",
+                    "scalar",
+                    "threshold",
+                    "cut",
+                    "resolution",
+                    "rigidness",
+                    "step",
+                    "iterations",
+                    "smooth",
+                    "hdiff",
+                ],
+                "/ground",
+                &mut errors,
+            );
+            match g.get("method").map(Value::as_str) {
+                None => {}
+                Some(Some(m @ ("smrf" | "csf"))) => {
+                    p.ground.method = m.to_owned();
+                    if m == "csf" {
+                        // CSF's own class threshold default, unless given.
+                        p.ground.threshold = Csf::default().threshold;
+                    }
+                }
+                Some(_) => {
+                    errors.push(FieldError::new("/ground/method", "unknown_method", "ground methods are smrf and csf"))
+                }
+            }
+            let r = &mut p.ground;
+            let fields: [(&str, f64, f64, &mut f64); 8] = [
+                ("cell", 0.05, 100.0, &mut r.cell),
+                ("slope", 0.0, 10.0, &mut r.slope),
+                ("window", 0.5, 500.0, &mut r.window),
+                ("scalar", 0.0, 100.0, &mut r.scalar),
+                ("threshold", 0.01, 100.0, &mut r.threshold),
+                ("cut", 0.0, 500.0, &mut r.cut),
+                ("resolution", 0.05, 100.0, &mut r.resolution),
+                ("step", 0.01, 10.0, &mut r.step),
+            ];
+            for (key, lo, hi, slot) in fields {
+                if let Some(v) = num(g, key, "/ground", lo, hi, &mut errors) {
+                    *slot = v;
+                }
+            }
+            if let Some(v) = num(g, "hdiff", "/ground", 0.0, 100.0, &mut errors) {
+                r.hdiff = v;
+            }
+            if let Some(v) = num(g, "rigidness", "/ground", 1.0, 3.0, &mut errors) {
+                r.rigidness = v as u32;
+            }
+            if let Some(v) = num(g, "iterations", "/ground", 1.0, 10_000.0, &mut errors) {
+                r.iterations = v as u32;
+            }
+            if let Some(v) = boolean(g, "smooth", "/ground", &mut errors) {
+                r.smooth = v;
+            }
+        }
+        match obj.get("model") {
+            None => {}
+            Some(Value::String(m)) if m == "default" || m == crate::learn::FORMAT => {}
+            Some(_) => errors.push(FieldError::new(
+                "/model",
+                "unknown_model",
+                format!("the model is `default` (the configured one, {})", crate::learn::FORMAT),
+            )),
+        }
+        if errors.is_empty() {
+            Ok(p)
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn smrf(&self) -> Smrf {
+        let g = &self.ground;
+        Smrf {
+            cell: g.cell,
+            slope: g.slope,
+            window: g.window,
+            scalar: g.scalar,
+            threshold: g.threshold,
+            cut: g.cut,
+            ..Smrf::isprs()
+        }
+    }
+
+    fn csf(&self) -> Csf {
+        let g = &self.ground;
+        Csf {
+            resolution: g.resolution,
+            rigidness: g.rigidness,
+            step: g.step,
+            threshold: g.threshold,
+            iterations: g.iterations,
+            smooth: g.smooth,
+            hdiff: g.hdiff,
+            ..Csf::default()
+        }
+    }
+}
+
+/// Progress over the steps: each step reports 0–1 of its own share.
+struct Stages<'a> {
+    progress: &'a (dyn Fn(f64) -> bool + Sync),
+}
+
+impl Stages<'_> {
+    fn at(&self, start: f64, share: f64) -> impl Fn(f64) -> bool + Sync + '_ {
+        move |f: f64| (self.progress)(start + share * f.clamp(0.0, 1.0))
+    }
+
+    fn check(&self, at: f64) -> Result<(), PipelineError> {
+        if (self.progress)(at) {
+            Ok(())
+        } else {
+            Err(PipelineError::Cancelled)
+        }
+    }
+}
+
+/// Classifies the LAS/LAZ file `source` and writes the result to `output` as LAZ (every
+/// attribute of the source kept, the classes replaced, a `confidence` attribute added). Blocking.
+pub fn classify_file(
+    source: &Path,
+    output: &Path,
+    limits: Limits,
+    params: &PipelineParams,
+    model: Option<&Model>,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+) -> Result<Report, PipelineError> {
+    let all = Instant::now();
+    let stages = Stages { progress };
+    let mut timings = BTreeMap::new();
+    let mut timed = |name: &str, t: Instant| {
+        timings.insert(name.to_owned(), (t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
+    };
+    let t = Instant::now();
+    let (_, cloud) = read_path(source, limits)?;
+    timed("read", t);
+    stages.check(0.1)?;
+    let n = cloud.len();
+    let mut classes = cloud.classification.clone();
+    let mut confidence = vec![255u8; n];
+    let mut assigned: BTreeMap<String, u64> = BTreeMap::new();
+    let step =
+        |step: &'static str| move |e: &dyn std::fmt::Display| PipelineError::Step { step, detail: e.to_string() };
+
+    // 1. Noise.
+    let mut noise = vec![0u8; n];
+    if params.steps.noise {
+        let t = Instant::now();
+        if params.noise.elm {
+            let low = Elm::default().noise(&cloud.x, &cloud.y, &cloud.z);
+            for (k, l) in noise.iter_mut().zip(low) {
+                if l {
+                    *k = 7;
+                }
+            }
+        }
+        let method = if params.noise.method == "radius" { NoiseMethod::Radius } else { NoiseMethod::Statistical };
+        let filter = Noise {
+            method,
+            mean_k: params.noise.mean_k,
+            multiplier: params.noise.multiplier,
+            radius: params.noise.radius,
+            min_k: params.noise.min_k,
+            ..Noise::default()
+        };
+        let found = filter.classify(&cloud.x, &cloud.y, &cloud.z, &stages.at(0.1, 0.15)).map_err(|e| match e {
+            crate::noise::NoiseError::Cancelled => PipelineError::Cancelled,
+            e => step("noise")(&e),
+        })?;
+        for (k, f) in noise.iter_mut().zip(found) {
+            if *k == 0 {
+                *k = f;
+            }
+        }
+        timed("noise", t);
+    } else {
+        for (k, &c) in noise.iter_mut().zip(&cloud.classification) {
+            if c == 7 || c == 18 {
+                *k = c;
+            }
+        }
+    }
+    stages.check(0.25)?;
+
+    // 2. Ground.
+    let ground: Vec<bool> = if params.steps.ground {
+        let t = Instant::now();
+        let selected: Vec<bool> = noise.iter().map(|&k| k == 0).collect();
+        let g = if params.ground.method == "csf" {
+            params.csf().classify(&cloud.x, &cloud.y, &cloud.z, Some(&selected), &stages.at(0.25, 0.2)).map_err(
+                |e| match e {
+                    crate::csf::CsfError::Cancelled => PipelineError::Cancelled,
+                    e => step("ground")(&e),
+                },
+            )?
+        } else {
+            params
+                .smrf()
+                .classify_cloud_without(&cloud, &noise.iter().map(|&k| k != 0).collect::<Vec<_>>())
+                .map_err(|e| step("ground")(&e))?
+        };
+        timed("ground", t);
+        g
+    } else {
+        cloud.classification.iter().map(|&c| c == 2).collect()
+    };
+    stages.check(0.45)?;
+
+    // 3. Height above ground.
+    let need_hag = params.steps.hag || params.steps.classes;
+    let heights = if need_hag {
+        let t = Instant::now();
+        let h = hag::height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, 1.0).map_err(|e| step("hag")(&e))?;
+        timed("hag", t);
+        Some(h)
+    } else {
+        None
+    };
+    stages.check(0.5)?;
+
+    // 4. Learned classes.
+    let mut learned: Option<(Vec<u8>, Vec<u8>)> = None;
+    if params.steps.classes {
+        let model = model.ok_or_else(|| PipelineError::Step { step: "classes", detail: "no model loaded".into() })?;
+        let t = Instant::now();
+        let h = heights.as_deref().unwrap_or(&[]);
+        let out =
+            learn::classify_objects(&cloud, &ground, &noise, h, model, &stages.at(0.5, 0.35)).map_err(|e| match e {
+                learn::LearnError::Cancelled => PipelineError::Cancelled,
+                e => step("classes")(&e),
+            })?;
+        timed("classes", t);
+        learned = Some(out);
+    }
+    stages.check(0.85)?;
+
+    // The classes: what each step decided, the file's own class elsewhere.
+    for i in 0..n {
+        let mut c = classes[i];
+        if params.steps.ground {
+            if ground[i] {
+                c = 2;
+            } else if c == 2 {
+                c = 1;
+            }
+        }
+        if params.steps.noise {
+            if noise[i] != 0 {
+                c = noise[i];
+            } else if c == 7 || c == 18 {
+                c = 1;
+            }
+        }
+        if let Some((lc, lconf)) = &learned {
+            if !ground[i] && noise[i] == 0 {
+                c = lc[i];
+                confidence[i] = lconf[i];
+            }
+        }
+        if c != classes[i] || (params.steps.ground && ground[i]) || (params.steps.noise && noise[i] != 0) {
+            *assigned.entry(c.to_string()).or_default() += 1;
+        }
+        classes[i] = c;
+    }
+    let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
+    for &c in &classes {
+        *histogram.entry(c.to_string()).or_default() += 1;
+    }
+    drop(cloud);
+
+    // 5. The new version.
+    let t = Instant::now();
+    let opts = Rewrite {
+        format: OutputFormat::Laz,
+        bbox: None,
+        classes: None,
+        classification: Some(classes),
+        confidence: Some(confidence),
+    };
+    let mut file = std::io::BufWriter::new(std::fs::File::create(output)?);
+    rewrite(source, &mut file, &opts, &stages.at(0.85, 0.15)).map_err(|e| match e {
+        WriteError::Cancelled => PipelineError::Cancelled,
+        e => PipelineError::Write(e.to_string()),
+    })?;
+    std::io::Write::flush(&mut file)?;
+    timed("write", t);
+    let seconds = all.elapsed().as_secs_f64();
+    timings.insert("total".into(), (seconds * 1000.0).round() / 1000.0);
+    Ok(Report {
+        points: n as u64,
+        histogram,
+        assigned,
+        timings,
+        points_per_second: (n as f64 / seconds.max(1e-9)).round(),
+        model: params
+            .steps
+            .classes
+            .then(|| model.map(|m| format!("{} v{}", m.header.format, m.header.version)))
+            .flatten(),
+    })
+}

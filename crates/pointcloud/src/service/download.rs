@@ -1,0 +1,230 @@
+//! Downloads: a version (original or classified) in a format (LAS, LAZ, COPC), whole or
+//! filtered by a box and classes. A whole version in the format it is stored in is the stored
+//! blob; other formats are converted once and kept beside it (dropped when a new classification
+//! replaces the version); filtered downloads are written for the request.
+
+use super::datasets::{Dataset, Status};
+use super::{keys, Error, PointCloudService, Result};
+use crate::copc::{write_copc, CopcOptions};
+use crate::writer::{rewrite, OutputFormat, Rewrite};
+use meridian_core::error::FieldError;
+use meridian_core::id::AccountId;
+use meridian_core::problem::code;
+use meridian_core::DomainError;
+use std::path::{Path, PathBuf};
+
+/// A download's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DownloadFormat {
+    Las,
+    Laz,
+    /// Cloud Optimized Point Cloud 1.0 (a LAZ file with an octree).
+    Copc,
+}
+
+impl DownloadFormat {
+    /// Parses `las`, `laz` or `copc`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "las" => Some(Self::Las),
+            "laz" => Some(Self::Laz),
+            "copc" => Some(Self::Copc),
+            _ => None,
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Self::Las => "las",
+            Self::Laz => "laz",
+            Self::Copc => "copc.laz",
+        }
+    }
+
+    /// The media type served.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Self::Las => "application/vnd.las",
+            Self::Laz | Self::Copc => "application/vnd.laszip",
+        }
+    }
+}
+
+/// Which version of a point cloud.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Version {
+    Original,
+    Classified,
+}
+
+impl Version {
+    /// Parses `original` or `classified`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "original" => Some(Self::Original),
+            "classified" => Some(Self::Classified),
+            _ => None,
+        }
+    }
+}
+
+/// What to download.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DownloadRequest {
+    pub format: DownloadFormat,
+    /// `None`: the classified version when there is one, else the original.
+    pub version: Option<Version>,
+    /// Longitude/latitude box (or native coordinates when `bbox_native`).
+    pub bbox: Option<[f64; 4]>,
+    /// The box is in the point cloud's own CRS.
+    pub bbox_native: bool,
+    /// Only these class codes.
+    pub classes: Option<Vec<u8>>,
+}
+
+/// A download ready to serve.
+#[derive(Debug)]
+pub enum Prepared {
+    /// A stored blob: served with its ETag and ranges.
+    Stored { key: String, size: u64, etag: String, media_type: &'static str, filename: String },
+    /// A file written for this request (deleted when dropped).
+    Written { file: tempfile::TempPath, size: u64, media_type: &'static str, filename: String },
+}
+
+impl PointCloudService {
+    /// Prepares a download of point cloud `id` of `account`.
+    pub async fn download(&self, account: &AccountId, id: &str, req: &DownloadRequest) -> Result<Prepared> {
+        let d = self.get(account, id).await?;
+        if matches!(d.status, Status::Indexing | Status::Failed) {
+            return Err(DomainError::conflict(
+                code::POINT_CLOUD_NOT_READY,
+                format!(
+                    "point cloud {id} is not indexed ({})",
+                    if d.status == Status::Failed { "indexing failed" } else { "indexing" }
+                ),
+            )
+            .into());
+        }
+        let classified = d.classified().cloned();
+        let version = match (req.version, &classified) {
+            (Some(Version::Classified), None) => {
+                return Err(DomainError::conflict(
+                    code::POINT_CLOUD_NOT_READY,
+                    format!("point cloud {id} has no classified version yet; POST /api/v1/pointcloud/{id}/classify"),
+                )
+                .into())
+            }
+            (Some(v), _) => v,
+            (None, Some(_)) => Version::Classified,
+            (None, None) => Version::Original,
+        };
+        let (source_key, source_format, tag) = match (version, &classified) {
+            (Version::Classified, Some(c)) => (keys::classified(account, &d.id), DownloadFormat::Laz, c.job.clone()),
+            _ => {
+                let f = if d.format == "laz" { DownloadFormat::Laz } else { DownloadFormat::Las };
+                (d.original_key(), f, "original".to_owned())
+            }
+        };
+        let base = d.name.clone().unwrap_or_else(|| d.id.0.clone());
+        let base: String =
+            base.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+        let vname = if version == Version::Classified { "classified" } else { "original" };
+        let filename = format!("{base}-{vname}.{}", req.format.extension());
+        let filtered = req.bbox.is_some() || req.classes.is_some();
+        let bbox = match req.bbox {
+            Some(b) if !req.bbox_native => Some(native_box(&d, b)?),
+            b => b,
+        };
+        if !filtered && req.format == source_format {
+            let size = self.stored_size(&source_key).await?;
+            let etag = format!("\"{}-{tag}-{}\"", d.id, vname);
+            return Ok(Prepared::Stored { key: source_key, size, etag, media_type: req.format.media_type(), filename });
+        }
+        let dir = self.staging_dir()?.to_path_buf();
+        let work = tempfile::tempdir_in(&dir)?;
+        let source = self.local_copy(&source_key, work.path()).await?;
+        let out = tempfile::NamedTempFile::new_in(&dir)?.into_temp_path();
+        let (src, dst, format, classes) = (source.clone(), out.to_path_buf(), req.format, req.classes.clone());
+        let node_points = self.config.copc_node_points;
+        tokio::task::spawn_blocking(move || convert(&src, &dst, format, bbox, classes, node_points))
+            .await
+            .map_err(|e| Error::Internal(e.to_string()))??;
+        drop(work);
+        let size = std::fs::metadata(&out)?.len();
+        if filtered {
+            return Ok(Prepared::Written { file: out, size, media_type: req.format.media_type(), filename });
+        }
+        // A whole version in another format: kept for the next download.
+        let key = keys::cached(account, &d.id, &format!("{vname}-{tag}"), req.format.extension());
+        if !self.blobs().exists(&key).await? {
+            self.blobs().upload_file(&key, &out).await?;
+        }
+        let etag = format!("\"{}-{tag}-{vname}-{}\"", d.id, req.format.extension());
+        Ok(Prepared::Stored { key, size, etag, media_type: req.format.media_type(), filename })
+    }
+
+    async fn stored_size(&self, key: &str) -> Result<u64> {
+        let meta = self.blobs().object_store().head(&object_store::path::Path::from(key)).await?;
+        Ok(meta.size)
+    }
+}
+
+/// The native box covering a longitude/latitude box.
+fn native_box(d: &Dataset, b: [f64; 4]) -> Result<[f64; 4]> {
+    let Some(epsg) = d.epsg() else {
+        return Err(DomainError::Invalid(vec![FieldError::new(
+            "/bbox",
+            "no_crs",
+            "the point cloud declares no CRS: give the box in its own coordinates with bbox-crs=native",
+        )])
+        .into());
+    };
+    let t = meridian_core::crs::Transformer::between_epsg(4326, epsg)
+        .map_err(|e| DomainError::invalid("/bbox", "unsupported_crs", e))?;
+    let mut pts = Vec::with_capacity(44);
+    for k in 0..=10 {
+        let f = f64::from(k) / 10.0;
+        pts.push((b[0] + (b[2] - b[0]) * f, b[1]));
+        pts.push((b[0] + (b[2] - b[0]) * f, b[3]));
+        pts.push((b[0], b[1] + (b[3] - b[1]) * f));
+        pts.push((b[2], b[1] + (b[3] - b[1]) * f));
+    }
+    if t.apply_in_place(&mut pts) > 0 {
+        return Err(
+            DomainError::invalid("/bbox", "invalid_bbox", "the box cannot be placed in the point cloud's CRS").into()
+        );
+    }
+    let mut n = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+    for (x, y) in pts {
+        n = [n[0].min(x), n[1].min(y), n[2].max(x), n[3].max(y)];
+    }
+    Ok(n)
+}
+
+/// Writes `src` to `dst` in `format` with the filters. Blocking.
+fn convert(
+    src: &Path,
+    dst: &PathBuf,
+    format: DownloadFormat,
+    bbox: Option<[f64; 4]>,
+    classes: Option<Vec<u8>>,
+    node_points: u32,
+) -> Result<()> {
+    let never = |_f: f64| true;
+    let failed = |e: crate::writer::WriteError| Error::Internal(format!("writing the download failed: {e}"));
+    match format {
+        DownloadFormat::Copc => {
+            let opts = CopcOptions { bbox, classes, max_points_per_node: node_points, ..CopcOptions::default() };
+            write_copc(src, dst, &opts, &never).map_err(failed)?;
+        }
+        DownloadFormat::Las | DownloadFormat::Laz => {
+            let output_format = if format == DownloadFormat::Las { OutputFormat::Las } else { OutputFormat::Laz };
+            let opts = Rewrite { format: output_format, bbox, classes, classification: None, confidence: None };
+            let mut file = std::io::BufWriter::new(std::fs::File::create(dst)?);
+            rewrite(src, &mut file, &opts, &never).map_err(failed)?;
+            use std::io::Write;
+            file.flush()?;
+        }
+    }
+    Ok(())
+}
