@@ -36,11 +36,13 @@ impl Default for Steps {
 /// The noise step's parameters, as PDAL's `filters.outlier` (and `filters.elm`) name them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NoiseParams {
-    /// `statistical` or `radius`.
+    /// `radius` (isolated points, the default) or `statistical` (PDAL's statistical outlier test).
     pub method: String,
     pub mean_k: usize,
     pub multiplier: f64,
-    pub radius: f64,
+    /// The radius test's radius; `None`: four times the nominal point spacing (1/√density of the
+    /// points over their box), so that only points far from any other are noise.
+    pub radius: Option<f64>,
     pub min_k: usize,
     /// Run the extended local minimum filter for low outliers first.
     pub elm: bool,
@@ -48,7 +50,7 @@ pub struct NoiseParams {
 
 impl Default for NoiseParams {
     fn default() -> Self {
-        Self { method: "statistical".into(), mean_k: 8, multiplier: 2.0, radius: 1.0, min_k: 2, elm: true }
+        Self { method: "radius".into(), mean_k: 8, multiplier: 2.0, radius: None, min_k: 2, elm: true }
     }
 }
 
@@ -239,7 +241,7 @@ impl PipelineParams {
                 p.noise.multiplier = v;
             }
             if let Some(v) = num(n, "radius", "/noise", 0.01, 100.0, &mut errors) {
-                p.noise.radius = v;
+                p.noise.radius = Some(v);
             }
             if let Some(v) = num(n, "min_k", "/noise", 1.0, 100.0, &mut errors) {
                 p.noise.min_k = v as usize;
@@ -355,6 +357,20 @@ impl PipelineParams {
     }
 }
 
+/// Four times the nominal point spacing: 1/√(points per unit area of their box).
+fn auto_radius(x: &[f64], y: &[f64]) -> f64 {
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for (&a, &b) in x.iter().zip(y) {
+        x0 = x0.min(a);
+        y0 = y0.min(b);
+        x1 = x1.max(a);
+        y1 = y1.max(b);
+    }
+    let area = ((x1 - x0) * (y1 - y0)).max(1.0);
+    let density = x.len().max(1) as f64 / area;
+    (4.0 / density.sqrt()).clamp(0.5, 50.0)
+}
+
 /// Progress over the steps: each step reports 0–1 of its own share.
 struct Stages<'a> {
     progress: &'a (dyn Fn(f64) -> bool + Sync),
@@ -418,7 +434,7 @@ pub fn classify_file(
             method,
             mean_k: params.noise.mean_k,
             multiplier: params.noise.multiplier,
-            radius: params.noise.radius,
+            radius: params.noise.radius.unwrap_or_else(|| auto_radius(&cloud.x, &cloud.y)),
             min_k: params.noise.min_k,
             ..Noise::default()
         };

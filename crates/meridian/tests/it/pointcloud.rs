@@ -104,7 +104,9 @@ async fn pointcloud_upload_classify_and_download() {
     assert!(d["density"].as_f64().unwrap() > 0.0);
     assert_eq!(d["classification_histogram"], histogram(&source.classification));
     let got = rx.wait_until(60, "pointcloud.uploaded", |r| !r.is_empty()).await;
+    assert_eq!(got[0].json()["event"], "pointcloud.uploaded");
     assert_eq!(got[0].json()["point_cloud"], id.as_str());
+    assert_eq!(got[0].json()["points"], source.len() as u64);
 
     // The original, as stored: ETag, ranges, 304.
     let whole = s.pc_download(&key, &id, "?version=original&format=las").await;
@@ -141,8 +143,12 @@ async fn pointcloud_upload_classify_and_download() {
     assert_eq!(c["params"]["ground"]["method"], "smrf", "{c}");
     assert!(c["timings"]["ground"].as_f64().is_some(), "{c}");
     assert!(c["points_per_second"].as_f64().unwrap() > 0.0);
-    let got = rx.wait_until(60, "pointcloud.classified", |r| !r.is_empty()).await;
-    assert_eq!(got[0].json()["histogram"], c["histogram"]);
+    let got = rx
+        .wait_until(60, "pointcloud.classified", |r| r.iter().any(|m| m.json()["event"] == "pointcloud.classified"))
+        .await;
+    let event = got.iter().map(|m| m.json()).find(|e| e["event"] == "pointcloud.classified").unwrap();
+    assert_eq!(event["histogram"], c["histogram"]);
+    assert_eq!(event["point_cloud"], id.as_str());
 
     // The classified version (the default download): the same points, the classes reported,
     // ground mostly where the ISPRS reference says.
