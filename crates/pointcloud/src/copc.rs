@@ -5,16 +5,21 @@
 //! packets are dropped, extra bytes kept. Its layout:
 //!
 //! - the COPC info VLR (`copc`, record 1, 160 bytes) first, then the laszip VLR (layered
-//!   chunks of variable size), the CRS (the WKT VLR, and GeoTIFF key VLRs when the input has
-//!   them; an input with GeoTIFF keys only keeps those, without the WKT COPC asks for, since
-//!   turning keys into WKT needs a projection database), the extra-bytes VLR and the input's
-//!   other VLRs;
+//!   chunks of variable size), the CRS (the input's WKT VLR, or [`CopcOptions::wkt`] when the
+//!   input has none, and its GeoTIFF key VLRs), the extra-bytes VLR and the input's other VLRs.
+//!   The header's WKT bit is always set, as LAS 1.4 requires for formats 6–10: an input with
+//!   GeoTIFF keys only and no `wkt` given keeps its keys, but readers that follow the bit find
+//!   no CRS (making WKT from GeoTIFF keys needs a projection database, which this crate does
+//!   not carry);
 //! - the points, one LAZ chunk per octree node, the chunk table after them;
 //! - the hierarchy EVLR (`copc`, record 1000), one page holding every node, then the input's
 //!   other EVLRs.
 //!
-//! The octree is a cube around the points' bounds (its spacing, in the info VLR, is the cube's
-//! side over 128). A node with more than [`CopcOptions::max_points_per_node`] points keeps one
+//! The octree is a cube from the least corner of the points' bounds, as wide as their largest
+//! extent, so that a node's box is the same whether a reader places it from the info VLR's
+//! centre and half-size (laspy, PDAL) or from the header's bounds (copclib); points on a face
+//! between two nodes go to the node whose box, computed as readers compute it, holds them. Its
+//! spacing, in the info VLR, is the cube's side over 128. A node with more than [`CopcOptions::max_points_per_node`] points keeps one
 //! point per cell of a 128³ grid over its cube (the one nearest the cell's centre), so that each
 //! level is an even overview, and passes the rest down to its eight children; a node at depth
 //! [`MAX_DEPTH`] keeps all it gets. A split node may so hold more points than the maximum (one
@@ -65,6 +70,9 @@ pub struct CopcOptions {
     pub max_points_per_node: u32,
     /// Most points held in memory, that is written.
     pub max_points: u64,
+    /// The CRS as WKT, written when the input has no WKT VLR (COPC readers expect WKT; LAS 1.2
+    /// files usually carry GeoTIFF keys only).
+    pub wkt: Option<String>,
 }
 
 impl Default for CopcOptions {
@@ -78,6 +86,7 @@ impl Default for CopcOptions {
             confidence: None,
             max_points_per_node: 100_000,
             max_points: 50_000_000,
+            wkt: None,
         }
     }
 }
@@ -199,9 +208,13 @@ fn write_inner(
     let n = stats.points as usize;
     let bounds = stats.bounds(info.scale, info.offset);
 
-    // The octree: a cube over the bounds, a little larger so that no point lies on its far faces.
+    // The octree: a cube from the least corner of the bounds, as wide as their largest extent.
+    // Readers place a node's box either from the info VLR's centre and half-size or from the
+    // header (its minimum plus the largest extent over 2^depth times the key); this cube is
+    // both, so that every point lies in its node's box either way. (All points at one place:
+    // a cube one scale unit wide.)
     let extent = (0..3).map(|k| bounds[k + 3] - bounds[k]).fold(0.0f64, f64::max);
-    let size = (extent * (1.0 + 1e-9)).max(info.scale.iter().fold(0.0f64, |a, s| a.max(s.abs())));
+    let size = if extent > 0.0 { extent } else { info.scale.iter().fold(0.0f64, |a, s| a.max(s.abs())) };
     let root_min = [bounds[0], bounds[1], bounds[2]];
     let tree = Tree {
         records: &records,
@@ -226,6 +239,11 @@ fn write_inner(
     ];
     let is_crs = |v: &Vlr| v.user() == "LASF_Projection" && matches!(v.record_id, 2112 | 34735..=34737);
     let has_wkt = src.vlrs.iter().chain(&src.evlrs).any(|v| v.is("LASF_Projection", 2112));
+    if let (false, Some(wkt)) = (has_wkt, &opts.wkt) {
+        let mut data = wkt.as_bytes().to_vec();
+        data.push(0);
+        vlrs.push(Vlr::new("LASF_Projection", 2112, "OGC WKT", data));
+    }
     vlrs.extend(src.vlrs.iter().filter(|v| is_crs(v)).cloned());
     match &eb.vlr {
         Some(data) => vlrs.push(Vlr::new("LASF_Spec", EXTRA_BYTES_RECORD, "Extra bytes", data.clone())),
@@ -324,8 +342,8 @@ fn write_inner(
     header[..4].copy_from_slice(b"LASF");
     let ih = &src.header;
     header[4..6].copy_from_slice(&ih[4..6]);
-    // GPS time type kept; WKT bit set when the CRS is WKT (LAS 1.4 requires it for format 6+).
-    let encoding = (u16::from_le_bytes([ih[6], ih[7]]) & 1) | if has_wkt { 0x10 } else { 0 };
+    // GPS time type kept; the WKT bit, which LAS 1.4 requires for formats 6–10.
+    let encoding = (u16::from_le_bytes([ih[6], ih[7]]) & 1) | 0x10;
     header[6..8].copy_from_slice(&encoding.to_le_bytes());
     header[8..24].copy_from_slice(&ih[8..24]);
     header[24] = 1;
@@ -403,6 +421,27 @@ impl Tree<'_> {
         [0, 1, 2].map(|k| (((p[k] - self.root_min[k]) / cell).floor() as i64).clamp(lo[k], lo[k] + n - 1))
     }
 
+    /// The child of the node at depth `d` and `key` (x, y, z) whose box holds `p`, per axis
+    /// `2 key` or `2 key + 1`: the upper one when `p` is at or past its lower face. Faces are
+    /// computed as readers compute them (`side × index + minimum`, the far face that plus
+    /// `side`), so that a point on a face between two children lies in the box of the one it is
+    /// given to. `None` when rounding leaves `p` in no child's box (a point on the far face of
+    /// the cube, a hair past the far face readers compute): such a point stays in the node.
+    fn child(&self, p: [f64; 3], d: i32, key: [i32; 3]) -> Option<usize> {
+        let side = self.size / (1u64 << (d + 1)) as f64;
+        let mut octant = 0;
+        for k in 0..3 {
+            let upper = 2 * i64::from(key[k]) + 1;
+            let face = side * upper as f64 + self.root_min[k];
+            let (index, bit) = if p[k] >= face { (upper, 1) } else { (upper - 1, 0) };
+            if p[k] > side * index as f64 + self.root_min[k] + side {
+                return None;
+            }
+            octant |= bit << k;
+        }
+        Some(octant)
+    }
+
     /// Assigns the points `idx` (which begin at `start` of the whole order) to the node `key`
     /// and its descendants, the children on rayon's threads; each node's points end up
     /// contiguous, the node's own first. Returns the nodes, the parent before its children.
@@ -433,14 +472,19 @@ impl Tree<'_> {
         let mut kept: Vec<u32> = best.into_values().map(|(i, _)| i).collect();
         kept.sort_unstable();
         let here: HashSet<u32> = kept.iter().copied().collect();
-        let lo = [2 * i64::from(x), 2 * i64::from(y), 2 * i64::from(z)];
         let mut children: [Vec<u32>; 8] = Default::default();
+        let mut stay = Vec::new();
         for &i in idx.iter().filter(|i| !here.contains(i)) {
-            let c = self.cells(self.position(i), d + 1, lo, 2);
-            let octant = ((c[0] - lo[0]) | ((c[1] - lo[1]) << 1) | ((c[2] - lo[2]) << 2)) as usize;
-            children[octant].push(i);
+            match self.child(self.position(i), d, [x, y, z]) {
+                Some(octant) => children[octant].push(i),
+                None => stay.push(i),
+            }
         }
         drop(here);
+        if !stay.is_empty() {
+            kept.extend(stay);
+            kept.sort_unstable();
+        }
         let mut nodes = vec![Node { key, range: start..start + kept.len() }];
         let (own, mut rest) = idx.split_at_mut(kept.len());
         own.copy_from_slice(&kept);

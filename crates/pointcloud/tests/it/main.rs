@@ -120,14 +120,34 @@ pub(crate) fn las_points(path: &Path) -> (las::Header, las::PointData) {
     (reader.header().clone(), points)
 }
 
-/// Runs tests/laspy_check.py on the outputs, when laspy is installed.
+/// Runs tests/laspy_check.py on the outputs, when laspy is installed (and copclib's checks when
+/// copclib is).
 pub(crate) fn laspy_check(test: &str, spec: &serde_json::Value) {
     if !meridian_fuzzing::tools::have_python_module("python3", "laspy", test) {
         return;
     }
+    // copclib (the COPC library of its authors' reference implementation list) validates the
+    // COPC output's node bounds as well.
+    let mut spec = spec.clone();
+    spec["copclib"] = meridian_fuzzing::tools::have_python_module("python3", "copclib", test).into();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/laspy_check.py");
     let out = std::process::Command::new("python3").arg(&script).arg(spec.to_string()).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     eprintln!("{test}: laspy: {stdout}");
     assert!(out.status.success(), "{test}: laspy_check.py failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Opens COPC files with copclib, when it is installed, and validates every node's points
+/// against the node's bounds.
+pub(crate) fn copclib_validates(test: &str, paths: &[PathBuf]) {
+    if !meridian_fuzzing::tools::have_python_module("python3", "copclib", test) {
+        return;
+    }
+    let script = "import sys, copclib\n\
+                  for p in sys.argv[1:]:\n    \
+                  r = copclib.FileReader(p)\n    \
+                  assert r.ValidateSpatialBounds(False), p\n    \
+                  assert sum(n.point_count for n in r.GetAllNodes()) == r.copc_config.las_header.point_count, p";
+    let out = std::process::Command::new("python3").args(["-c", script]).args(paths).output().unwrap();
+    assert!(out.status.success(), "{test}: copclib: {}", String::from_utf8_lossy(&out.stderr));
 }
