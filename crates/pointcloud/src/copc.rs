@@ -38,8 +38,9 @@ use crate::writer::{
 use laz::laszip::{ChunkTable, ChunkTableEntry};
 use laz::{LasZipCompressor, LazItemRecordBuilder, LazVlr, LazVlrBuilder};
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs::OpenOptions;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufWriter, Cursor, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -455,8 +456,10 @@ impl Tree<'_> {
         let g = i64::from(GRID);
         let base = [i64::from(x) * g, i64::from(y) * g, i64::from(z) * g];
         let side = self.size / (1u64 << (d + 7)) as f64;
-        let mut best: HashMap<i64, (u32, f64)> = HashMap::with_capacity(idx.len().min(1 << 20));
-        for &i in idx.iter() {
+        // Cell → (position in `idx`, squared distance to the cell's centre).
+        let mut best: HashMap<i64, (usize, f64), BuildHasherDefault<CellHasher>> =
+            HashMap::with_capacity_and_hasher(idx.len().min(1 << 20), BuildHasherDefault::default());
+        for (at, &i) in idx.iter().enumerate() {
             let p = self.position(i);
             let c = self.cells(p, d + 7, base, g);
             let id = ((c[0] - base[0]) * g + (c[1] - base[1])) * g + (c[2] - base[2]);
@@ -464,27 +467,28 @@ impl Tree<'_> {
             best.entry(id)
                 .and_modify(|b| {
                     if dist < b.1 {
-                        *b = (i, dist)
+                        *b = (at, dist)
                     }
                 })
-                .or_insert((i, dist));
+                .or_insert((at, dist));
         }
-        let mut kept: Vec<u32> = best.into_values().map(|(i, _)| i).collect();
-        kept.sort_unstable();
-        let here: HashSet<u32> = kept.iter().copied().collect();
+        let mut here = vec![false; idx.len()];
+        for (at, _) in best.into_values() {
+            here[at] = true;
+        }
+        let mut kept = Vec::new();
         let mut children: [Vec<u32>; 8] = Default::default();
-        let mut stay = Vec::new();
-        for &i in idx.iter().filter(|i| !here.contains(i)) {
+        for (&i, &stays) in idx.iter().zip(&here) {
+            if stays {
+                kept.push(i);
+                continue;
+            }
             match self.child(self.position(i), d, [x, y, z]) {
                 Some(octant) => children[octant].push(i),
-                None => stay.push(i),
+                None => kept.push(i),
             }
         }
         drop(here);
-        if !stay.is_empty() {
-            kept.extend(stay);
-            kept.sort_unstable();
-        }
         let mut nodes = vec![Node { key, range: start..start + kept.len() }];
         let (own, mut rest) = idx.split_at_mut(kept.len());
         own.copy_from_slice(&kept);
@@ -502,6 +506,37 @@ impl Tree<'_> {
         let below: Vec<Vec<Node>> = jobs.into_par_iter().map(|(slice, at, key)| self.split(slice, at, key)).collect();
         nodes.extend(below.into_iter().flatten());
         nodes
+    }
+}
+
+/// A hasher for grid cell numbers: the 64-bit finaliser of MurmurHash3, which spreads the
+/// low bits of neighbouring cells (the default SipHash is several times slower here).
+#[derive(Default)]
+struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0.rotate_left(8) ^ u64::from(b));
+        }
+    }
+
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        let mut h = v ^ self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^= h >> 33;
+        self.0 = h;
     }
 }
 
