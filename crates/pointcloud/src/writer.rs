@@ -486,10 +486,15 @@ impl Source {
         } else {
             Points::Las(file)
         };
-        // Batches of 4 MiB, or of a fixed-size LAZ chunk a thread when that is more (up to
-        // 64 MiB), so that every thread has a chunk to decode.
+        // Batches of about 4 MiB; from a LAZ file of fixed-size chunks, whole chunks, at least
+        // one a thread (up to 64 MiB), so that the threads decode whole chunks together.
         let len = u64::from(info.record_length);
-        let batch = ((4u64 << 20) / len + 1).max((chunk * rayon::current_num_threads() as u64).min((64 << 20) / len));
+        let mut batch = (4u64 << 20) / len + 1;
+        if chunk > 0 {
+            let threads = rayon::current_num_threads() as u64;
+            let chunks = batch.div_ceil(chunk).max(threads).div_ceil(threads) * threads;
+            batch = (chunks * chunk).min(((64u64 << 20) / len).max(1));
+        }
         Ok(Self { info, header, vlrs, evlrs, points, read: 0, batch })
     }
 
