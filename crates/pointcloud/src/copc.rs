@@ -117,6 +117,19 @@ struct Node {
 /// Writes the LAS/LAZ file at `input` as a COPC file at `output`, with the changes `opts` asks
 /// for. `progress` is called with the fraction done (reading is the first half); returning
 /// `false` stops with [`WriteError::Cancelled`], leaving a partial file.
+///
+/// ```
+/// use meridian_pointcloud::copc::{write_copc, CopcOptions};
+/// use std::path::Path;
+/// let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/isprs-samp11.las");
+/// let output = std::env::temp_dir().join(format!("doctest-{}.copc.laz", std::process::id()));
+/// // Ground only, in nodes of at most 5,000 points.
+/// let opts = CopcOptions { classes: Some(vec![2]), max_points_per_node: 5_000, ..Default::default() };
+/// let summary = write_copc(&input, &output, &opts, &|_| true)?;
+/// assert_eq!((summary.point_format, summary.nodes > 1), (6, true));
+/// # std::fs::remove_file(&output)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_copc(
     input: &Path,
     output: &Path,
@@ -166,8 +179,12 @@ fn write_inner(
     // Read the selection as raw format 6–8 records.
     let mut records: Vec<u8> = Vec::new();
     if opts.bbox.is_none() && opts.classes.is_none() {
-        // Every point is kept: no growth by doubling, which would need half as much again.
-        records.reserve_exact(info.points.min(max_points) as usize * out_len);
+        // Every point is kept: refused at once when too many, else no growth by doubling, which
+        // would need half as much again.
+        if info.points > max_points {
+            return Err(WriteError::Limit { what: "points selected for COPC", value: info.points, limit: max_points });
+        }
+        records.reserve_exact(info.points as usize * out_len);
     }
     let mut stats = Stats::new(fout);
     let mut buf = Vec::new();

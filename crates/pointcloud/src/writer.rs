@@ -115,6 +115,24 @@ pub struct WriteSummary {
 /// [`WriteError::Cancelled`], leaving a partial output for the caller to discard.
 ///
 /// A filter that selects nothing gives a valid file with no points.
+///
+/// ```
+/// use meridian_pointcloud::writer::{rewrite, OutputFormat, Rewrite};
+/// use std::path::Path;
+/// let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/isprs-samp11.las");
+/// // Every point ground, with a confidence of 200, as LAZ in memory.
+/// let n = 38_010;
+/// let opts = Rewrite {
+///     format: OutputFormat::Laz,
+///     classification: Some(vec![2; n]),
+///     confidence: Some(vec![200; n]),
+///     ..Default::default()
+/// };
+/// let mut out = std::io::Cursor::new(Vec::new());
+/// let summary = rewrite(&input, &mut out, &opts, &|_| true)?;
+/// assert_eq!(summary.points, n as u64);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn rewrite(
     input: &Path,
     output: &mut (impl Write + Seek + Send + Sync),

@@ -281,6 +281,9 @@ fn hostile_copc_cases_are_clear_errors() {
     assert!(matches!(copc(&input, &output, &none), Err(WriteError::Empty)));
     let small = CopcOptions { max_points: 1_000, ..Default::default() };
     assert!(matches!(copc(&input, &output, &small), Err(WriteError::Limit { limit: 1_000, .. })));
+    // With a filter the limit is met while reading.
+    let filtered = CopcOptions { classes: Some(vec![1, 2]), max_points: 1_000, ..Default::default() };
+    assert!(matches!(copc(&input, &output, &filtered), Err(WriteError::Limit { value: 1_001, .. })));
     let zero = CopcOptions { max_points_per_node: 0, ..Default::default() };
     assert!(matches!(copc(&input, &output, &zero), Err(WriteError::Options(_))));
     let cancel = write_copc(&input, &output, &CopcOptions::default(), &|f| f < 0.5);
