@@ -245,18 +245,15 @@ fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
     let mut inputs: Vec<(PathBuf, [f64; 4])> = vec![
         (legacy_las(&dir, 1, 20_000), [300_010.0, 4_000_005.0, 300_060.0, 4_000_030.0]),
         (legacy_las(&dir, 3, 20_000), [300_010.0, 4_000_005.0, 300_060.0, 4_000_030.0]),
-        (sample_path("52"), [0.0; 4]),
         (extra_bytes_laz(), [484_700.0, 6_632_700.0, 484_900.0, 6_632_900.0]),
     ];
-    // The ISPRS sample: a query over the middle of its bounds.
-    let (info, _) = read_path(&inputs[2].0, Limits::default()).unwrap();
-    let b = info.bounds;
-    inputs[2].1 = [
-        b[0] + (b[3] - b[0]) * 0.3,
-        b[1] + (b[4] - b[1]) * 0.3,
-        b[0] + (b[3] - b[0]) * 0.6,
-        b[1] + (b[4] - b[1]) * 0.7,
-    ];
+    // The ISPRS samples, each with a query over the middle of its bounds.
+    for s in SAMPLES {
+        let (info, _) = read_path(sample_path(s), Limits::default()).unwrap();
+        let b = info.bounds;
+        let (w, h) = (b[3] - b[0], b[4] - b[1]);
+        inputs.push((sample_path(s), [b[0] + 0.3 * w, b[1] + 0.3 * h, b[0] + 0.6 * w, b[1] + 0.7 * h]));
+    }
     for (k, (input, query)) in inputs.iter().enumerate() {
         let (info, _) = read_path(input, Limits::default()).unwrap();
         let classify = [1u8, 2, 6, 9, 17];
