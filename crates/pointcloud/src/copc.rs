@@ -31,10 +31,10 @@
 //! reading. The nodes are coded a group at a time (four a thread). A selection of no point is
 //! [`WriteError::Empty`]: an octree needs a cube.
 
-use crate::writer::{
-    base_len, class_of, contain, patch_header, plan_extra_bytes, set_class, xyz, Edits, Source, Stats, Vlr, WriteError,
-    EXTRA_BYTES_RECORD, LASZIP_RECORD,
+use crate::writer::raw::{
+    base_len, class_of, patch_header, set_class, xyz, Source, Stats, Vlr, EXTRA_BYTES_RECORD, LASZIP_RECORD,
 };
+use crate::writer::{contain, plan_extra_bytes, Edits, WriteError};
 use laz::laszip::{ChunkTable, ChunkTableEntry};
 use laz::{LasZipCompressor, LazItemRecordBuilder, LazVlr, LazVlrBuilder};
 use rayon::prelude::*;
