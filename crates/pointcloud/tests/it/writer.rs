@@ -291,3 +291,86 @@ fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
         );
     }
 }
+
+/// A LAS 1.4 format 6 file with a WKT VLR and two EVLRs, written with the `las` crate.
+fn las14_with_evlrs(dir: &Path) -> PathBuf {
+    let mut builder = las::Builder::from((1, 4));
+    builder.point_format = las::point::Format::new(6).unwrap();
+    let t = |offset| las::Transform { scale: 0.01, offset };
+    builder.transforms = las::Vector { x: t(600_000.0), y: t(200_000.0), z: t(0.0) };
+    let vlr = |user: &str, record_id, data: &[u8]| las::Vlr {
+        user_id: user.to_owned(),
+        record_id,
+        description: "test".to_owned(),
+        data: data.to_vec(),
+    };
+    builder.vlrs.push(vlr("LASF_Projection", 2112, b"LOCAL_CS[\"test\"]\0"));
+    builder.evlrs.push(vlr("meridian-test", 7, &[7; 70_000]));
+    builder.evlrs.push(vlr("meridian-test", 8, b"second"));
+    let path = dir.join("las14.las");
+    let mut writer = las::Writer::from_path(&path, builder.into_header().unwrap()).unwrap();
+    for i in 0..5_000 {
+        let f = f64::from(i);
+        writer
+            .write_point(las::Point {
+                x: 600_000.0 + f * 0.01,
+                y: 200_000.0 + (f * 0.37) % 20.0,
+                z: 10.0,
+                return_number: 1 + (i % 9) as u8,
+                number_of_returns: 9,
+                classification: las::point::Classification::new(2).unwrap(),
+                gps_time: Some(f),
+                ..Default::default()
+            })
+            .unwrap();
+    }
+    writer.close().unwrap();
+    path
+}
+
+/// The EVLRs of a LAS 1.4 file: (user id, record id, data).
+fn evlrs(path: &Path) -> Vec<(String, u16, Vec<u8>)> {
+    let data = std::fs::read(path).unwrap();
+    let mut at = u64::from_le_bytes(data[235..243].try_into().unwrap()) as usize;
+    let n = u32::from_le_bytes(data[243..247].try_into().unwrap());
+    (0..n)
+        .map(|_| {
+            let user = String::from_utf8_lossy(&data[at + 2..at + 18]).trim_end_matches('\0').to_owned();
+            let record = u16::from_le_bytes(data[at + 18..at + 20].try_into().unwrap());
+            let len = u64::from_le_bytes(data[at + 20..at + 28].try_into().unwrap()) as usize;
+            let body = data[at + 60..at + 60 + len].to_vec();
+            at += 60 + len;
+            (user, record, body)
+        })
+        .collect()
+}
+
+#[test]
+fn evlrs_and_15_return_counts_are_kept() {
+    let dir = temp_dir("evlrs");
+    let input = las14_with_evlrs(&dir);
+    let expected = evlrs(&input);
+    assert_eq!(expected.len(), 2, "the input has its two EVLRs");
+    for format in [OutputFormat::Las, OutputFormat::Laz] {
+        let output = dir.join(format!("out.{format:?}"));
+        let opts = Rewrite { format, classes: Some(vec![2]), confidence: Some(vec![9; 5_000]), ..Default::default() };
+        assert_eq!(write(&input, &output, &opts).unwrap().points, 5_000);
+        assert_eq!(evlrs(&output), expected, "{format:?}");
+        let data = std::fs::read(&output).unwrap();
+        let by_return: Vec<u64> =
+            (0..15).map(|r| u64::from_le_bytes(data[255 + 8 * r..263 + 8 * r].try_into().unwrap())).collect();
+        let mut want = vec![0u64; 15];
+        for i in 0..5_000 {
+            want[i % 9] += 1;
+        }
+        assert_eq!(by_return, want);
+        assert_eq!(u32::from_le_bytes(data[107..111].try_into().unwrap()), 0, "no legacy count for format 6");
+    }
+    // COPC: the hierarchy first, then the input's EVLRs.
+    let copc = dir.join("out.copc.laz");
+    meridian_pointcloud::write_copc(&input, &copc, &Default::default(), &|_| true).unwrap();
+    let got = evlrs(&copc);
+    assert_eq!((got[0].0.as_str(), got[0].1), ("copc", 1000));
+    assert_eq!(got[1..], expected[..]);
+    crate::copc::check_copc(&copc);
+}
