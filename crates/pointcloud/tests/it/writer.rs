@@ -260,6 +260,8 @@ fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
         let classes = classes_for(info.points, &classify);
         let confidence = confidence_for(info.points);
         let filter = (k == 0).then_some(vec![2u8, 6, 17]);
+        // The PDAL sample cut to a box whose edges fall on stored coordinates.
+        let bbox = (k == 2).then_some([484_650.0, 6_632_640.0, 484_950.12, 6_632_990.5]);
         let las = dir.join(format!("{k}.las"));
         let laz = dir.join(format!("{k}.laz"));
         let copc = dir.join(format!("{k}.copc.laz"));
@@ -267,14 +269,15 @@ fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
             let opts = Rewrite {
                 format,
                 classes: filter.clone(),
+                bbox,
                 classification: Some(classes.clone()),
                 confidence: Some(confidence.clone()),
-                ..Default::default()
             };
             write(input, path, &opts).unwrap();
         }
         let opts = meridian_pointcloud::CopcOptions {
             classes: filter.clone(),
+            bbox,
             classification: Some(classes.clone()),
             confidence: Some(confidence.clone()),
             max_points_per_node: 5_000,
@@ -286,7 +289,7 @@ fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
             "legacy_inputs_round_trip_and_laspy_reads_every_output",
             &serde_json::json!({
                 "input": input, "las": las, "laz": laz, "copc": copc, "classify": classify,
-                "classes": filter, "bbox": null, "query": query,
+                "classes": filter, "bbox": bbox, "query": query,
             }),
         );
     }
