@@ -1,7 +1,8 @@
 //! Writing LAS and LAZ files for downloads: a stored file streamed to LAS or LAZ, optionally
 //! cut to a box, filtered by class, reclassified and given a per-point confidence.
 //!
-//! Points are copied as raw records, batch by batch (about 4 MiB at a time), so every field of
+//! Points are copied as raw records, batch by batch (about 4 MiB at a time; from LAZ, whole
+//! chunks decoded on rayon's threads, and LAZ output coded the same way), so every field of
 //! the point format and every extra byte survives untouched; only the classification (when
 //! replaced) and the appended confidence byte change. The header is the input's with its point
 //! counts, counts by return and bounds recomputed for what is written; the VLRs and EVLRs
@@ -13,6 +14,8 @@
 //! Classes: the legacy point formats 0–5 hold classes 0–31 in five bits. A `classification`
 //! with a value above 31 for such an input is refused ([`WriteError::Class`]) before anything
 //! is written; the format is not changed behind the caller's back. Formats 6–10 take 0–255.
+//!
+//! The private `raw` module holds the input side and the record fields, shared with [`crate::copc`].
 
 mod extra_bytes;
 pub(crate) mod raw;
@@ -113,7 +116,8 @@ pub struct WriteSummary {
 }
 
 /// Streams the LAS/LAZ file at `input` to `output` as LAS or LAZ, with the changes `opts` asks
-/// for. `output` is written from its start and should be empty. `progress` is called after
+/// for. `output` is written from its start and should be empty; it is `Sync` because the LAZ
+/// compressor requires it (a `File`, a `BufWriter<File>` or a `Cursor<Vec<u8>>` is). `progress` is called after
 /// every batch with the fraction of the input read; returning `false` stops the writing with
 /// [`WriteError::Cancelled`], leaving a partial output for the caller to discard.
 ///
