@@ -117,9 +117,10 @@ pub struct WriteSummary {
 
 /// Streams the LAS/LAZ file at `input` to `output` as LAS or LAZ, with the changes `opts` asks
 /// for. `output` is written from its start and should be empty; it is `Sync` because the LAZ
-/// compressor requires it (a `File`, a `BufWriter<File>` or a `Cursor<Vec<u8>>` is). `progress` is called after
-/// every batch with the fraction of the input read; returning `false` stops the writing with
-/// [`WriteError::Cancelled`], leaving a partial output for the caller to discard.
+/// compressor requires it (a `File`, a `BufWriter<File>` or a `Cursor<Vec<u8>>` is).
+/// `progress` is called after every batch with the fraction of the input read; returning
+/// `false` stops the writing with [`WriteError::Cancelled`], leaving a partial output for the
+/// caller to discard.
 ///
 /// A filter that selects nothing gives a valid file with no points.
 ///
