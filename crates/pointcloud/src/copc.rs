@@ -19,16 +19,17 @@
 //! extent, so that a node's box is the same whether a reader places it from the info VLR's
 //! centre and half-size (laspy, PDAL) or from the header's bounds (copclib); points on a face
 //! between two nodes go to the node whose box, computed as readers compute it, holds them. Its
-//! spacing, in the info VLR, is the cube's side over 128. A node with more than [`CopcOptions::max_points_per_node`] points keeps one
-//! point per cell of a 128³ grid over its cube (the one nearest the cell's centre), so that each
-//! level is an even overview, and passes the rest down to its eight children; a node at depth
-//! [`MAX_DEPTH`] keeps all it gets. A split node may so hold more points than the maximum (one
-//! an occupied cell: about 128² on terrain), as in Untwine and PDAL.
+//! spacing, in the info VLR, is the cube's side over 128. A node with more than
+//! [`CopcOptions::max_points_per_node`] points keeps one point per cell of a 128³ grid over its
+//! cube (the one nearest the cell's centre), so that each level is an even overview, and passes
+//! the rest down to its eight children; a node at depth [`MAX_DEPTH`] keeps all it gets. A
+//! split node may so hold more points than the maximum (one an occupied cell: about 128² on
+//! terrain), as in Untwine and PDAL.
 //!
 //! Memory: the selected points are held as raw records, record length plus a 4-byte index per
 //! point (34 bytes for format 6 without extra bytes), and 4 bytes more per point while the root
-//! is split, up to [`CopcOptions::max_points`]; more is [`WriteError::Limit`], found while
-//! reading. The nodes are coded a group at a time (four a thread). A selection of no point is
+//! is split, up to [`CopcOptions::max_points`]; more is [`WriteError::Limit`], found before
+//! reading when nothing is filtered, else while reading. The nodes are coded a group at a time (four a thread). A selection of no point is
 //! [`WriteError::Empty`]: an octree needs a cube.
 
 use crate::writer::raw::{
@@ -124,7 +125,8 @@ struct Node {
 /// let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/isprs-samp11.las");
 /// let output = std::env::temp_dir().join(format!("doctest-{}.copc.laz", std::process::id()));
 /// // Ground only, in nodes of at most 5,000 points.
-/// let opts = CopcOptions { classes: Some(vec![2]), max_points_per_node: 5_000, ..Default::default() };
+/// let opts =
+///     CopcOptions { classes: Some(vec![2]), max_points_per_node: 5_000, ..Default::default() };
 /// let summary = write_copc(&input, &output, &opts, &|_| true)?;
 /// assert_eq!((summary.point_format, summary.nodes > 1), (6, true));
 /// # std::fs::remove_file(&output)?;

@@ -15,7 +15,8 @@
 //! with a value above 31 for such an input is refused ([`WriteError::Class`]) before anything
 //! is written; the format is not changed behind the caller's back. Formats 6–10 take 0–255.
 //!
-//! The private `raw` module holds the input side and the record fields, shared with [`crate::copc`].
+//! The private `raw` module holds the input side and the record fields, shared with
+//! [`crate::copc`].
 
 mod extra_bytes;
 pub(crate) mod raw;
