@@ -5,36 +5,43 @@
 //! packets are dropped, extra bytes kept. Its layout:
 //!
 //! - the COPC info VLR (`copc`, record 1, 160 bytes) first, then the laszip VLR (layered
-//!   chunks of variable size), the CRS (the WKT VLR, and GeoTIFF key VLRs when the input has
-//!   them; an input with GeoTIFF keys only keeps those, without the WKT COPC asks for, since
-//!   turning keys into WKT needs a projection database), the extra-bytes VLR and the input's
-//!   other VLRs;
+//!   chunks of variable size), the CRS (the input's WKT VLR, or [`CopcOptions::wkt`] when the
+//!   input has none, and its GeoTIFF key VLRs), the extra-bytes VLR and the input's other VLRs.
+//!   The header's WKT bit is always set, as LAS 1.4 requires for formats 6–10: an input with
+//!   GeoTIFF keys only and no `wkt` given keeps its keys, but readers that follow the bit find
+//!   no CRS (making WKT from GeoTIFF keys needs a projection database, which this crate does
+//!   not carry);
 //! - the points, one LAZ chunk per octree node, the chunk table after them;
 //! - the hierarchy EVLR (`copc`, record 1000), one page holding every node, then the input's
 //!   other EVLRs.
 //!
-//! The octree is a cube around the points' bounds (its spacing, in the info VLR, is the cube's
-//! side over 128). A node with more than [`CopcOptions::max_points_per_node`] points keeps one
-//! point per cell of a 128³ grid over its cube (the one nearest the cell's centre), so that each
-//! level is an even overview, and passes the rest down to its eight children; a node at depth
-//! [`MAX_DEPTH`] keeps all it gets. A split node may so hold more points than the maximum (one
-//! an occupied cell: about 128² on terrain), as in Untwine and PDAL.
+//! The octree is a cube from the least corner of the points' bounds, as wide as their largest
+//! extent, so that a node's box is the same whether a reader places it from the info VLR's
+//! centre and half-size (laspy, PDAL) or from the header's bounds (copclib); points on a face
+//! between two nodes go to the node whose box, computed as readers compute it, holds them. Its
+//! spacing, in the info VLR, is the cube's side over 128. A node with more than
+//! [`CopcOptions::max_points_per_node`] points keeps one point per cell of a 128³ grid over its
+//! cube (the one nearest the cell's centre), so that each level is an even overview, and passes
+//! the rest down to its eight children; a node at depth [`MAX_DEPTH`] keeps all it gets. A
+//! split node may so hold more points than the maximum (one an occupied cell: about 128² on
+//! terrain), as in Untwine and PDAL.
 //!
 //! Memory: the selected points are held as raw records, record length plus a 4-byte index per
 //! point (34 bytes for format 6 without extra bytes), and 4 bytes more per point while the root
-//! is split, up to [`CopcOptions::max_points`]; more is [`WriteError::Limit`], found while
-//! reading. The nodes are coded a group at a time (four a thread). A selection of no point is
+//! is split, up to [`CopcOptions::max_points`]; more is [`WriteError::Limit`], found before
+//! reading when nothing is filtered, else while reading. The nodes are coded a group at a time (four a thread). A selection of no point is
 //! [`WriteError::Empty`]: an octree needs a cube.
 
-use crate::writer::{
-    base_len, class_of, contain, patch_header, plan_extra_bytes, set_class, xyz, Edits, Source, Stats, Vlr, WriteError,
-    EXTRA_BYTES_RECORD, LASZIP_RECORD,
+use crate::writer::raw::{
+    base_len, class_of, patch_header, set_class, xyz, Source, Stats, Vlr, EXTRA_BYTES_RECORD, LASZIP_RECORD,
 };
+use crate::writer::{contain, plan_extra_bytes, Edits, WriteError};
 use laz::laszip::{ChunkTable, ChunkTableEntry};
 use laz::{LasZipCompressor, LazItemRecordBuilder, LazVlr, LazVlrBuilder};
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs::OpenOptions;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufWriter, Cursor, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -65,6 +72,9 @@ pub struct CopcOptions {
     pub max_points_per_node: u32,
     /// Most points held in memory, that is written.
     pub max_points: u64,
+    /// The CRS as WKT, written when the input has no WKT VLR (COPC readers expect WKT; LAS 1.2
+    /// files usually carry GeoTIFF keys only).
+    pub wkt: Option<String>,
 }
 
 impl Default for CopcOptions {
@@ -78,6 +88,7 @@ impl Default for CopcOptions {
             confidence: None,
             max_points_per_node: 100_000,
             max_points: 50_000_000,
+            wkt: None,
         }
     }
 }
@@ -107,6 +118,20 @@ struct Node {
 /// Writes the LAS/LAZ file at `input` as a COPC file at `output`, with the changes `opts` asks
 /// for. `progress` is called with the fraction done (reading is the first half); returning
 /// `false` stops with [`WriteError::Cancelled`], leaving a partial file.
+///
+/// ```
+/// use meridian_pointcloud::copc::{write_copc, CopcOptions};
+/// use std::path::Path;
+/// let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/isprs-samp11.las");
+/// let output = std::env::temp_dir().join(format!("doctest-{}.copc.laz", std::process::id()));
+/// // Ground only, in nodes of at most 5,000 points.
+/// let opts =
+///     CopcOptions { classes: Some(vec![2]), max_points_per_node: 5_000, ..Default::default() };
+/// let summary = write_copc(&input, &output, &opts, &|_| true)?;
+/// assert_eq!((summary.point_format, summary.nodes > 1), (6, true));
+/// # std::fs::remove_file(&output)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn write_copc(
     input: &Path,
     output: &Path,
@@ -156,8 +181,12 @@ fn write_inner(
     // Read the selection as raw format 6–8 records.
     let mut records: Vec<u8> = Vec::new();
     if opts.bbox.is_none() && opts.classes.is_none() {
-        // Every point is kept: no growth by doubling, which would need half as much again.
-        records.reserve_exact(info.points.min(max_points) as usize * out_len);
+        // Every point is kept: refused at once when too many, else no growth by doubling, which
+        // would need half as much again.
+        if info.points > max_points {
+            return Err(WriteError::Limit { what: "points selected for COPC", value: info.points, limit: max_points });
+        }
+        records.reserve_exact(info.points as usize * out_len);
     }
     let mut stats = Stats::new(fout);
     let mut buf = Vec::new();
@@ -199,9 +228,13 @@ fn write_inner(
     let n = stats.points as usize;
     let bounds = stats.bounds(info.scale, info.offset);
 
-    // The octree: a cube over the bounds, a little larger so that no point lies on its far faces.
+    // The octree: a cube from the least corner of the bounds, as wide as their largest extent.
+    // Readers place a node's box either from the info VLR's centre and half-size or from the
+    // header (its minimum plus the largest extent over 2^depth times the key); this cube is
+    // both, so that every point lies in its node's box either way. (All points at one place:
+    // a cube one scale unit wide.)
     let extent = (0..3).map(|k| bounds[k + 3] - bounds[k]).fold(0.0f64, f64::max);
-    let size = (extent * (1.0 + 1e-9)).max(info.scale.iter().fold(0.0f64, |a, s| a.max(s.abs())));
+    let size = if extent > 0.0 { extent } else { info.scale.iter().fold(0.0f64, |a, s| a.max(s.abs())) };
     let root_min = [bounds[0], bounds[1], bounds[2]];
     let tree = Tree {
         records: &records,
@@ -226,6 +259,11 @@ fn write_inner(
     ];
     let is_crs = |v: &Vlr| v.user() == "LASF_Projection" && matches!(v.record_id, 2112 | 34735..=34737);
     let has_wkt = src.vlrs.iter().chain(&src.evlrs).any(|v| v.is("LASF_Projection", 2112));
+    if let (false, Some(wkt)) = (has_wkt, &opts.wkt) {
+        let mut data = wkt.as_bytes().to_vec();
+        data.push(0);
+        vlrs.push(Vlr::new("LASF_Projection", 2112, "OGC WKT", data));
+    }
     vlrs.extend(src.vlrs.iter().filter(|v| is_crs(v)).cloned());
     match &eb.vlr {
         Some(data) => vlrs.push(Vlr::new("LASF_Spec", EXTRA_BYTES_RECORD, "Extra bytes", data.clone())),
@@ -324,8 +362,8 @@ fn write_inner(
     header[..4].copy_from_slice(b"LASF");
     let ih = &src.header;
     header[4..6].copy_from_slice(&ih[4..6]);
-    // GPS time type kept; WKT bit set when the CRS is WKT (LAS 1.4 requires it for format 6+).
-    let encoding = (u16::from_le_bytes([ih[6], ih[7]]) & 1) | if has_wkt { 0x10 } else { 0 };
+    // GPS time type kept; the WKT bit, which LAS 1.4 requires for formats 6–10.
+    let encoding = (u16::from_le_bytes([ih[6], ih[7]]) & 1) | 0x10;
     header[6..8].copy_from_slice(&encoding.to_le_bytes());
     header[8..24].copy_from_slice(&ih[8..24]);
     header[24] = 1;
@@ -403,6 +441,27 @@ impl Tree<'_> {
         [0, 1, 2].map(|k| (((p[k] - self.root_min[k]) / cell).floor() as i64).clamp(lo[k], lo[k] + n - 1))
     }
 
+    /// The child of the node at depth `d` and `key` (x, y, z) whose box holds `p`, per axis
+    /// `2 key` or `2 key + 1`: the upper one when `p` is at or past its lower face. Faces are
+    /// computed as readers compute them (`side × index + minimum`, the far face that plus
+    /// `side`), so that a point on a face between two children lies in the box of the one it is
+    /// given to. `None` when rounding leaves `p` in no child's box (a point on the far face of
+    /// the cube, a hair past the far face readers compute): such a point stays in the node.
+    fn child(&self, p: [f64; 3], d: i32, key: [i32; 3]) -> Option<usize> {
+        let side = self.size / (1u64 << (d + 1)) as f64;
+        let mut octant = 0;
+        for k in 0..3 {
+            let upper = 2 * i64::from(key[k]) + 1;
+            let face = side * upper as f64 + self.root_min[k];
+            let (index, bit) = if p[k] >= face { (upper, 1) } else { (upper - 1, 0) };
+            if p[k] > side * index as f64 + self.root_min[k] + side {
+                return None;
+            }
+            octant |= bit << k;
+        }
+        Some(octant)
+    }
+
     /// Assigns the points `idx` (which begin at `start` of the whole order) to the node `key`
     /// and its descendants, the children on rayon's threads; each node's points end up
     /// contiguous, the node's own first. Returns the nodes, the parent before its children.
@@ -416,8 +475,10 @@ impl Tree<'_> {
         let g = i64::from(GRID);
         let base = [i64::from(x) * g, i64::from(y) * g, i64::from(z) * g];
         let side = self.size / (1u64 << (d + 7)) as f64;
-        let mut best: HashMap<i64, (u32, f64)> = HashMap::with_capacity(idx.len().min(1 << 20));
-        for &i in idx.iter() {
+        // Cell → (position in `idx`, squared distance to the cell's centre).
+        let mut best: HashMap<i64, (usize, f64), BuildHasherDefault<CellHasher>> =
+            HashMap::with_capacity_and_hasher(idx.len().min(1 << 20), BuildHasherDefault::default());
+        for (at, &i) in idx.iter().enumerate() {
             let p = self.position(i);
             let c = self.cells(p, d + 7, base, g);
             let id = ((c[0] - base[0]) * g + (c[1] - base[1])) * g + (c[2] - base[2]);
@@ -425,20 +486,26 @@ impl Tree<'_> {
             best.entry(id)
                 .and_modify(|b| {
                     if dist < b.1 {
-                        *b = (i, dist)
+                        *b = (at, dist)
                     }
                 })
-                .or_insert((i, dist));
+                .or_insert((at, dist));
         }
-        let mut kept: Vec<u32> = best.into_values().map(|(i, _)| i).collect();
-        kept.sort_unstable();
-        let here: HashSet<u32> = kept.iter().copied().collect();
-        let lo = [2 * i64::from(x), 2 * i64::from(y), 2 * i64::from(z)];
+        let mut here = vec![false; idx.len()];
+        for (at, _) in best.into_values() {
+            here[at] = true;
+        }
+        let mut kept = Vec::new();
         let mut children: [Vec<u32>; 8] = Default::default();
-        for &i in idx.iter().filter(|i| !here.contains(i)) {
-            let c = self.cells(self.position(i), d + 1, lo, 2);
-            let octant = ((c[0] - lo[0]) | ((c[1] - lo[1]) << 1) | ((c[2] - lo[2]) << 2)) as usize;
-            children[octant].push(i);
+        for (&i, &stays) in idx.iter().zip(&here) {
+            if stays {
+                kept.push(i);
+                continue;
+            }
+            match self.child(self.position(i), d, [x, y, z]) {
+                Some(octant) => children[octant].push(i),
+                None => kept.push(i),
+            }
         }
         drop(here);
         let mut nodes = vec![Node { key, range: start..start + kept.len() }];
@@ -458,6 +525,37 @@ impl Tree<'_> {
         let below: Vec<Vec<Node>> = jobs.into_par_iter().map(|(slice, at, key)| self.split(slice, at, key)).collect();
         nodes.extend(below.into_iter().flatten());
         nodes
+    }
+}
+
+/// A hasher for grid cell numbers: the 64-bit finaliser of MurmurHash3, which spreads the
+/// low bits of neighbouring cells (the default SipHash is several times slower here).
+#[derive(Default)]
+struct CellHasher(u64);
+
+impl Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0.rotate_left(8) ^ u64::from(b));
+        }
+    }
+
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        let mut h = v ^ self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^= h >> 33;
+        self.0 = h;
     }
 }
 

@@ -1,5 +1,6 @@
 """Reads the LAS, LAZ and COPC files meridian-pointcloud wrote with laspy (lazrs backend) and
-checks them against the input read by laspy itself.
+checks them against the input read by laspy itself; with "copclib": true, also opens the COPC
+file with copclib and validates every node's points against the node's bounds.
 
 Usage: laspy_check.py '{"input": ..., "las": ..., "laz": ..., "copc": ..., "classify": [..],
 "bbox": [minx, miny, maxx, maxy] or null, "classes": [..] or null, "query": [minx, miny, maxx, maxy]}'
@@ -104,6 +105,20 @@ def main():
             f"copc: {n} points, format {r.header.point_format.id}, {len(r.root_page.entries)} nodes in {levels} levels,"
             f" bounded query {len(part)} points"
         )
+    if spec.get("copclib"):
+        copclib_check(spec["copc"], n)
+
+
+def copclib_check(path, n):
+    import copclib
+
+    r = copclib.FileReader(path)
+    nodes = r.GetAllNodes()
+    assert sum(node.point_count for node in nodes) == n == len(r.GetAllPoints()), "copclib: point counts"
+    assert r.ValidateSpatialBounds(False), "copclib: a point outside its node's bounds"
+    for node in nodes:
+        assert len(r.GetPoints(node.key)) == node.point_count
+    print(f"copclib: {len(nodes)} nodes, spatial bounds valid, WKT {len(r.copc_config.wkt)} characters")
 
 
 if __name__ == "__main__":

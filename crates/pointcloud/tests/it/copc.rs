@@ -18,6 +18,8 @@ fn f64_at(b: &[u8], at: usize) -> f64 {
     f64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
 
+const WKT_32632: &str = r#"PROJCS["WGS 84 / UTM zone 32N",GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]],PROJECTION["Transverse_Mercator"],PARAMETER["latitude_of_origin",0],PARAMETER["central_meridian",9],PARAMETER["scale_factor",0.9996],PARAMETER["false_easting",500000],PARAMETER["false_northing",0],UNIT["metre",1],AUTHORITY["EPSG","32632"]]"#;
+
 /// A hierarchy entry: key (depth, x, y, z), offset, bytes, points.
 type Entry = ([i32; 4], u64, i32, i32);
 
@@ -170,14 +172,20 @@ fn legacy_formats_become_6_and_7_with_their_fields() {
     for (format, expect) in [(1u8, 6u8), (3, 7)] {
         let input = legacy_las(&dir, format, 30_000);
         let output = dir.join(format!("f{format}.copc.laz"));
-        let summary = copc(&input, &output, &CopcOptions { max_points_per_node: 4_000, ..Default::default() }).unwrap();
+        // Format 3: the WKT of the GeoTIFF keys' EPSG:32632 given by the caller.
+        let wkt = (format == 3).then(|| WKT_32632.to_owned());
+        let opts = CopcOptions { max_points_per_node: 4_000, wkt, ..Default::default() };
+        let summary = copc(&input, &output, &opts).unwrap();
         assert_eq!((summary.points, summary.point_format), (30_000, expect));
         check_copc(&output);
         assert_eq!(sorted_points(&output, None, |_, _, _| true), sorted_points(&input, None, |_, _, _| true));
         let (_, a) = las_points(&input);
         let (header, b) = las_points(&output);
-        // GeoTIFF keys only: kept (no WKT can be made from them here).
+        // GeoTIFF keys kept; WKT only when given.
         assert!(header.vlrs().iter().any(|v| v.user_id == "LASF_Projection" && v.record_id == 34735));
+        let wkt = header.vlrs().iter().find(|v| v.user_id == "LASF_Projection" && v.record_id == 2112);
+        assert_eq!(wkt.map(|v| v.data.clone()), (format == 3).then(|| [WKT_32632.as_bytes(), b"\0"].concat()));
+        assert!(header.has_wkt_crs(), "the WKT bit is set for format {expect}");
         // Scan angles go from whole degrees to steps of 0.006°: equal to within a step.
         let key = |t: f64, i: u16, s: f32, u: u8| (t.to_bits(), i, s.round() as i32, u);
         let mut before: Vec<_> = a
@@ -218,6 +226,7 @@ fn legacy_formats_become_6_and_7_with_their_fields() {
 #[test]
 fn every_isprs_sample_becomes_a_valid_copc_file() {
     let dir = temp_dir("copc-isprs");
+    let mut outputs = Vec::new();
     for s in crate::SAMPLES {
         let input = sample_path(s);
         let output = dir.join(format!("samp{s}.copc.laz"));
@@ -231,7 +240,9 @@ fn every_isprs_sample_becomes_a_valid_copc_file() {
         );
         let (header, _) = las_points(&output);
         assert_eq!(header.bounds(), las_points(&input).0.bounds(), "samp{s}: the bounds of the points");
+        outputs.push(output);
     }
+    crate::copclib_validates("every_isprs_sample_becomes_a_valid_copc_file", &outputs);
 }
 
 #[test]
@@ -270,6 +281,9 @@ fn hostile_copc_cases_are_clear_errors() {
     assert!(matches!(copc(&input, &output, &none), Err(WriteError::Empty)));
     let small = CopcOptions { max_points: 1_000, ..Default::default() };
     assert!(matches!(copc(&input, &output, &small), Err(WriteError::Limit { limit: 1_000, .. })));
+    // With a filter the limit is met while reading.
+    let filtered = CopcOptions { classes: Some(vec![1, 2]), max_points: 1_000, ..Default::default() };
+    assert!(matches!(copc(&input, &output, &filtered), Err(WriteError::Limit { value: 1_001, .. })));
     let zero = CopcOptions { max_points_per_node: 0, ..Default::default() };
     assert!(matches!(copc(&input, &output, &zero), Err(WriteError::Options(_))));
     let cancel = write_copc(&input, &output, &CopcOptions::default(), &|f| f < 0.5);

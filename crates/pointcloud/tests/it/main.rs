@@ -133,7 +133,7 @@ pub(crate) fn laspy_check(test: &str, spec: &serde_json::Value) {
     if !meridian_fuzzing::tools::have_python_module("python3", "laspy", test) {
         return;
     }
-    // copclib (the COPC library of its authors' reference implementation list) validates the
+    // copclib (a C++ COPC library with Python bindings) validates the
     // COPC output's node bounds as well.
     let mut spec = spec.clone();
     spec["copclib"] = meridian_fuzzing::tools::have_python_module("python3", "copclib", test).into();

@@ -245,24 +245,23 @@ fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
     let mut inputs: Vec<(PathBuf, [f64; 4])> = vec![
         (legacy_las(&dir, 1, 20_000), [300_010.0, 4_000_005.0, 300_060.0, 4_000_030.0]),
         (legacy_las(&dir, 3, 20_000), [300_010.0, 4_000_005.0, 300_060.0, 4_000_030.0]),
-        (sample_path("52"), [0.0; 4]),
         (extra_bytes_laz(), [484_700.0, 6_632_700.0, 484_900.0, 6_632_900.0]),
     ];
-    // The ISPRS sample: a query over the middle of its bounds.
-    let (info, _) = read_path(&inputs[2].0, Limits::default()).unwrap();
-    let b = info.bounds;
-    inputs[2].1 = [
-        b[0] + (b[3] - b[0]) * 0.3,
-        b[1] + (b[4] - b[1]) * 0.3,
-        b[0] + (b[3] - b[0]) * 0.6,
-        b[1] + (b[4] - b[1]) * 0.7,
-    ];
+    // The ISPRS samples, each with a query over the middle of its bounds.
+    for s in SAMPLES {
+        let (info, _) = read_path(sample_path(s), Limits::default()).unwrap();
+        let b = info.bounds;
+        let (w, h) = (b[3] - b[0], b[4] - b[1]);
+        inputs.push((sample_path(s), [b[0] + 0.3 * w, b[1] + 0.3 * h, b[0] + 0.6 * w, b[1] + 0.7 * h]));
+    }
     for (k, (input, query)) in inputs.iter().enumerate() {
         let (info, _) = read_path(input, Limits::default()).unwrap();
         let classify = [1u8, 2, 6, 9, 17];
         let classes = classes_for(info.points, &classify);
         let confidence = confidence_for(info.points);
         let filter = (k == 0).then_some(vec![2u8, 6, 17]);
+        // The PDAL sample cut to a box whose edges fall on stored coordinates.
+        let bbox = (k == 2).then_some([484_650.0, 6_632_640.0, 484_950.12, 6_632_990.5]);
         let las = dir.join(format!("{k}.las"));
         let laz = dir.join(format!("{k}.laz"));
         let copc = dir.join(format!("{k}.copc.laz"));
@@ -270,14 +269,15 @@ fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
             let opts = Rewrite {
                 format,
                 classes: filter.clone(),
+                bbox,
                 classification: Some(classes.clone()),
                 confidence: Some(confidence.clone()),
-                ..Default::default()
             };
             write(input, path, &opts).unwrap();
         }
         let opts = meridian_pointcloud::CopcOptions {
             classes: filter.clone(),
+            bbox,
             classification: Some(classes.clone()),
             confidence: Some(confidence.clone()),
             max_points_per_node: 5_000,
@@ -289,8 +289,91 @@ fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
             "legacy_inputs_round_trip_and_laspy_reads_every_output",
             &serde_json::json!({
                 "input": input, "las": las, "laz": laz, "copc": copc, "classify": classify,
-                "classes": filter, "bbox": null, "query": query,
+                "classes": filter, "bbox": bbox, "query": query,
             }),
         );
     }
+}
+
+/// A LAS 1.4 format 6 file with a WKT VLR and two EVLRs, written with the `las` crate.
+fn las14_with_evlrs(dir: &Path) -> PathBuf {
+    let mut builder = las::Builder::from((1, 4));
+    builder.point_format = las::point::Format::new(6).unwrap();
+    let t = |offset| las::Transform { scale: 0.01, offset };
+    builder.transforms = las::Vector { x: t(600_000.0), y: t(200_000.0), z: t(0.0) };
+    let vlr = |user: &str, record_id, data: &[u8]| las::Vlr {
+        user_id: user.to_owned(),
+        record_id,
+        description: "test".to_owned(),
+        data: data.to_vec(),
+    };
+    builder.vlrs.push(vlr("LASF_Projection", 2112, b"LOCAL_CS[\"test\"]\0"));
+    builder.evlrs.push(vlr("meridian-test", 7, &[7; 70_000]));
+    builder.evlrs.push(vlr("meridian-test", 8, b"second"));
+    let path = dir.join("las14.las");
+    let mut writer = las::Writer::from_path(&path, builder.into_header().unwrap()).unwrap();
+    for i in 0..5_000 {
+        let f = f64::from(i);
+        writer
+            .write_point(las::Point {
+                x: 600_000.0 + f * 0.01,
+                y: 200_000.0 + (f * 0.37) % 20.0,
+                z: 10.0,
+                return_number: 1 + (i % 9) as u8,
+                number_of_returns: 9,
+                classification: las::point::Classification::new(2).unwrap(),
+                gps_time: Some(f),
+                ..Default::default()
+            })
+            .unwrap();
+    }
+    writer.close().unwrap();
+    path
+}
+
+/// The EVLRs of a LAS 1.4 file: (user id, record id, data).
+fn evlrs(path: &Path) -> Vec<(String, u16, Vec<u8>)> {
+    let data = std::fs::read(path).unwrap();
+    let mut at = u64::from_le_bytes(data[235..243].try_into().unwrap()) as usize;
+    let n = u32::from_le_bytes(data[243..247].try_into().unwrap());
+    (0..n)
+        .map(|_| {
+            let user = String::from_utf8_lossy(&data[at + 2..at + 18]).trim_end_matches('\0').to_owned();
+            let record = u16::from_le_bytes(data[at + 18..at + 20].try_into().unwrap());
+            let len = u64::from_le_bytes(data[at + 20..at + 28].try_into().unwrap()) as usize;
+            let body = data[at + 60..at + 60 + len].to_vec();
+            at += 60 + len;
+            (user, record, body)
+        })
+        .collect()
+}
+
+#[test]
+fn evlrs_and_15_return_counts_are_kept() {
+    let dir = temp_dir("evlrs");
+    let input = las14_with_evlrs(&dir);
+    let expected = evlrs(&input);
+    assert_eq!(expected.len(), 2, "the input has its two EVLRs");
+    for format in [OutputFormat::Las, OutputFormat::Laz] {
+        let output = dir.join(format!("out.{format:?}"));
+        let opts = Rewrite { format, classes: Some(vec![2]), confidence: Some(vec![9; 5_000]), ..Default::default() };
+        assert_eq!(write(&input, &output, &opts).unwrap().points, 5_000);
+        assert_eq!(evlrs(&output), expected, "{format:?}");
+        let data = std::fs::read(&output).unwrap();
+        let by_return: Vec<u64> =
+            (0..15).map(|r| u64::from_le_bytes(data[255 + 8 * r..263 + 8 * r].try_into().unwrap())).collect();
+        let mut want = vec![0u64; 15];
+        for i in 0..5_000 {
+            want[i % 9] += 1;
+        }
+        assert_eq!(by_return, want);
+        assert_eq!(u32::from_le_bytes(data[107..111].try_into().unwrap()), 0, "no legacy count for format 6");
+    }
+    // COPC: the hierarchy first, then the input's EVLRs.
+    let copc = dir.join("out.copc.laz");
+    meridian_pointcloud::write_copc(&input, &copc, &Default::default(), &|_| true).unwrap();
+    let got = evlrs(&copc);
+    assert_eq!((got[0].0.as_str(), got[0].1), ("copc", 1000));
+    assert_eq!(got[1..], expected[..]);
+    crate::copc::check_copc(&copc);
 }
