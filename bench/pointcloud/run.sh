@@ -36,7 +36,7 @@ SRC=$ROOT/crates/pointcloud/tests/data/pdal-extra-bytes.laz
 if [ ! -x "$VENVS/bin/python" ]; then
   $PY -m venv "$VENVS"
 fi
-"$VENVS/bin/pip" install -q 'laspy[lazrs]==2.7.0' 'cloth-simulation-filter==1.1.5' numpy
+"$VENVS/bin/pip" install -q 'laspy[lazrs]==2.7.0' 'cloth-simulation-filter==1.1.7' numpy
 VPY=$VENVS/bin/python
 
 cargo build --release -q -p meridian-pointcloud --example bench

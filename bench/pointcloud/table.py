@@ -3,7 +3,7 @@ import json
 import subprocess
 import sys
 
-rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
 tiles, cores = sys.argv[2], sys.argv[3]
 cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], capture_output=True, text=True).stdout.strip()
 

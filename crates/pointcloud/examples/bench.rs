@@ -117,31 +117,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 fn make_big(src: &Path, out: &Path, tiles: usize) -> Result<(), Box<dyn std::error::Error>> {
     let mut reader = las::Reader::from_path(src)?;
     let header = reader.header().clone();
-    let points: Vec<las::Point> = reader.read_all()?.points().collect::<Result<_, _>>()?;
+    let data = reader.read_all()?;
+    let n = data.len();
+    let record = data.record_len();
+    let raw = data.raw_bytes().to_vec();
     let b = header.bounds();
+    let t = header.transforms();
     let (w, h) = (b.max.x - b.min.x, b.max.y - b.min.y);
     let cols = (tiles as f64).sqrt().ceil() as usize;
-    let mut builder = las::Builder::from(header.clone());
-    builder.point_format.is_compressed = true;
-    let mut writer = las::Writer::from_path(out, builder.into_header()?)?;
+    let mut writer = las::Writer::from_path(out, header.clone())?;
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut jitter = || {
+    let mut jitter = |scale: f64| {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64 * 0.04 - 0.02
+        (((state >> 11) as f64 / (1u64 << 53) as f64 * 0.04 - 0.02) / scale).round() as i32
     };
-    for t in 0..tiles {
-        let (dx, dy) = ((t % cols) as f64 * w, (t / cols) as f64 * h);
-        for p in &points {
-            let mut q = p.clone();
-            q.x += dx + jitter();
-            q.y += dy + jitter();
-            q.z += jitter();
-            writer.write_point(q)?;
+    let patch = |rec: &mut [u8], at: usize, delta: i32| {
+        let v = i32::from_le_bytes([rec[at], rec[at + 1], rec[at + 2], rec[at + 3]]).wrapping_add(delta);
+        rec[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    };
+    for tile in 0..tiles {
+        let dx = ((tile % cols) as f64 * w / t.x.scale).round() as i32;
+        let dy = ((tile / cols) as f64 * h / t.y.scale).round() as i32;
+        let mut bytes = raw.clone();
+        for rec in bytes.chunks_exact_mut(record) {
+            patch(rec, 0, dx + jitter(t.x.scale));
+            patch(rec, 4, dy + jitter(t.y.scale));
+            patch(rec, 8, jitter(t.z.scale));
         }
+        let points = las::PointDataBuilder::new().for_header(&header).build_from_bytes(bytes)?;
+        writer.write_points(&points)?;
     }
     writer.close()?;
-    eprintln!("{} points in {}", points.len() * tiles, out.display());
+    eprintln!("{} points in {}", n * tiles, out.display());
     Ok(())
 }

@@ -5,6 +5,8 @@
 //! while the next point is more than `threshold` above the current one the current one is noise.
 //! PDAL marks them class 7 (low noise), which the ground filter then ignores.
 
+use rayon::prelude::*;
+
 /// ELM parameters; the defaults are PDAL's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Elm {
@@ -36,17 +38,28 @@ impl Elm {
             x0 = x0.min(x[i]);
             y0 = y0.min(y[i]);
         }
-        // Sort by cell, then height, then index: deterministic, and each cell a run.
+        // Sort by cell, then height, then index: deterministic, and each cell a run. The keys
+        // are computed once (the comparisons would otherwise divide again each time) and sorted
+        // on rayon's threads.
         let key = |i: usize| (((x[i] - x0) / self.cell) as u64, ((y[i] - y0) / self.cell) as u64);
-        let mut order: Vec<usize> = (0..n).filter(|&i| finite(i)).collect();
-        order.sort_unstable_by(|&a, &b| key(a).cmp(&key(b)).then(z[a].total_cmp(&z[b])).then(a.cmp(&b)));
+        let mut order: Vec<((u64, u64), u64, usize)> = (0..n)
+            .into_par_iter()
+            .filter(|&i| finite(i))
+            .map(|i| {
+                // z as an integer that sorts as the float does (total order).
+                let bits = z[i].to_bits();
+                let ordered = if bits >> 63 == 1 { !bits } else { bits | (1 << 63) };
+                (key(i), ordered, i)
+            })
+            .collect();
+        order.par_sort_unstable();
         let mut start = 0;
         while start < order.len() {
-            let cell = key(order[start]);
-            let end = start + order[start..].iter().take_while(|&&i| key(i) == cell).count();
+            let cell = order[start].0;
+            let end = start + order[start..].iter().take_while(|o| o.0 == cell).count();
             for w in order[start..end].windows(2) {
-                if z[w[1]] - z[w[0]] > self.threshold {
-                    noise[w[0]] = true;
+                if z[w[1].2] - z[w[0].2] > self.threshold {
+                    noise[w[0].2] = true;
                 } else {
                     break;
                 }

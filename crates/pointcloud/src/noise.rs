@@ -145,6 +145,34 @@ fn blocks<T: Send>(
     Ok(out)
 }
 
+/// Cubes of side radius / √3 with the points they hold: any two points in one cube are within
+/// radius of each other, so a point whose cube holds `min_k` others is not isolated. In a dense
+/// cloud that settles almost every point without a query.
+struct Crowded {
+    side: f64,
+    min_k: usize,
+    counts: std::collections::HashMap<(i64, i64, i64), u32>,
+}
+
+impl Crowded {
+    fn new(points: &[[f64; 3]], radius: f64, min_k: usize) -> Self {
+        let side = radius / 3f64.sqrt();
+        let mut c = Self { side, min_k, counts: std::collections::HashMap::with_capacity(points.len() / 4 + 1) };
+        for p in points {
+            *c.counts.entry(c.key(p)).or_default() += 1;
+        }
+        c
+    }
+
+    fn key(&self, p: &[f64; 3]) -> (i64, i64, i64) {
+        ((p[0] / self.side).floor() as i64, (p[1] / self.side).floor() as i64, (p[2] / self.side).floor() as i64)
+    }
+
+    fn holds(&self, p: &[f64; 3]) -> bool {
+        self.counts.get(&self.key(p)).is_some_and(|&c| c as usize > self.min_k)
+    }
+}
+
 impl Noise {
     fn validate(&self) -> Result<(), NoiseError> {
         let bad = |name, reason: String| Err(NoiseError::Parameter { name, reason });
@@ -216,6 +244,15 @@ impl Noise {
         progress.advance(0.0)?;
 
         let points: Vec<[f64; 3]> = index.iter().map(|&i| [x[i], y[i], z[i]]).collect();
+        // The radius test alone: when every point's cube is crowded there is no noise, and
+        // neither the tree nor the split is needed.
+        if self.method == NoiseMethod::Radius {
+            let crowded = Crowded::new(&points, self.radius, self.min_k);
+            if points.par_iter().all(|p| crowded.holds(p)) {
+                progress.advance(((stages + 1) * m) as f64)?;
+                return Ok(vec![0u8; n]);
+            }
+        }
         let tree = Tree3::new_from_slice(&points).map_err(|e| NoiseError::Index(e.to_string()))?;
         let mut noise = vec![false; m];
         if matches!(self.method, NoiseMethod::Statistical | NoiseMethod::Both) {
@@ -277,7 +314,11 @@ impl Noise {
         // min_k others plus the point itself are enough to know it is not isolated.
         let k = NonZeroUsize::new(self.min_k + 1).unwrap_or(NonZeroUsize::MIN);
         let r2 = self.radius * self.radius;
+        let crowded = Crowded::new(points, self.radius, self.min_k);
         blocks(points.len(), points.len() as f64, progress, |i| {
+            if crowded.holds(&points[i]) {
+                return false;
+            }
             let found = tree.query(&points[i]).nearest_n::<SquaredEuclidean<f64>>(k).within(r2).unsorted().execute();
             found.len().saturating_sub(1) < self.min_k
         })

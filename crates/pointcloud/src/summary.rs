@@ -8,7 +8,7 @@ use las::{PointDataBuilder, Reader};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufReader, Seek, SeekFrom};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The grid density is measured on has at most this many cells.
@@ -82,10 +82,22 @@ pub fn summarize(
     limits: Limits,
     progress: &(dyn Fn(f64) -> bool + Sync),
 ) -> Result<Summary, SummaryError> {
-    let mut file = BufReader::new(File::open(path).map_err(ReadError::Io)?);
-    let info = check_header(&mut file, limits)?;
-    file.seek(SeekFrom::Start(0)).map_err(ReadError::Io)?;
-    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pass(file, &info, progress)));
+    let file = BufReader::new(File::open(path).map_err(ReadError::Io)?);
+    summarize_from(file, limits, progress)
+}
+
+/// [`summarize`] over any seekable source (a file held in memory, a blob read with ranges).
+pub fn summarize_from<R>(
+    mut read: R,
+    limits: Limits,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+) -> Result<Summary, SummaryError>
+where
+    R: Read + Seek + Send + Sync + 'static,
+{
+    let info = check_header(&mut read, limits)?;
+    read.seek(SeekFrom::Start(0)).map_err(ReadError::Io)?;
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pass(read, &info, progress)));
     match run {
         Ok(r) => r,
         Err(panic) => {
@@ -99,8 +111,8 @@ pub fn summarize(
     }
 }
 
-fn pass(
-    file: BufReader<File>,
+fn pass<R: Read + Seek + Send + Sync + 'static>(
+    file: R,
     info: &PointCloudInfo,
     progress: &(dyn Fn(f64) -> bool + Sync),
 ) -> Result<Summary, SummaryError> {
@@ -114,8 +126,9 @@ fn pass(
     if !cell.is_finite() {
         cell = 1.0;
     }
-    let cols = ((w / cell).floor() as usize + 1).min(1 << 13);
-    let rows = ((h / cell).floor() as usize + 1).min(1 << 13);
+    // At most 8,192 cells a side, whatever the header claims (infinite or absurd bounds).
+    let side = |span: f64| (span / cell).floor().clamp(0.0, 8191.0) as usize + 1;
+    let (cols, rows) = (side(w), side(h));
     let mut occupied = vec![0u64; (cols * rows).div_ceil(64)];
     let mut classes = [0u64; 256];
     let mut return_numbers = [0u64; 16];

@@ -176,6 +176,8 @@ async fn pointcloud_upload_classify_and_download() {
     assert_eq!(copc.status(), 200);
     let copc_bytes = copc.bytes().await.unwrap();
     assert_eq!(&copc_bytes[377..381], b"copc", "the COPC info VLR comes first");
+    // The sample has no CRS of its own: the COPC names the override as WKT.
+    assert!(copc_bytes[..8192].windows(14).any(|w| w == br#""EPSG","32632""#), "no WKT of EPSG:32632");
     assert_eq!(read(&copc_bytes).len(), source.len());
     let (cx, cy) = (
         (native[0].as_f64().unwrap() + native[3].as_f64().unwrap()) / 2.0,

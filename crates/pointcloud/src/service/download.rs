@@ -146,7 +146,16 @@ impl PointCloudService {
         let out = tempfile::NamedTempFile::new_in(&dir)?.into_temp_path();
         let (src, dst, format, classes) = (source.clone(), out.to_path_buf(), req.format, req.classes.clone());
         let node_points = self.config.copc_node_points;
-        tokio::task::spawn_blocking(move || convert(&src, &dst, format, bbox, classes, node_points))
+        // COPC readers look for a WKT CRS: when the file has none (GeoTIFF keys only, or the
+        // uploader's override), the WKT of the EPSG code known for the point cloud is written.
+        let file_has_wkt = d.summary.as_ref().and_then(|s| s.crs.as_ref()).is_some_and(|c| c.wkt.is_some());
+        let overridden = d.crs.as_ref().is_some_and(|c| c.source == crate::crs::CrsSource::Override);
+        let wkt = if file_has_wkt && !overridden {
+            None
+        } else {
+            d.epsg().and_then(crs_definitions::from_code).map(|def| def.wkt.to_owned())
+        };
+        tokio::task::spawn_blocking(move || convert(&src, &dst, format, bbox, classes, node_points, wkt))
             .await
             .map_err(|e| Error::Internal(e.to_string()))??;
         drop(work);
@@ -209,12 +218,13 @@ fn convert(
     bbox: Option<[f64; 4]>,
     classes: Option<Vec<u8>>,
     node_points: u32,
+    wkt: Option<String>,
 ) -> Result<()> {
     let never = |_f: f64| true;
     let failed = |e: crate::writer::WriteError| Error::Internal(format!("writing the download failed: {e}"));
     match format {
         DownloadFormat::Copc => {
-            let opts = CopcOptions { bbox, classes, max_points_per_node: node_points, ..CopcOptions::default() };
+            let opts = CopcOptions { bbox, classes, max_points_per_node: node_points, wkt, ..CopcOptions::default() };
             write_copc(src, dst, &opts, &never).map_err(failed)?;
         }
         DownloadFormat::Las | DownloadFormat::Laz => {
