@@ -6,7 +6,7 @@
 //! crates size their buffers from the header. Points are then decoded in batches and kept as
 //! structure-of-arrays, which is what the filters want.
 
-use las::{PointDataBuilder, Reader};
+use las::{LazParallelism, PointDataBuilder, Reader, ReaderOptions};
 use std::fs::File;
 use std::io::{BufReader, Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -176,7 +176,10 @@ fn decode<R>(read: R, info: PointCloudInfo) -> Result<(PointCloudInfo, PointClou
 where
     R: Read + Seek + Send + Sync + 'static,
 {
-    let mut reader = Reader::new(read)?;
+    let mut read = read;
+    let parallel = laz_parallelism(&mut read, &info);
+    read.seek(SeekFrom::Start(0))?;
+    let mut reader = Reader::with_options(read, ReaderOptions::default().with_laz_parallelism(parallel))?;
     let header = reader.header();
     if header.number_of_points() != info.points {
         return Err(ReadError::Header(format!(
@@ -491,5 +494,131 @@ mod tests {
         assert!(read_bytes(&f[..f.len() - 1], Limits::default()).is_err());
         assert!(read_bytes(&f[..100], Limits::default()).is_err());
         assert!(read_bytes(b"\xff\xd8\xff\xe0 a JPEG", Limits::default()).is_err());
+    }
+}
+
+/// Bytes of a VLR header.
+const VLR_HEADER_LEN: usize = 54;
+
+/// Whether the points of a checked file may be decoded on rayon's threads: a LAZ file whose
+/// chunk table is sound ([`sound_chunk_table`]); anything else is decoded in sequence.
+pub(crate) fn laz_parallelism<R: Read + Seek>(read: &mut R, info: &PointCloudInfo) -> LazParallelism {
+    if !info.compressed {
+        return LazParallelism::No;
+    }
+    let probe = |read: &mut R| -> std::io::Result<Option<(u64, laz::LazVlr)>> {
+        let mut h = [0u8; 104];
+        read.seek(SeekFrom::Start(0))?;
+        read.read_exact(&mut h)?;
+        let header_size = u64::from(u16_at(&h, 94));
+        let offset_to_points = u64::from(u32_at(&h, 96));
+        let vlrs = u32_at(&h, 100);
+        let mut at = header_size;
+        for _ in 0..vlrs {
+            let mut v = [0u8; VLR_HEADER_LEN];
+            read.seek(SeekFrom::Start(at))?;
+            read.read_exact(&mut v)?;
+            let user = String::from_utf8_lossy(&v[2..18]).trim_end_matches('\0').to_owned();
+            let record = u16_at(&v, 18);
+            let len = usize::from(u16_at(&v, 20));
+            if user == "laszip encoded" && record == 22204 {
+                let mut data = vec![0u8; len];
+                read.read_exact(&mut data)?;
+                return Ok(laz::LazVlr::from_buffer(&data).ok().map(|vlr| (offset_to_points, vlr)));
+            }
+            at += (VLR_HEADER_LEN + len) as u64;
+        }
+        Ok(None)
+    };
+    match probe(read) {
+        Ok(Some((offset, vlr))) if sound_chunk_table(read, offset, info.points, info.record_length, &vlr) => {
+            LazParallelism::Yes
+        }
+        _ => LazParallelism::No,
+    }
+}
+
+/// Whether a LAZ file's chunk table (found as the `laz` crate finds it) fits the file: its
+/// offset inside the file, at most one chunk a point, byte counts that add up to no more than the
+/// file, point counts that add up to the header's, and (fixed-size chunks) a chunk whose decoded
+/// records take at most 256 MiB: the parallel decoder sizes its buffers from these. A table that
+/// does not is decoded in sequence.
+pub(crate) fn sound_chunk_table<R: Read + Seek>(
+    f: &mut R,
+    offset_to_points: u64,
+    points: u64,
+    record_length: u16,
+    vlr: &laz::LazVlr,
+) -> bool {
+    let fixed = !vlr.uses_variable_size_chunks();
+    if fixed && u64::from(vlr.chunk_size()) * u64::from(record_length) > 256 << 20 {
+        return false;
+    }
+    let mut check = || -> std::io::Result<bool> {
+        let len = f.seek(SeekFrom::End(0))?;
+        let mut word = [0u8; 8];
+        let mut at = |f: &mut R, pos: u64| -> std::io::Result<i64> {
+            f.seek(SeekFrom::Start(pos))?;
+            f.read_exact(&mut word)?;
+            Ok(i64::from_le_bytes(word))
+        };
+        let mut table = at(f, offset_to_points)?;
+        if table <= offset_to_points as i64 {
+            // Where the `laz` crate looks next: the last 8 bytes of the file.
+            table = at(f, len.saturating_sub(8))?;
+        }
+        let Ok(table) = u64::try_from(table) else { return Ok(false) };
+        if table <= offset_to_points || table.saturating_add(8) > len {
+            return Ok(false);
+        }
+        f.seek(SeekFrom::Start(table + 4))?;
+        let mut count = [0u8; 4];
+        f.read_exact(&mut count)?;
+        let chunks = u64::from(u32::from_le_bytes(count));
+        if chunks > points.max(1) || chunks.saturating_mul(8) > len {
+            return Ok(false);
+        }
+        f.seek(SeekFrom::Start(offset_to_points))?;
+        let Ok(entries) = laz::laszip::ChunkTable::read_from(&mut *f, vlr) else { return Ok(false) };
+        let (mut bytes, mut counted) = (0u64, 0u64);
+        for i in 0..entries.len() {
+            let e = &entries[i];
+            bytes = bytes.saturating_add(e.byte_count);
+            counted = counted.saturating_add(e.point_count);
+        }
+        Ok(bytes <= len
+            && (counted == points || (fixed && counted >= points && counted - points < u64::from(vlr.chunk_size()))))
+    };
+    check().unwrap_or(false)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod parallel_tests {
+    use super::*;
+
+    fn data(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    }
+
+    #[test]
+    fn a_sound_laz_file_is_decoded_in_parallel_and_a_lying_one_in_sequence() {
+        let bytes = std::fs::read(data("pdal-extra-bytes.laz")).unwrap();
+        let mut read = Cursor::new(bytes.clone());
+        let info = check_header(&mut read, Limits::default()).unwrap();
+        assert!(matches!(laz_parallelism(&mut read, &info), LazParallelism::Yes));
+        // The chunk table's offset (the first 8 bytes of the point data) pointed past the end.
+        let offset = u32_at(&bytes, 96) as usize;
+        let mut lying = bytes.clone();
+        lying[offset..offset + 8].copy_from_slice(&(bytes.len() as i64 + 10).to_le_bytes());
+        let mut read = Cursor::new(lying);
+        assert!(matches!(laz_parallelism(&mut read, &info), LazParallelism::No));
+        // An uncompressed file is read in sequence, and the same points come out either way.
+        let las = data("isprs-samp11.las");
+        let mut read = BufReader::new(File::open(&las).unwrap());
+        let info = check_header(&mut read, Limits::default()).unwrap();
+        assert!(matches!(laz_parallelism(&mut read, &info), LazParallelism::No));
+        let (_, parallel) = read_bytes(&bytes, Limits::default()).unwrap();
+        assert_eq!(parallel.len(), 697_721);
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::crs::{self, Crs};
 use crate::reader::{check_header, Limits, PointCloudInfo, ReadError};
-use las::{PointDataBuilder, Reader};
+use las::{PointDataBuilder, Reader, ReaderOptions};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -116,7 +116,11 @@ fn pass<R: Read + Seek + Send + Sync + 'static>(
     info: &PointCloudInfo,
     progress: &(dyn Fn(f64) -> bool + Sync),
 ) -> Result<Summary, SummaryError> {
-    let mut reader = Reader::new(file).map_err(ReadError::Decode)?;
+    let mut file = file;
+    let parallel = crate::reader::laz_parallelism(&mut file, info);
+    file.seek(SeekFrom::Start(0)).map_err(ReadError::Io)?;
+    let mut reader = Reader::with_options(file, ReaderOptions::default().with_laz_parallelism(parallel))
+        .map_err(ReadError::Decode)?;
     let header = reader.header().clone();
     let format = *header.point_format();
     // The density grid covers the header's bounds (checked against the points as they come).

@@ -16,55 +16,6 @@ pub(crate) const EXTRA_BYTES_RECORD: u16 = 4;
 /// The most EVLR data carried over, all EVLRs together (they are held in memory).
 const MAX_EVLR_BYTES: u64 = 256 << 20;
 
-/// Whether a LAZ file's chunk table (found as the `laz` crate finds it) fits the file: its
-/// offset inside the file, at most one chunk a point, byte counts that add up to no more than the
-/// file, point counts that add up to the header's, and (fixed-size chunks) a chunk whose decoded
-/// records take at most 256 MiB: the decoder sizes the last chunk's buffer from the chunk size.
-/// A table that does not is read in sequence.
-fn sound_chunk_table(path: &Path, offset_to_points: u64, points: u64, record_length: u16, vlr: &LazVlr) -> bool {
-    let fixed = !vlr.uses_variable_size_chunks();
-    if fixed && u64::from(vlr.chunk_size()) * u64::from(record_length) > 256 << 20 {
-        return false;
-    }
-    let check = || -> std::io::Result<bool> {
-        let mut f = BufReader::new(File::open(path)?);
-        let len = f.seek(SeekFrom::End(0))?;
-        let mut word = [0u8; 8];
-        let mut at = |f: &mut BufReader<File>, pos: u64| -> std::io::Result<i64> {
-            f.seek(SeekFrom::Start(pos))?;
-            f.read_exact(&mut word)?;
-            Ok(i64::from_le_bytes(word))
-        };
-        let mut table = at(&mut f, offset_to_points)?;
-        if table <= offset_to_points as i64 {
-            // Where the `laz` crate looks next: the last 8 bytes of the file.
-            table = at(&mut f, len.saturating_sub(8))?;
-        }
-        let Ok(table) = u64::try_from(table) else { return Ok(false) };
-        if table <= offset_to_points || table.saturating_add(8) > len {
-            return Ok(false);
-        }
-        f.seek(SeekFrom::Start(table + 4))?;
-        let mut count = [0u8; 4];
-        f.read_exact(&mut count)?;
-        let chunks = u64::from(u32::from_le_bytes(count));
-        if chunks > points.max(1) || chunks.saturating_mul(8) > len {
-            return Ok(false);
-        }
-        f.seek(SeekFrom::Start(offset_to_points))?;
-        let Ok(entries) = laz::laszip::ChunkTable::read_from(&mut f, vlr) else { return Ok(false) };
-        let (mut bytes, mut counted) = (0u64, 0u64);
-        for i in 0..entries.len() {
-            let e = &entries[i];
-            bytes = bytes.saturating_add(e.byte_count);
-            counted = counted.saturating_add(e.point_count);
-        }
-        Ok(bytes <= len
-            && (counted == points || (fixed && counted >= points && counted - points < u64::from(vlr.chunk_size()))))
-    };
-    check().unwrap_or(false)
-}
-
 /// A variable-length record, or an extended one.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Vlr {
@@ -186,7 +137,10 @@ impl Source {
             }
             // The parallel decoder sizes its reads from the chunk table: it is used only when the
             // table is one a file of this size and point count can hold.
-            let parallel = sound_chunk_table(path, offset_to_points, info.points, info.record_length, &vlr);
+            let parallel = {
+                let mut probe = BufReader::new(File::open(path)?);
+                reader::sound_chunk_table(&mut probe, offset_to_points, info.points, info.record_length, &vlr)
+            };
             match parallel.then(|| ParLasZipDecompressor::new(file, vlr.clone())) {
                 Some(Ok(d)) => Points::ParLaz(Box::new(d)),
                 _ => {
