@@ -342,15 +342,65 @@ impl Noise {
             progress.advance(points.len() as f64)?;
             return Ok(classes);
         }
-        let plan: Vec<[f64; 2]> = inliers.iter().map(|&k| [points[k][0], points[k][1]]).collect();
+        // The inliers near the noise only: those in the 3 × 3 cells (of side `g`, about twice the
+        // distance to the mean_k-th neighbour) around each noise point. A noise point whose
+        // mean_k-th nearest inlier found there is within `g` has its exact answer (every inlier
+        // within `g` of it is in the set); the others ask a tree of all inliers.
+        let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for p in points {
+            x0 = x0.min(p[0]);
+            y0 = y0.min(p[1]);
+            x1 = x1.max(p[0]);
+            y1 = y1.max(p[1]);
+        }
+        let area = ((x1 - x0) * (y1 - y0)).max(1e-9);
+        let g = (2.0 * (self.mean_k as f64 * area / inliers.len() as f64).sqrt()).max(1e-6);
+        let cell = |p: &[f64; 3]| ((p[0] / g).floor() as i64, (p[1] / g).floor() as i64);
+        let mut near: std::collections::HashSet<(i64, i64)> = std::collections::HashSet::new();
+        for &o in &outliers {
+            let (cx, cy) = cell(&points[o]);
+            for dx in -1..=1 {
+                for dy in -1..=1 {
+                    near.insert((cx + dx, cy + dy));
+                }
+            }
+        }
+        let local: Vec<usize> = inliers.iter().copied().filter(|&k| near.contains(&cell(&points[k]))).collect();
+        let plan: Vec<[f64; 2]> = local.iter().map(|&k| [points[k][0], points[k][1]]).collect();
         let tree = Tree2::new_from_slice(&plan).map_err(|e| NoiseError::Index(e.to_string()))?;
+        let all = std::sync::OnceLock::new();
+        let all_tree = || -> Result<&Tree2, NoiseError> {
+            if all.get().is_none() {
+                let plan: Vec<[f64; 2]> = inliers.iter().map(|&k| [points[k][0], points[k][1]]).collect();
+                let t = Tree2::new_from_slice(&plan).map_err(|e| NoiseError::Index(e.to_string()))?;
+                let _ = all.set(t);
+            }
+            all.get().ok_or_else(|| NoiseError::Index("the inlier tree".to_owned()))
+        };
         let k = NonZeroUsize::new(self.mean_k).unwrap_or(NonZeroUsize::MIN);
-        let low = blocks(outliers.len(), points.len() as f64, progress, |o| {
+        let wanted = self.mean_k.min(inliers.len());
+        let answered = blocks(outliers.len(), points.len() as f64 / 2.0, progress, |o| {
             let p = &points[outliers[o]];
             let found = tree.query(&[p[0], p[1]]).nearest_n::<SquaredEuclidean<f64>>(k).execute();
-            let mut heights: Vec<f64> = found.iter().map(|r| points[inliers[r.item as usize]][2]).collect();
-            p[2] < median(&mut heights)
+            let exact = found.len() == wanted && found.last().is_none_or(|r| r.distance <= g * g);
+            exact.then(|| {
+                let mut heights: Vec<f64> = found.iter().map(|r| points[local[r.item as usize]][2]).collect();
+                p[2] < median(&mut heights)
+            })
         })?;
+        let mut low = Vec::with_capacity(outliers.len());
+        for (o, a) in answered.into_iter().enumerate() {
+            low.push(match a {
+                Some(l) => l,
+                None => {
+                    let p = &points[outliers[o]];
+                    let found = all_tree()?.query(&[p[0], p[1]]).nearest_n::<SquaredEuclidean<f64>>(k).execute();
+                    let mut heights: Vec<f64> = found.iter().map(|r| points[inliers[r.item as usize]][2]).collect();
+                    p[2] < median(&mut heights)
+                }
+            });
+        }
+        progress.advance(points.len() as f64 / 2.0)?;
         for (&k, low) in outliers.iter().zip(low) {
             classes[k] = if low { LOW_NOISE } else { HIGH_NOISE };
         }
