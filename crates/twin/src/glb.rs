@@ -16,14 +16,18 @@ const UNSIGNED_SHORT: u32 = 5123;
 const UNSIGNED_INT: u32 = 5125;
 
 /// Assembles a GLB: the 12-byte header, the JSON chunk padded with spaces and the BIN chunk
-/// padded with zeros, each to a multiple of four bytes.
-pub(crate) fn glb_bytes(json: &Value, bin: &[u8]) -> Vec<u8> {
+/// padded with zeros, each to a multiple of four bytes. `None` when it would not fit the 32-bit
+/// length fields.
+pub(crate) fn glb_bytes(json: &Value, bin: &[u8]) -> Option<Vec<u8>> {
     let mut text = serde_json::to_vec(json).unwrap_or_default();
     while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let bin_len = bin.len().next_multiple_of(4);
     let total = 12 + 8 + text.len() + if bin.is_empty() { 0 } else { 8 + bin_len };
+    if u32::try_from(total).is_err() {
+        return None;
+    }
     let mut out = Vec::with_capacity(total);
     out.extend(GLB_MAGIC.to_le_bytes());
     out.extend(2u32.to_le_bytes());
@@ -37,7 +41,7 @@ pub(crate) fn glb_bytes(json: &Value, bin: &[u8]) -> Vec<u8> {
         out.extend(bin);
         out.resize(total, 0);
     }
-    out
+    Some(out)
 }
 
 /// The binary buffer and its buffer views. Views start at multiples of 8 bytes, as
@@ -80,7 +84,13 @@ pub(crate) struct Metadata<'a> {
 
 /// Writes `mesh` as a GLB whose node is translated to `centre` (ENU), positions being relative to
 /// it. Everything is converted to glTF's y-up axes: ENU (x, y, z) is stored as (x, z, −y).
-pub(crate) fn write_glb(mesh: &Mesh, centre: [f64; 3], metadata: Option<&Metadata<'_>>, color: [f32; 4]) -> Vec<u8> {
+/// `None` when the GLB would be larger than 4 GiB.
+pub(crate) fn write_glb(
+    mesh: &Mesh,
+    centre: [f64; 3],
+    metadata: Option<&Metadata<'_>>,
+    color: [f32; 4],
+) -> Option<Vec<u8>> {
     let mut bin = Bin::default();
     let n = mesh.positions.len();
     let mut pos = Vec::with_capacity(n * 12);
@@ -196,7 +206,7 @@ mod tests {
 
     #[test]
     fn chunks_are_padded_to_four_bytes() {
-        let glb = glb_bytes(&json!({ "a": 1 }), &[1, 2, 3, 4, 5]);
+        let glb = glb_bytes(&json!({ "a": 1 }), &[1, 2, 3, 4, 5]).unwrap_or_default();
         let u32_at = |o: usize| u32::from_le_bytes([glb[o], glb[o + 1], glb[o + 2], glb[o + 3]]) as usize;
         assert_eq!(u32_at(8), glb.len());
         let json_len = u32_at(12);

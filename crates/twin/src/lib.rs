@@ -84,7 +84,7 @@ impl Terrain {
 /// How a tileset is cut and what it may hold.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TilesetOptions {
-    /// No leaf tile holds more footprints than this.
+    /// No leaf tile holds more footprints than this (at most 2^24: feature IDs are f32).
     pub max_features_per_tile: usize,
     /// The deepest quadtree level (the root is 0); at most 24.
     pub max_depth: u8,
@@ -186,6 +186,9 @@ pub enum TwinError {
     /// close together for `max_depth`).
     #[error("{count} footprints fall in one tile at the deepest level ({depth}); the limit is {max} per tile")]
     TileTooFull { depth: u8, count: usize, max: usize },
+    /// A content would be larger than a GLB can be (4 GiB); lower `max_features_per_tile`.
+    #[error("the content {uri} would be larger than 4 GiB")]
+    TileTooLarge { uri: String },
     /// The terrain grid is malformed or has no data.
     #[error("invalid terrain: {0}")]
     Terrain(String),

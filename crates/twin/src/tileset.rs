@@ -139,9 +139,14 @@ pub fn build_tileset(
     terrain: Option<&Terrain>,
     opts: &TilesetOptions,
 ) -> Result<BuiltTileset> {
-    if opts.max_features_per_tile == 0 || opts.max_depth > 24 || opts.terrain_max_side < 2 {
+    // Feature IDs are stored as f32, exact up to 2^24.
+    if opts.max_features_per_tile == 0
+        || opts.max_features_per_tile > 1 << 24
+        || opts.max_depth > 24
+        || opts.terrain_max_side < 2
+    {
         return Err(TwinError::Options(
-            "max_features_per_tile must be at least 1, max_depth at most 24, terrain_max_side at least 2".into(),
+            "max_features_per_tile must be in 1..=16777216, max_depth at most 24, terrain_max_side at least 2".into(),
         ));
     }
     if footprints.len() > opts.max_footprints {
@@ -165,14 +170,18 @@ pub fn build_tileset(
             Err(reason) => skipped.push(Skipped { index: i, id: footprints[i].id.clone(), reason }),
         }
     }
+    // Checked before anything is meshed, from upper bounds.
+    let terrain_bound = terrain.map_or(0, |t| {
+        let side = |n: usize| n.min(opts.terrain_max_side).saturating_sub(1);
+        2 * side(t.width) * side(t.height)
+    });
+    let bound: usize = prepared.iter().map(Prepared::max_triangles).sum::<usize>() + terrain_bound;
+    if bound > opts.max_triangles {
+        return Err(TwinError::TooManyTriangles { count: bound, max: opts.max_triangles });
+    }
     let terrain_mesh = terrain.map(|t| terrain_mesh(t, &frame, opts.terrain_max_side)).transpose()?;
     if terrain_mesh.as_ref().is_some_and(|m| m.indices.is_empty()) {
         return Err(TwinError::Terrain("no two neighbouring cells have data".into()));
-    }
-    let bound: usize =
-        prepared.iter().map(Prepared::max_triangles).sum::<usize>() + terrain_mesh.as_ref().map_or(0, Mesh::triangles);
-    if bound > opts.max_triangles {
-        return Err(TwinError::TooManyTriangles { count: bound, max: opts.max_triangles });
     }
     if prepared.is_empty() && terrain_mesh.is_none() {
         return Err(TwinError::Empty);
@@ -195,7 +204,7 @@ pub fn build_tileset(
         let mut leaf_nodes = Vec::new();
         leaves(&root, &mut leaf_nodes);
         let schema = Schema::new(prepared.iter().map(|p| &footprints[p.index]));
-        let built: Vec<(String, Vec<u8>, TileSummary)> = leaf_nodes
+        let built: Vec<Result<(String, Vec<u8>, TileSummary)>> = leaf_nodes
             .par_iter()
             .map_init(
                 || (earcut::Earcut::new(), Vec::new()),
@@ -213,7 +222,8 @@ pub fn build_tileset(
                         columns: schema.columns(footprints, &features),
                     };
                     let uri = leaf_uri(node);
-                    let glb = write_glb(&mesh, centre(bounds), Some(&md), BUILDING_COLOR);
+                    let glb = write_glb(&mesh, centre(bounds), Some(&md), BUILDING_COLOR)
+                        .ok_or_else(|| TwinError::TileTooLarge { uri: uri.clone() })?;
                     let summary = TileSummary {
                         uri: uri.clone(),
                         depth: node.depth,
@@ -221,10 +231,11 @@ pub fn build_tileset(
                         triangles: mesh.triangles(),
                         bounds,
                     };
-                    (uri, glb, summary)
+                    Ok((uri, glb, summary))
                 },
             )
             .collect();
+        let built = built.into_iter().collect::<Result<Vec<_>>>()?;
         let leaf_bounds: Vec<[[f64; 3]; 2]> = built.iter().map(|b| b.2.bounds).collect();
         let (json, bounds) = node_json(&root, square, &mut leaf_bounds.iter());
         for (uri, glb, summary) in built {
@@ -237,7 +248,8 @@ pub fn build_tileset(
     let mut root = match (terrain_mesh, buildings_root) {
         (Some(mesh), buildings) => {
             let tb = mesh.bounds().unwrap_or([[0.0; 3]; 2]);
-            let glb = write_glb(&mesh, centre(tb), None, TERRAIN_COLOR);
+            let glb = write_glb(&mesh, centre(tb), None, TERRAIN_COLOR)
+                .ok_or_else(|| TwinError::TileTooLarge { uri: TERRAIN_URI.into() })?;
             let mut bounds = tb;
             let mut tile = json!({ "content": { "uri": TERRAIN_URI } });
             let mut error = diagonal(tb) / 4.0;

@@ -1,6 +1,7 @@
 //! The Khronos glTF Validator (the `gltf-validator` npm package, run by node) on generated
-//! content. The package is looked for in `$GLTF_VALIDATOR_DIR/node_modules`, by default
-//! `$HOME/.cache/meridian-ci/npm/node_modules` (`npm install --prefix DIR gltf-validator`).
+//! content. The package is `$GLTF_VALIDATOR_DIR`, by default
+//! `$HOME/.cache/meridian-ci/npm/node_modules/gltf-validator`, where `.ci/run` installs it with
+//! `npm install --prefix $HOME/.cache/meridian-ci/npm gltf-validator@2.0.0-dev.3.10`.
 
 use crate::scatter;
 use meridian_fuzzing::tools::{have_tool, missing};
@@ -12,15 +13,16 @@ use std::process::Command;
 const TEST: &str = "validator::generated_content_passes_the_gltf_validator";
 
 fn validator_module() -> Option<PathBuf> {
-    let dir = std::env::var_os("GLTF_VALIDATOR_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/meridian-ci/npm")))?;
-    let module = dir.join("node_modules/gltf-validator");
-    if module.join("package.json").is_file() {
-        Some(module)
-    } else {
-        missing(&format!("the npm package gltf-validator (looked in {}; set GLTF_VALIDATOR_DIR)", dir.display()), TEST);
-        None
+    let module = std::env::var_os("GLTF_VALIDATOR_DIR").map(PathBuf::from).or_else(|| {
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/meridian-ci/npm/node_modules/gltf-validator"))
+    });
+    match module {
+        Some(m) if m.join("package.json").is_file() => Some(m),
+        other => {
+            let at = other.map_or_else(|| "$GLTF_VALIDATOR_DIR".to_owned(), |m| m.display().to_string());
+            missing(&format!("the npm package gltf-validator (looked for {at}; set GLTF_VALIDATOR_DIR)"), TEST);
+            None
+        }
     }
 }
 
