@@ -185,6 +185,10 @@ fn column_views(bin: &mut Bin, column: &Column) -> Value {
                 bytes.extend(v.as_bytes());
                 offsets.extend((bytes.len() as u32).to_le_bytes());
             }
+            if bytes.is_empty() {
+                // glTF forbids empty buffer views; the offsets still make every string empty.
+                bytes.push(0);
+            }
             let values = bin.view(&bytes, None);
             let offsets = bin.view(&offsets, None);
             json!({ "values": values, "stringOffsets": offsets, "stringOffsetType": "UINT32" })

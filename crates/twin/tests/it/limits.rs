@@ -1,4 +1,4 @@
-use crate::{rect, scatter};
+use crate::{hostile, parse_glb, rect, scatter};
 use meridian_twin::{build_tileset, Footprint, SkipReason, Terrain, TilesetOptions, TwinError};
 
 #[test]
@@ -71,30 +71,7 @@ fn malformed_terrain_is_an_error() {
 
 #[test]
 fn hostile_polygons_give_valid_content_or_a_skip_never_a_panic() {
-    use crate::{parse_glb, Lcg};
-    let mut rng = Lcg(99);
-    let mut fps = Vec::new();
-    for i in 0..2000 {
-        let n = 1 + (rng.next() * 30.0) as usize;
-        let scale = [1e-6, 1e-4, 1e-2, 0.0][i % 4];
-        let (lon, lat) = (153.0 + rng.next() * 0.01, -27.5 + rng.next() * 0.01);
-        let mut ring: Vec<[f64; 2]> =
-            (0..n).map(|_| [lon + (rng.next() - 0.5) * scale, lat + (rng.next() - 0.5) * scale]).collect();
-        match i % 9 {
-            0 => ring.push(ring[0]),
-            1 if n > 2 => ring[1] = ring[0],
-            2 => ring.iter_mut().for_each(|p| p[1] = lat),
-            3 if n > 1 => ring[n / 2][0] = f64::INFINITY,
-            _ => {}
-        }
-        let mut polygon = vec![ring.clone()];
-        if i % 5 == 0 {
-            // A "hole" of random points: overlapping, outside, or degenerate.
-            polygon.push(ring.iter().map(|p| [p[0] + scale * 0.1, p[1] - scale * 0.1]).take(n.min(4)).collect());
-        }
-        let height = if i % 13 == 0 { -1.0 } else { 1.0 + rng.next() * 50.0 };
-        fps.push(Footprint { id: format!("h{i}"), polygon, base: 5.0, height, ..Footprint::default() });
-    }
+    let fps = hostile(2000, 99);
     let built =
         build_tileset(&fps, None, &TilesetOptions { max_features_per_tile: 100, ..Default::default() }).unwrap();
     let kept: usize = built.tiles.iter().map(|t| t.features.len()).sum();

@@ -140,3 +140,32 @@ pub(crate) fn scatter(n: usize, seed: u64) -> Vec<Footprint> {
         })
         .collect()
 }
+
+/// `n` hostile footprints: random rings (self-intersecting, tiny, collinear), repeated and
+/// non-finite points, stray holes, negative heights.
+pub(crate) fn hostile(n: usize, seed: u64) -> Vec<Footprint> {
+    let mut rng = Lcg(seed);
+    let mut fps = Vec::new();
+    for i in 0..n {
+        let n = 1 + (rng.next() * 30.0) as usize;
+        let scale = [1e-6, 1e-4, 1e-2, 0.0][i % 4];
+        let (lon, lat) = (153.0 + rng.next() * 0.01, -27.5 + rng.next() * 0.01);
+        let mut ring: Vec<[f64; 2]> =
+            (0..n).map(|_| [lon + (rng.next() - 0.5) * scale, lat + (rng.next() - 0.5) * scale]).collect();
+        match i % 9 {
+            0 => ring.push(ring[0]),
+            1 if n > 2 => ring[1] = ring[0],
+            2 => ring.iter_mut().for_each(|p| p[1] = lat),
+            3 if n > 1 => ring[n / 2][0] = f64::INFINITY,
+            _ => {}
+        }
+        let mut polygon = vec![ring.clone()];
+        if i % 5 == 0 {
+            // A "hole" of random points: overlapping, outside, or degenerate.
+            polygon.push(ring.iter().map(|p| [p[0] + scale * 0.1, p[1] - scale * 0.1]).take(n.min(4)).collect());
+        }
+        let height = if i % 13 == 0 { -1.0 } else { 1.0 + rng.next() * 50.0 };
+        fps.push(Footprint { id: format!("h{i}"), polygon, base: 5.0, height, ..Footprint::default() });
+    }
+    fps
+}

@@ -3,7 +3,7 @@
 //! `$HOME/.cache/meridian-ci/npm/node_modules/gltf-validator`, where `.ci/run` installs it with
 //! `npm install --prefix $HOME/.cache/meridian-ci/npm gltf-validator@2.0.0-dev.3.10`.
 
-use crate::scatter;
+use crate::{hostile, scatter};
 use meridian_fuzzing::tools::{have_tool, missing};
 use meridian_twin::{build_tileset, Terrain, TilesetOptions};
 use serde_json::Value;
@@ -49,7 +49,10 @@ fn generated_content_passes_the_gltf_validator() {
         build_tileset(&scatter(3000, 22), None, &TilesetOptions { max_features_per_tile: 3000, ..Default::default() })
             .unwrap();
     assert_eq!(big.contents.len(), 1);
-    for (name, built) in [("small", &small), ("big", &big)] {
+    let odd =
+        build_tileset(&hostile(600, 5), None, &TilesetOptions { max_features_per_tile: 100, ..Default::default() })
+            .unwrap();
+    for (name, built) in [("small", &small), ("big", &big), ("hostile", &odd)] {
         for (i, (_, bytes)) in built.contents.iter().enumerate() {
             let path = dir.path().join(format!("{name}-{i}.glb"));
             std::fs::write(&path, bytes).unwrap();
