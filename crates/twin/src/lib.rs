@@ -182,10 +182,6 @@ pub enum TwinError {
     /// The tileset would hold too many triangles.
     #[error("the tileset would hold up to {count} triangles, more than the limit of {max}")]
     TooManyTriangles { count: usize, max: usize },
-    /// More footprints share a deepest-level tile than a tile may hold (their centroids are too
-    /// close together for `max_depth`).
-    #[error("{count} footprints fall in one tile at the deepest level ({depth}); the limit is {max} per tile")]
-    TileTooFull { depth: u8, count: usize, max: usize },
     /// A content would be larger than a GLB can be (4 GiB); lower `max_features_per_tile`.
     #[error("the content {uri} would be larger than 4 GiB")]
     TileTooLarge { uri: String },

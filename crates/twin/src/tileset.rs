@@ -26,6 +26,8 @@ struct Node {
     depth: u8,
     x: u32,
     y: u32,
+    /// Which part of an unsplittable cell this leaf is (see [`split`]).
+    part: Option<usize>,
     /// Indices into the prepared footprints (leaves only).
     items: Vec<usize>,
     children: Vec<Node>,
@@ -38,6 +40,9 @@ struct Square {
     size: f64,
 }
 
+/// Splits a cell until no leaf holds more than `max_features_per_tile` footprints. A cell that
+/// a quadtree cannot split (at `max_depth`, or all its centroids equal: stacked strata lots)
+/// is divided into parts, sibling leaves of the same cell, in input order.
 fn split(
     square: Square,
     depth: u8,
@@ -46,12 +51,19 @@ fn split(
     items: Vec<usize>,
     prepared: &[Prepared],
     opts: &TilesetOptions,
-) -> Result<Node> {
-    if items.len() <= opts.max_features_per_tile {
-        return Ok(Node { depth, x, y, items, children: Vec::new() });
+) -> Node {
+    let max = opts.max_features_per_tile;
+    if items.len() <= max {
+        return Node { depth, x, y, part: None, items, children: Vec::new() };
     }
-    if depth >= opts.max_depth {
-        return Err(TwinError::TileTooFull { depth, count: items.len(), max: opts.max_features_per_tile });
+    let first = prepared[items[0]].centroid;
+    if depth >= opts.max_depth || items.iter().all(|&i| prepared[i].centroid == first) {
+        let children = items
+            .chunks(max)
+            .enumerate()
+            .map(|(k, part)| Node { depth, x, y, part: Some(k), items: part.to_vec(), children: Vec::new() })
+            .collect();
+        return Node { depth, x, y, part: None, items: Vec::new(), children };
     }
     let cell = square.size / f64::from(1u32 << depth);
     let mid = [square.min[0] + (f64::from(x) + 0.5) * cell, square.min[1] + (f64::from(y) + 0.5) * cell];
@@ -65,10 +77,10 @@ fn split(
     for (q, items) in quads.into_iter().enumerate() {
         if !items.is_empty() {
             let (cx, cy) = (2 * x + (q as u32 & 1), 2 * y + (q as u32 >> 1));
-            children.push(split(square, depth + 1, cx, cy, items, prepared, opts)?);
+            children.push(split(square, depth + 1, cx, cy, items, prepared, opts));
         }
     }
-    Ok(Node { depth, x, y, items: Vec::new(), children })
+    Node { depth, x, y, part: None, items: Vec::new(), children }
 }
 
 /// The leaves in depth-first order.
@@ -82,7 +94,10 @@ fn leaves<'a>(node: &'a Node, out: &mut Vec<&'a Node>) {
 }
 
 fn leaf_uri(n: &Node) -> String {
-    format!("tiles/{}/{}/{}.glb", n.depth, n.x, n.y)
+    match n.part {
+        None => format!("tiles/{}/{}/{}.glb", n.depth, n.x, n.y),
+        Some(k) => format!("tiles/{}/{}/{}-{k}.glb", n.depth, n.x, n.y),
+    }
 }
 
 /// A 3D Tiles `box` around `[min, max]`, grown by [`BOX_PAD`].
@@ -200,7 +215,7 @@ pub fn build_tileset(
         }
         let size = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1.0);
         let square = Square { min: [(lo[0] + hi[0] - size) / 2.0, (lo[1] + hi[1] - size) / 2.0], size };
-        let root = split(square, 0, 0, 0, (0..prepared.len()).collect(), &prepared, opts)?;
+        let root = split(square, 0, 0, 0, (0..prepared.len()).collect(), &prepared, opts);
         let mut leaf_nodes = Vec::new();
         leaves(&root, &mut leaf_nodes);
         let schema = Schema::new(prepared.iter().map(|p| &footprints[p.index]));

@@ -41,10 +41,21 @@ fn limits_are_errors() {
     let o = TilesetOptions { max_triangles: 100, ..TilesetOptions::default() };
     assert!(matches!(build_tileset(&fps, None, &o), Err(TwinError::TooManyTriangles { max: 100, .. })));
 
-    // Ten footprints on the same spot cannot be split by a quadtree.
+    // Ten footprints on the same spot (strata lots) cannot be split by a quadtree: the cell is
+    // divided into parts.
     let same: Vec<Footprint> = (0..10).map(|i| rect(&format!("s{i}"), 153.0, -27.5, 10.0, 10.0)).collect();
     let o = TilesetOptions { max_features_per_tile: 3, max_depth: 5, ..TilesetOptions::default() };
-    assert_eq!(build_tileset(&same, None, &o).unwrap_err(), TwinError::TileTooFull { depth: 5, count: 10, max: 3 });
+    let built = build_tileset(&same, None, &o).unwrap();
+    let uris: Vec<&str> = built.tiles.iter().map(|t| t.uri.as_str()).collect();
+    assert_eq!(uris, ["tiles/0/0/0-0.glb", "tiles/0/0/0-1.glb", "tiles/0/0/0-2.glb", "tiles/0/0/0-3.glb"]);
+    let parts: Vec<Vec<usize>> = built.tiles.iter().map(|t| t.features.clone()).collect();
+    assert_eq!(parts, [vec![0, 1, 2], vec![3, 4, 5], vec![6, 7, 8], vec![9]]);
+    // Close but distinct centroids are split down to max_depth, then into parts.
+    let near: Vec<Footprint> =
+        (0..10).map(|i| rect(&format!("n{i}"), 153.0 + f64::from(i) * 1e-9, -27.5, 10.0, 10.0)).collect();
+    let built = build_tileset(&near, None, &o).unwrap();
+    assert!(built.tiles.iter().all(|t| t.features.len() <= 3 && t.depth <= 5));
+    assert_eq!(built.tiles.iter().map(|t| t.features.len()).sum::<usize>(), 10);
 
     let o = TilesetOptions { max_features_per_tile: 0, ..TilesetOptions::default() };
     assert!(matches!(build_tileset(&fps, None, &o), Err(TwinError::Options(_))));
