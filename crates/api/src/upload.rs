@@ -9,6 +9,7 @@ use axum::extract::{Multipart, Request};
 use axum::http::{header, HeaderMap, StatusCode};
 use bytes::Bytes;
 use futures::Stream;
+use meridian_core::FieldError;
 use meridian_store::staging::{self, StageError};
 
 pub use meridian_store::staging::StagedFile;
@@ -76,6 +77,55 @@ pub async fn drain_body(headers: &HeaderMap, req: Request) {
         let mut body = req.into_body();
         while let Some(Ok(_)) = http_body_util::BodyExt::frame(&mut body).await {}
     }
+}
+
+/// The media type of a request's body (`Content-Type` without parameters, lower case), or `""`.
+pub fn media_type(headers: &HeaderMap) -> String {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(|ct| ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// A refusal that may come before the whole body was read: the connection cannot carry another
+/// request then, so the answer says it closes rather than leave the client to find out.
+pub fn closing(e: ApiError) -> ApiError {
+    e.with_header(header::CONNECTION, axum::http::HeaderValue::from_static("close"))
+}
+
+/// The `file` part (staged on disk, with its file name) and the `params` part (at most
+/// `limits.body_bytes`) of an upload; a repeated or unknown part is a 422.
+pub async fn file_and_params(
+    state: &AppState,
+    multipart: &mut Multipart,
+) -> ApiResult<(Option<(StagedFile, Option<String>)>, Option<Vec<u8>>)> {
+    let limits = &state.config.limits;
+    let mut file = None;
+    let mut params = None;
+    while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
+        let name = field.name().unwrap_or("").to_owned();
+        match name.as_str() {
+            "file" if file.is_none() => {
+                let filename = field.file_name().map(str::to_owned);
+                file = Some((stage(state, &mut field, limits.upload_bytes, multipart_error).await?, filename));
+            }
+            "params" if params.is_none() => params = Some(read_small(&mut field, limits.body_bytes, "params").await?),
+            "file" | "params" => {
+                let e = FieldError::new(format!("/{name}"), "duplicate_part", format!("send one `{name}` part"));
+                return Err(ApiError::invalid(vec![e]));
+            }
+            other => {
+                let e = FieldError::new(
+                    format!("/{}", other.replace('~', "~0").replace('/', "~1")),
+                    "unknown_field",
+                    format!("unknown part `{other}`; send `file` and `params`"),
+                );
+                return Err(ApiError::invalid(vec![e]));
+            }
+        }
+    }
+    Ok((file, params))
 }
 
 /// Reads and discards what is left of a refused multipart body, up to [`DRAIN_LIMIT`].

@@ -7,7 +7,7 @@ use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{parse_json, Json};
 use crate::state::AppState;
-use crate::upload::{declared_length, drain, drain_body, multipart_error, read_small};
+use crate::upload::{declared_length, drain, drain_body};
 use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -70,14 +70,8 @@ pub struct ProcessRequest {
 )]
 async fn submit_process(State(state): State<AppState>, caller: Caller, req: Request) -> ApiResult<Response> {
     let headers = req.headers().clone();
-    let essence = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|ct| ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
-        .unwrap_or_default();
-    // A refusal may come before the whole body was read: the connection cannot carry another
-    // request then, so say it closes rather than leave the client to find out.
-    let close = |e: ApiError| e.with_header(header::CONNECTION, HeaderValue::from_static("close"));
+    let essence = crate::upload::media_type(&headers);
+    let close = crate::upload::closing;
     let job = if essence == "multipart/form-data" {
         submit_upload(&state, &caller, &headers, req).await.map_err(close)?
     } else if essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json")) {
@@ -105,42 +99,6 @@ async fn submit_process(State(state): State<AppState>, caller: Caller, req: Requ
     Ok(response)
 }
 
-/// The `file` (staged on disk) and `params` parts; any other part is refused.
-async fn read_parts(
-    state: &AppState,
-    multipart: &mut Multipart,
-) -> ApiResult<(Option<(crate::upload::StagedFile, Option<String>)>, Option<Vec<u8>>)> {
-    let limits = &state.config.limits;
-    let mut file = None;
-    let mut params = None;
-    while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
-        let name = field.name().unwrap_or("").to_owned();
-        match name.as_str() {
-            "file" if file.is_none() => {
-                let filename = field.file_name().map(str::to_owned);
-                file = Some((
-                    crate::upload::stage(state, &mut field, limits.upload_bytes, multipart_error).await?,
-                    filename,
-                ));
-            }
-            "params" if params.is_none() => params = Some(read_small(&mut field, limits.body_bytes, "params").await?),
-            "file" | "params" => {
-                let e = FieldError::new(format!("/{name}"), "duplicate_part", format!("send one `{name}` part"));
-                return Err(ApiError::invalid(vec![e]));
-            }
-            other => {
-                let e = FieldError::new(
-                    format!("/{}", other.replace('~', "~0").replace('/', "~1")),
-                    "unknown_field",
-                    format!("unknown part `{other}`; send `file` and `params`"),
-                );
-                return Err(ApiError::invalid(vec![e]));
-            }
-        }
-    }
-    Ok((file, params))
-}
-
 async fn submit_upload(
     state: &AppState,
     caller: &Caller,
@@ -157,7 +115,7 @@ async fn submit_upload(
         return Err(crate::upload::too_large(upload_limit));
     }
     let mut multipart = Multipart::from_request(req, state).await.map_err(|r| ApiError::malformed(r.body_text()))?;
-    let (file, params) = match read_parts(state, &mut multipart).await {
+    let (file, params) = match crate::upload::file_and_params(state, &mut multipart).await {
         Ok(parts) => parts,
         Err(e) => {
             drain(&mut multipart).await;

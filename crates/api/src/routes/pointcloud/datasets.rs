@@ -7,7 +7,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
 use crate::routes::dem::jobs::PageQuery;
 use crate::state::AppState;
-use crate::upload::{declared_length, drain, drain_body, multipart_error, read_small};
+use crate::upload::{declared_length, drain, drain_body};
 use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -85,12 +85,8 @@ pub struct UploadAccepted {
 )]
 async fn upload_point_cloud(State(state): State<AppState>, caller: Caller, req: Request) -> ApiResult<Response> {
     let headers = req.headers().clone();
-    let essence = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(|ct| ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
-        .unwrap_or_default();
-    let close = |e: ApiError| e.with_header(header::CONNECTION, HeaderValue::from_static("close"));
+    let essence = crate::upload::media_type(&headers);
+    let close = crate::upload::closing;
     let limits = &state.config.limits;
     let query = req.uri().query().unwrap_or("").to_owned();
     let (staged, filename, params) = if essence == "multipart/form-data" {
@@ -160,37 +156,12 @@ async fn upload_point_cloud(State(state): State<AppState>, caller: Caller, req: 
     Ok(response)
 }
 
-/// The `file` (staged on disk) and `params` parts; any other part is refused.
+/// The `file` (staged on disk) and `params` parts, the params checked.
 async fn read_parts(
     state: &AppState,
     multipart: &mut Multipart,
 ) -> ApiResult<(Option<(crate::upload::StagedFile, Option<String>)>, UploadParams)> {
-    let limits = &state.config.limits;
-    let mut file = None;
-    let mut params = None;
-    while let Some(mut field) = multipart.next_field().await.map_err(multipart_error)? {
-        let name = field.name().unwrap_or("").to_owned();
-        match name.as_str() {
-            "file" if file.is_none() => {
-                let filename = field.file_name().map(str::to_owned);
-                let staged = crate::upload::stage(state, &mut field, limits.upload_bytes, multipart_error).await?;
-                file = Some((staged, filename));
-            }
-            "params" if params.is_none() => params = Some(read_small(&mut field, limits.body_bytes, "params").await?),
-            "file" | "params" => {
-                let e = FieldError::new(format!("/{name}"), "duplicate_part", format!("send one `{name}` part"));
-                return Err(ApiError::invalid(vec![e]));
-            }
-            other => {
-                let e = FieldError::new(
-                    format!("/{}", other.replace('~', "~0").replace('/', "~1")),
-                    "unknown_field",
-                    format!("unknown part `{other}`; send `file` and `params`"),
-                );
-                return Err(ApiError::invalid(vec![e]));
-            }
-        }
-    }
+    let (file, params) = crate::upload::file_and_params(state, multipart).await?;
     let params = match params {
         None => UploadParams::default(),
         Some(bytes) => {
