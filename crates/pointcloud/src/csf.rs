@@ -156,13 +156,7 @@ impl Csf {
 
     /// Which points of `cloud` take part: not in an ignored class, of a selected return kind.
     pub fn selection(&self, cloud: &PointCloud) -> Vec<bool> {
-        (0..cloud.len())
-            .map(|i| {
-                let class = cloud.classification[i];
-                let kind = ReturnKind::of(cloud.return_number[i], cloud.number_of_returns[i]);
-                !self.ignore.iter().any(|r| r.contains(&class)) && self.returns.contains(&kind)
-            })
-            .collect()
+        crate::smrf::select(cloud, &self.ignore, &self.returns)
     }
 
     /// Ground points of `cloud`: `true` for ground. Points left out by [`Csf::selection`] are

@@ -148,13 +148,7 @@ impl Smrf {
 
     /// Which points of `cloud` take part: not in an ignored class, of a selected return kind.
     pub fn selection(&self, cloud: &PointCloud) -> Vec<bool> {
-        (0..cloud.len())
-            .map(|i| {
-                let class = cloud.classification[i];
-                let kind = ReturnKind::of(cloud.return_number[i], cloud.number_of_returns[i]);
-                !self.ignore.iter().any(|r| r.contains(&class)) && self.returns.contains(&kind)
-            })
-            .collect()
+        select(cloud, &self.ignore, &self.returns)
     }
 
     /// Ground points of `cloud`: `true` for ground. Points left out by [`Smrf::selection`] are
@@ -494,6 +488,18 @@ fn running(row: &[f64], w: usize, op: Extreme, out: &mut [f64], s: &mut Scratch)
     for (i, o) in out.iter_mut().enumerate() {
         *o = op.pick(s.backward[i], s.forward[i + k - 1]);
     }
+}
+
+/// The points of `cloud` a ground filter takes: not in an `ignore`d class, of a listed return kind
+/// (the `ignore` and `returns` options SMRF and CSF share).
+pub(crate) fn select(cloud: &PointCloud, ignore: &[std::ops::RangeInclusive<u8>], returns: &[ReturnKind]) -> Vec<bool> {
+    (0..cloud.len())
+        .map(|i| {
+            let class = cloud.classification[i];
+            let kind = ReturnKind::of(cloud.return_number[i], cloud.number_of_returns[i]);
+            !ignore.iter().any(|r| r.contains(&class)) && returns.contains(&kind)
+        })
+        .collect()
 }
 
 #[cfg(test)]
