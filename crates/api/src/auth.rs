@@ -125,7 +125,9 @@ pub async fn require_auth(State(state): State<AppState>, mut req: Request, next:
     // request is a Transaction. STAC item searches are POSTed as JSON: reads too.
     let post_read = matches!(req.uri().path(), "/api/v1/ogc/wfs" | "/api/v1/eo/search");
     let access = if req.method() == Method::POST && post_read { Access::Read } else { access_of(req.method()) };
-    let from_query = (area == "ogc").then(|| req.uri().query().and_then(query_token)).flatten();
+    // Map clients and 3D viewers (CesiumJS carries the tileset's query to every tile; browsers
+    // cannot set headers on a WebSocket) may send an access token in the URL.
+    let from_query = (area == "ogc" || area == "twin").then(|| req.uri().query().and_then(query_token)).flatten();
     let caller = match credential(req.headers()) {
         None if from_query.as_deref().is_some_and(|t| t.starts_with(KEY_PREFIX)) => {
             Err(ApiError::unauthenticated("access_token takes access tokens only; API keys never go in URLs"))

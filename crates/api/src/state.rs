@@ -33,6 +33,10 @@ pub struct AppState {
     pub eo: Arc<meridian_eo::EoService>,
     /// Point clouds: uploads, indexing and classification jobs, LAS/LAZ/COPC downloads.
     pub pointcloud: Arc<meridian_pointcloud::service::PointCloudService>,
+    /// Digital twins: tilesets, assets, the clock, sensors, readings and the live fan-out.
+    pub twin: Arc<meridian_twin::service::TwinService>,
+    /// WebSockets open per account (`twin.max_ws_per_account`).
+    pub twin_sockets: Arc<dashmap::DashMap<meridian_core::id::AccountId, Arc<std::sync::atomic::AtomicUsize>>>,
     /// The map services (WMS, WMTS) over the layer catalogue the areas register in.
     pub ogc: Arc<meridian_ogc::OgcService>,
     /// WFS 2.0 over the feature service.
@@ -73,6 +77,7 @@ impl AppState {
         let features = meridian_cadastre::FeatureService::new(store.clone());
         let eo = Arc::new(meridian_eo::EoService::new(&config, store.clone(), features.clone()));
         let pointcloud = Arc::new(meridian_pointcloud::service::PointCloudService::new(&config, store.clone()));
+        let twin = Arc::new(meridian_twin::service::TwinService::new(&config, store.clone()));
         let ogc = Arc::new(ogc_service(&config, &features, &dem, &eo, &store));
         let wfs = Arc::new(meridian_ogc::wfs::WfsService::new(
             Arc::new(features.clone()),
@@ -92,6 +97,8 @@ impl AppState {
             features,
             eo,
             pointcloud,
+            twin,
+            twin_sockets: Arc::new(dashmap::DashMap::new()),
             ogc,
             wfs,
             subscriptions,

@@ -48,6 +48,7 @@ pub struct Config {
     pub dem: DemConfig,
     pub eo: EoConfig,
     pub pointcloud: PointCloudConfig,
+    pub twin: TwinConfig,
     pub features: FeaturesConfig,
     pub maps: MapsConfig,
 }
@@ -508,6 +509,58 @@ impl Default for PointCloudConfig {
     }
 }
 
+/// Digital twins: tileset builds, sensors, readings, MQTT ingest and the WebSocket.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TwinConfig {
+    /// Most parcels (footprints) one twin's tileset is built from.
+    pub max_parcels: usize,
+    /// Tileset builds kept per twin (older ones are removed when a new one is stored).
+    pub builds_kept: usize,
+    /// Most sensors one twin may have.
+    pub max_sensors: u32,
+    /// Most readings one ingest request (or one MQTT write batch) may carry.
+    pub max_batch: usize,
+    /// Largest encoded reading value, in bytes (strings and JSON objects).
+    pub max_value_bytes: usize,
+    /// Readings older than this are removed (hourly); 0 keeps them for ever.
+    #[serde(with = "humantime_serde")]
+    pub retention: Duration,
+    /// Messages queued for one WebSocket client before it is told of a gap and given the latest
+    /// value of each sensor instead.
+    pub ws_queue: usize,
+    /// WebSockets one account may hold open at once.
+    pub max_ws_per_account: usize,
+    /// Interval of WebSocket pings; a client that has not answered within three is closed.
+    #[serde(with = "humantime_serde")]
+    pub ws_ping: Duration,
+    /// Most stored readings one `since` resume or replay step sends before going live.
+    pub max_replay: u32,
+    /// MQTT broker to take readings from (`mqtt://host:port`); empty for none.
+    pub mqtt_url: String,
+    /// Topic of a reading on the broker; `{twin}` and `{sensor}` are the ids.
+    pub mqtt_topic: String,
+}
+
+impl Default for TwinConfig {
+    fn default() -> Self {
+        Self {
+            max_parcels: 200_000,
+            builds_kept: 8,
+            max_sensors: 10_000,
+            max_batch: 10_000,
+            max_value_bytes: 4096,
+            retention: Duration::from_secs(30 * 86_400),
+            ws_queue: 4096,
+            ws_ping: Duration::from_secs(20),
+            max_ws_per_account: 5_000,
+            max_replay: 100_000,
+            mqtt_url: String::new(),
+            mqtt_topic: "meridian/{twin}/{sensor}".to_owned(),
+        }
+    }
+}
+
 /// Webhook delivery policy.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -814,6 +867,28 @@ impl Config {
                 "pointcloud.max_points and pointcloud.max_classify_points must be at least 1, pointcloud.copc_node_points 1000 to 10000000"
                     .to_owned(),
             );
+        }
+        let twin = &self.twin;
+        if twin.max_parcels == 0
+            || twin.builds_kept == 0
+            || twin.max_sensors == 0
+            || twin.max_batch == 0
+            || twin.ws_queue < 16
+            || twin.max_value_bytes < 16
+            || twin.ws_ping.is_zero()
+        {
+            problems.push(
+                "twin.max_parcels, builds_kept, max_sensors, max_batch and ws_ping must be at least 1, ws_queue and max_value_bytes at least 16"
+                    .to_owned(),
+            );
+        }
+        if !twin.mqtt_url.is_empty() && !twin.mqtt_url.starts_with("mqtt://") {
+            problems.push("twin.mqtt_url must be empty or start with mqtt://".to_owned());
+        }
+        if !(twin.mqtt_topic.contains("{twin}") && twin.mqtt_topic.contains("{sensor}"))
+            || twin.mqtt_topic.contains(['+', '#'])
+        {
+            problems.push("twin.mqtt_topic must contain {twin} and {sensor} and no MQTT wildcard".to_owned());
         }
         if self.dem.max_pixels == 0 || self.dem.max_chunk_bytes == 0 || self.dem.max_chunks == 0 {
             problems.push("dem.max_pixels, dem.max_chunk_bytes and dem.max_chunks must be at least 1".to_owned());

@@ -22,6 +22,10 @@ pub const EVENT_TYPES: &[&str] = &[
     "pointcloud.uploaded",
     "pointcloud.classified",
     "pointcloud.failed",
+    "twin.created",
+    "twin.built",
+    "twin.failed",
+    "twin.deleted",
     "webhook.test",
 ];
 
@@ -107,7 +111,7 @@ mod tests {
 
     /// The areas whose code sends events today; a type from any other area would be a promise
     /// the server cannot keep (a subscription that never fires).
-    const EMITTING_AREAS: &[&str] = &["dns", "cadastre", "dem", "eo", "pointcloud", "webhook"];
+    const EMITTING_AREAS: &[&str] = &["dns", "cadastre", "dem", "eo", "pointcloud", "twin", "webhook"];
 
     #[test]
     fn only_events_of_existing_areas_are_listed() {

@@ -118,6 +118,11 @@ define_id!(
     PointCloudId,
     "pc"
 );
+define_id!(
+    /// A digital twin: an area of a feature collection, its 3D Tiles, clock and sensors.
+    TwinId,
+    "twin"
+);
 
 #[cfg(test)]
 mod tests {

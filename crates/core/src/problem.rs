@@ -113,6 +113,12 @@ pub mod code {
     pub const POINT_CLOUD_NOT_READY: &str = "point_cloud_not_ready";
     /// `point_cloud_busy`.
     pub const POINT_CLOUD_BUSY: &str = "point_cloud_busy";
+    /// `upgrade_required`.
+    pub const UPGRADE_REQUIRED: &str = "upgrade_required";
+    /// `twin_build_failed`.
+    pub const TWIN_BUILD_FAILED: &str = "twin_build_failed";
+    /// `sensor_exists`.
+    pub const SENSOR_EXISTS: &str = "sensor_exists";
     /// `job_finished`.
     pub const JOB_FINISHED: &str = "job_finished";
     /// `job_not_succeeded`.
@@ -178,6 +184,9 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     (code::AMBIGUOUS_SCENE, 409, "Items of several EO collections have this id; name the scene as `collection/item`."),
     (code::DATASET_IN_USE, 409, "A running job reads this DEM dataset; cancel the job or wait for it to finish before deleting the dataset."),
     (code::POINT_CLOUD_NOT_READY, 409, "The point cloud is still being indexed, or its indexing failed: it cannot be classified or downloaded yet (its `status` says which)."),
+    (code::UPGRADE_REQUIRED, 426, "The address is a WebSocket: connect with `Upgrade: websocket` (a WebSocket client), not a plain request."),
+    (code::TWIN_BUILD_FAILED, 422, "A twin's tileset could not be built from its definition (too many parcels in its area, or its DEM is gone); its `error` says why."),
+    (code::SENSOR_EXISTS, 409, "The twin already has a sensor with this id; choose another id or delete that sensor first."),
     (code::POINT_CLOUD_BUSY, 409, "A classification of this point cloud is queued or running; wait for it or cancel its job before classifying again or deleting the point cloud."),
     (code::JOB_FINISHED, 409, "The job already ended (succeeded, failed or cancelled), so it cannot be cancelled."),
     (code::JOB_NOT_SUCCEEDED, 409, "The job has not succeeded (yet), so it has no outputs to download, render or build on."),

@@ -177,7 +177,8 @@ async fn serve_connection(
     };
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(limits.header_read_timeout);
-    let conn = builder.serve_connection(io, service);
+    // Upgrades (the twin WebSocket) leave this loop: the socket then belongs to its session.
+    let conn = builder.serve_connection(io, service).with_upgrades();
     tokio::pin!(conn);
     let mut draining = false;
     loop {

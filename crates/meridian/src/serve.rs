@@ -73,6 +73,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         pool.register(Arc::new(meridian_pointcloud::service::IndexJobHandler::new(state.pointcloud.clone())));
         pool.register(Arc::new(meridian_pointcloud::service::ClassifyJobHandler::new(state.pointcloud.clone())));
         pool.register(Arc::new(meridian_cadastre::ImportJobHandler::new(state.features.clone())));
+        pool.register(Arc::new(meridian_twin::service::BuildJobHandler::new(state.twin.clone())));
         let stop = shutdown.clone();
         tasks.spawn(async move { pool.run(stop).await });
         let ttl = config.dem.tile_cache_ttl;
@@ -92,6 +93,26 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
                     }
                 }
             });
+        }
+        if !config.twin.retention.is_zero() {
+            let twin = state.twin.clone();
+            let stop = shutdown.clone();
+            tasks.spawn(async move {
+                let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
+                loop {
+                    tokio::select! {
+                        _ = stop.cancelled() => break,
+                        _ = every.tick() => match twin.purge_expired().await {
+                            Ok(0) => {}
+                            Ok(n) => tracing::info!(removed = n, "readings past twin.retention removed"),
+                            Err(e) => tracing::warn!(error = %e, "removing expired readings failed"),
+                        },
+                    }
+                }
+            });
+        }
+        if !config.twin.mqtt_url.is_empty() {
+            tasks.spawn(meridian_twin::service::mqtt::run(state.twin.clone(), shutdown.clone()));
         }
         let deliverer =
             meridian_webhooks::Deliverer::new(store.clone(), config.webhooks.clone(), state.delivery_waker.clone())

@@ -14,9 +14,11 @@ pub mod pointcloud;
 pub mod repo;
 pub mod sqlite;
 pub mod staging;
+pub mod twin;
 
 pub use blobs::BlobStore;
 pub use error::{Result, StoreError};
 pub use repo::{
     AccountRepo, DemRepo, DnsRepo, EoRepo, FeatureRepo, JobRepo, OutboxRepo, PointCloudRepo, SettingsRepo, Store,
+    TwinRepo,
 };

@@ -635,6 +635,119 @@ pub trait PointCloudRepo: Send + Sync {
     async fn delete_point_cloud(&self, account: &AccountId, id: &str, expected: Option<i64>) -> Result<bool>;
 }
 
+/// The digital-twin area: twins, sensors, readings and tileset builds, and the source features
+/// as of an instant.
+#[async_trait]
+pub trait TwinRepo: Send + Sync {
+    /// Records a new twin with its events.
+    async fn insert_twin(&self, row: &crate::twin::TwinRow, events: &[NewEvent]) -> Result<()>;
+    /// One twin of the account.
+    async fn get_twin(&self, account: &AccountId, id: &str) -> Result<Option<crate::twin::TwinRow>>;
+    /// A twin by id alone (ids are unique across accounts): for ingest that names only the twin.
+    async fn find_twin(&self, id: &str) -> Result<Option<crate::twin::TwinRow>>;
+    /// The account's twins, newest first, and how many there are.
+    async fn list_twins(&self, account: &AccountId, page: Page) -> Result<(Vec<crate::twin::TwinRow>, u64)>;
+    /// Every twin's id (for retention sweeps).
+    async fn twin_ids(&self) -> Result<Vec<String>>;
+    /// Sets a twin's status and body with its events, provided it is still at `expected` when
+    /// given (412 otherwise); bumps the version.
+    async fn update_twin(
+        &self,
+        account: &AccountId,
+        id: &str,
+        status: &str,
+        body: &Value,
+        expected: Option<i64>,
+        events: &[NewEvent],
+    ) -> Result<crate::twin::TwinRow>;
+    /// Sets a twin's clock (the version is not bumped).
+    async fn set_twin_clock(&self, account: &AccountId, id: &str, clock: &Value) -> Result<crate::twin::TwinRow>;
+    /// Forgets a twin with its sensors, readings and builds, in one transaction with its events;
+    /// false when there was none.
+    async fn delete_twin(
+        &self,
+        account: &AccountId,
+        id: &str,
+        expected: Option<i64>,
+        events: &[NewEvent],
+    ) -> Result<bool>;
+    /// Adds a sensor unless the twin has `max` already (a taken id is a conflict).
+    async fn insert_sensor(&self, row: &crate::twin::SensorRow, max: u32) -> Result<()>;
+    /// The twin's sensors, in id order.
+    async fn list_sensors(&self, twin: &str) -> Result<Vec<crate::twin::SensorRow>>;
+    /// One sensor of the twin.
+    async fn get_sensor(&self, twin: &str, id: &str) -> Result<Option<crate::twin::SensorRow>>;
+    /// The sensors attached to a feature.
+    async fn feature_sensors(&self, twin: &str, feature: &str) -> Result<Vec<crate::twin::SensorRow>>;
+    /// Forgets a sensor and its readings; false when there was none.
+    async fn delete_sensor(&self, twin: &str, id: &str) -> Result<bool>;
+    /// Stores readings in one transaction (a reading at a taken instant replaces it).
+    async fn insert_readings(&self, twin: &str, readings: &[crate::twin::ReadingRow]) -> Result<u64>;
+    /// A sensor's readings with `from <= ts <= to`, oldest first, at most `limit`.
+    async fn readings(
+        &self,
+        twin: &str,
+        sensor: &str,
+        from: i64,
+        to: i64,
+        limit: u32,
+    ) -> Result<Vec<crate::twin::ReadingRow>>;
+    /// The twin's readings with `after < ts <= to`, in time order (then sensor; newest first when
+    /// `descending`), at most `limit`: resuming a stream and replaying the past.
+    async fn readings_between(
+        &self,
+        twin: &str,
+        after: i64,
+        to: i64,
+        limit: u32,
+        descending: bool,
+    ) -> Result<Vec<crate::twin::ReadingRow>>;
+    /// A sensor's readings with `from <= ts <= to` in buckets of `interval` ms (aligned on the
+    /// epoch), oldest first, at most `limit` buckets: count, and for numbers min, max and mean;
+    /// the last value of each bucket otherwise.
+    async fn downsample(
+        &self,
+        twin: &str,
+        sensor: &str,
+        from: i64,
+        to: i64,
+        interval: i64,
+        numeric: bool,
+        limit: u32,
+    ) -> Result<Vec<crate::twin::BucketRow>>;
+    /// Each sensor's latest reading at or before `at` (sensors without one are left out).
+    async fn latest_readings(&self, twin: &str, at: i64) -> Result<Vec<crate::twin::ReadingRow>>;
+    /// Removes the twin's readings older than `before`; returns how many.
+    async fn purge_readings(&self, twin: &str, before: i64) -> Result<u64>;
+    /// Records a build (or marks an existing one used).
+    async fn put_build(&self, row: &crate::twin::BuildRow) -> Result<()>;
+    /// The build of the twin with this stamp, marked used now.
+    async fn get_build(&self, twin: &str, stamp: i64) -> Result<Option<crate::twin::BuildRow>>;
+    /// Forgets all but the `keep` builds used last; returns the stamps forgotten.
+    async fn prune_builds(&self, twin: &str, keep: usize) -> Result<Vec<i64>>;
+    /// How many versions of the collection's features began at or before `at`: equal counts
+    /// mean the same features (history only grows, at the present).
+    async fn feature_stamp(&self, account: &AccountId, collection: &str, at: i64) -> Result<i64>;
+    /// The collection's features as they were at `at` (`None`: as they are now) whose boxes at
+    /// that time may meet `bbox`, in registration order, at most `limit`.
+    async fn features_as_of(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        bbox: Option<[f64; 4]>,
+        at: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<crate::twin::FeatureAsOf>>;
+    /// One feature as it was at `at` (`None` when it did not exist or was retired then).
+    async fn feature_as_of(
+        &self,
+        account: &AccountId,
+        collection: &str,
+        id: &str,
+        at: i64,
+    ) -> Result<Option<crate::twin::FeatureAsOf>>;
+}
+
 /// Liveness of the backing store.
 #[async_trait]
 pub trait Health: Send + Sync {
@@ -655,6 +768,7 @@ pub struct Store {
     pub dem: Arc<dyn DemRepo>,
     pub eo: Arc<dyn EoRepo>,
     pub pointcloud: Arc<dyn PointCloudRepo>,
+    pub twin: Arc<dyn TwinRepo>,
     pub health: Arc<dyn Health>,
     pub blobs: BlobStore,
 }

@@ -2,7 +2,8 @@
 //! and, optionally, a terrain height grid. It owns the geometry (ENU frame, triangulation,
 //! extrusion, terrain mesh), the glTF 2.0 binary content with `EXT_mesh_features` and
 //! `EXT_structural_metadata`, and the quadtree `tileset.json`; it knows nothing of HTTP or the
-//! store. See docs/twin.md.
+//! store. [`service`] is the area built on it: twins over the store's features and DEMs, the
+//! clock, sensors, readings, MQTT ingest and the live feed, without HTTP. See docs/twin.md.
 //!
 //! ```
 //! use meridian_twin::{build_tileset, Footprint, TilesetOptions};
@@ -17,6 +18,7 @@ mod frame;
 mod glb;
 mod mesh;
 mod metadata;
+pub mod service;
 mod tileset;
 
 pub use frame::{geodetic_to_ecef, EnuFrame, WGS84_A, WGS84_F};

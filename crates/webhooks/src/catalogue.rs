@@ -29,6 +29,10 @@ fn describe(name: &str) -> &'static str {
         "pointcloud.uploaded" => "An uploaded LAS/LAZ file was indexed and is ready: its points and WGS84 bounds are given.",
         "pointcloud.classified" => "A classification of a point cloud finished; its class histogram is given and the classified version can be downloaded.",
         "pointcloud.failed" => "Indexing or classifying a point cloud failed; the step and the error are given.",
+        "twin.created" => "A digital twin was created; its first tileset is being built.",
+        "twin.built" => "A twin's first tileset was built; its summary (features, tiles, triangles, stamp) is given.",
+        "twin.failed" => "Building a twin's first tileset failed; the error is given.",
+        "twin.deleted" => "A digital twin was deleted with its sensors, readings and tilesets.",
         "webhook.test" => "Sent to one subscription by POST /api/v1/webhooks/subscriptions/{id}/test.",
         _ => "A platform event.",
     }
@@ -88,6 +92,25 @@ fn example_fields(name: &str) -> Value {
                     fields["error"] =
                         json!({"code": "job_input_invalid", "detail": "the file ends after 1200 of 697721 points"});
                 }
+            }
+            fields
+        }
+        "twin" => {
+            let mut fields = json!({
+                "twin": "twin_01jbz5a1b2c3d4e5f6g7h8j9k0",
+                "name": "Old town",
+                "href": "/api/v1/realtime/twins/twin_01jbz5a1b2c3d4e5f6g7h8j9k0",
+            });
+            match name {
+                "twin.built" => {
+                    fields["tileset"] =
+                        json!({"stamp": 412, "features": 388, "tiles": 3, "triangles": 14_212, "terrain": true});
+                }
+                "twin.failed" => {
+                    fields["job"] = json!("job_01jbz43q4w5e6r7t8y9u0i1o2p");
+                    fields["error"] = json!({"code": "twin_build_failed", "detail": "the twin's area holds more than 200000 features"});
+                }
+                _ => {}
             }
             fields
         }

@@ -12,6 +12,7 @@ pub mod ogc;
 pub mod pointcloud;
 pub mod system;
 pub mod tokens;
+pub mod twin;
 pub mod webhooks;
 
 use crate::auth::require_auth;
@@ -46,6 +47,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "dem", description = "DEM processing jobs (gdaldem operations, contours) and terrain tiles"),
         (name = "eo", description = "Earth observation: a STAC API of scenes and assets, uploads, NDVI/NDWI and band math, zonal statistics"),
         (name = "pointcloud", description = "Point clouds: LAS/LAZ upload and indexing, noise, ground and learned classification, LAS/LAZ/COPC download"),
+        (name = "twin", description = "Digital twins: 3D Tiles from the cadastre and a DEM, assets as of a simulation clock, sensors, readings (HTTP, MQTT) and a WebSocket of live telemetry"),
         (name = "ogc", description = "OGC API Features (Parts 1-4), WMS 1.3.0, WMTS 1.0.0 and WFS 2.0"),
         (name = "system", description = "Health, metrics, OpenAPI and documentation"),
         (name = "webhooks", description = "Webhook subscriptions, signed at-least-once deliveries, replay"),
@@ -185,6 +187,7 @@ fn protected_routes() -> OpenApiRouter<AppState> {
         .merge(dem::router())
         .merge(eo::router())
         .merge(pointcloud::router())
+        .merge(twin::router())
         .merge(dns::router())
         .merge(webhooks::router())
         .merge(features::parcels::router())

@@ -22,11 +22,12 @@ mod ogc_mapserver;
 mod ogc_schemas;
 mod pointcloud;
 mod tools;
+mod twin;
 mod uploads;
 mod webhooks;
 mod wfs;
 
-pub(crate) use tools::{have_python_module, have_tool};
+pub(crate) use tools::{have_python_module, have_tool, missing};
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};

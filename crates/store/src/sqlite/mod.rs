@@ -9,6 +9,7 @@ mod jobs;
 mod outbox;
 mod pointcloud;
 mod settings;
+mod twin;
 mod webhooks;
 
 use crate::repo::{Health, Store};
@@ -33,6 +34,7 @@ const MIGRATION_FILES: &[(i64, &str, &str)] = &[
     (7, "dem datasets", include_str!("../../migrations/0007_dem.sql")),
     (8, "earth observation", include_str!("../../migrations/0008_eo.sql")),
     (9, "point clouds", include_str!("../../migrations/0009_pointcloud.sql")),
+    (10, "digital twins", include_str!("../../migrations/0010_twin.sql")),
 ];
 
 /// The migrations compiled into the binary, built at run time (no compile-time macro, so the
@@ -94,6 +96,7 @@ impl SqliteDb {
             dem: db.clone(),
             eo: db.clone(),
             pointcloud: db.clone(),
+            twin: db.clone(),
             webhooks: db.clone(),
             health: db,
             blobs,

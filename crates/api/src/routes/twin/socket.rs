@@ -1,0 +1,230 @@
+//! The WebSocket of a twin, `GET /api/v1/realtime/twin/{id}` with `Upgrade: websocket`: the
+//! server pushes the interface's `{sensorId, value, ts}` JSON text frames, and `{"type": ...}`
+//! notices (`hello`, `clock`, `gap`, `subscribed`, `error`). What is sent is decided by
+//! `meridian_twin::service::Feed`; this route carries it: it authenticates before the upgrade
+//! (the `Authorization` or `X-Api-Key` header, or an `access_token` query parameter for
+//! browsers), reads `subscribe` messages, writes what is ready in one flush, pings, and closes
+//! with a code that says why.
+
+use super::twin_error;
+use crate::auth::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::extract::Path;
+use crate::state::AppState;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::response::{IntoResponse, Response};
+use futures::{SinkExt, StreamExt};
+use meridian_twin::service::feed::{Feed, Out};
+use meridian_twin::service::FeedOptions;
+use serde::Deserialize;
+use serde_json::Value;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use utoipa::IntoParams;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Largest message a client may send.
+const MAX_CLIENT_MESSAGE: usize = 64 * 1024;
+/// Most frames written before one flush.
+const BATCH: usize = 256;
+
+/// Routes of the WebSocket.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(twin_socket))
+}
+
+/// What a client asks for when it connects.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SocketQuery {
+    /// Resume after this instant (RFC 3339): the stored readings since then come first, so a
+    /// client that reconnects with the `ts` of the last message it got misses nothing.
+    pub since: Option<String>,
+    /// Only these sensors, comma-separated (all by default; a `subscribe` message changes it).
+    pub sensors: Option<String>,
+    /// A short-lived access token, for browsers (which cannot set headers on a WebSocket).
+    pub access_token: Option<String>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/realtime/twin/{twin_id}",
+    tag = "twin",
+    params(("twin_id" = String, Path, description = "`twin_...`"), SocketQuery),
+    responses(
+        (status = 101, description = "Switching protocols: a WebSocket. The server sends `{\"sensorId\", \"value\", \"ts\"}` text frames (ts RFC 3339 with \
+            milliseconds) and notices with a `type`: `hello` (clock, filter), `clock` (the clock changed), `gap` (`dropped` messages the client was too \
+            slow for; the latest value of each sensor follows), `subscribed`, `error`. The client may send `{\"type\": \"subscribe\", \"sensors\": [..]}` \
+            (null for all). Live readings when the clock is live; stored readings replayed at the clock's rate when it plays in the past; the state \
+            at the clock's instant when it is paused. Pings every `twin.ws_ping`; closes with 1000 (twin deleted), 1001 (server stopping, no pong), \
+            1003 (binary frame), 1008 (bad message), 1011 (server error)"),
+        (status = 426, description = "Not a WebSocket upgrade request", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn twin_socket(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(twin_id): Path<String>,
+    req: Request,
+) -> ApiResult<Response> {
+    let query = req.uri().query().unwrap_or("").to_owned();
+    let q: SocketQuery = serde_urlencoded::from_str(&query)
+        .map_err(|e| ApiError::malformed(format!("the query string cannot be read: {e}")))?;
+    let since = super::instant(q.since.as_deref(), "/since")?;
+    let sensors =
+        q.sensors.as_deref().map(|s| s.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect());
+    // Another tenant's twin is refused here, before the upgrade.
+    let feed =
+        state.twin.feed(&caller.account_id, &twin_id, FeedOptions { sensors, since }).await.map_err(twin_error)?;
+    let (mut parts, _) = req.into_parts();
+    let ws = match WebSocketUpgrade::from_request_parts(&mut parts, &state).await {
+        Ok(ws) => ws,
+        Err(r) => {
+            return Err(ApiError::new(
+                axum::http::StatusCode::UPGRADE_REQUIRED,
+                meridian_core::problem::code::UPGRADE_REQUIRED,
+                "Upgrade required",
+                format!("this address is a WebSocket: connect with Upgrade: websocket ({})", r.body_text()),
+            ))
+        }
+    };
+    let limit = state.config.twin.max_ws_per_account;
+    let open =
+        state.twin_sockets.entry(caller.account_id.clone()).or_insert_with(|| Arc::new(AtomicUsize::new(0))).clone();
+    if open.fetch_add(1, Ordering::SeqCst) >= limit {
+        open.fetch_sub(1, Ordering::SeqCst);
+        return Err(ApiError::new(
+            axum::http::StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            "Too many WebSockets",
+            format!("the account has {limit} WebSockets open (twin.max_ws_per_account)"),
+        ));
+    }
+    let ping = state.config.twin.ws_ping;
+    let stop = state.requests.clone();
+    Ok(ws
+        .max_message_size(MAX_CLIENT_MESSAGE)
+        .on_upgrade(move |socket| async move {
+            metrics::gauge!("meridian_twin_websockets").increment(1.0);
+            session(socket, feed, ping, stop).await;
+            metrics::gauge!("meridian_twin_websockets").decrement(1.0);
+            open.fetch_sub(1, Ordering::SeqCst);
+        })
+        .into_response())
+}
+
+fn close(code: u16, reason: &'static str) -> Message {
+    Message::Close(Some(CloseFrame { code, reason: reason.into() }))
+}
+
+/// A client's message: `{"type": "subscribe", "sensors": [...] | null}`.
+fn client_message(feed: &mut Feed, text: &str) -> Result<(), String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("a message is JSON: {e}"))?;
+    match v.get("type").and_then(Value::as_str) {
+        Some("subscribe") => {
+            let sensors = match v.get("sensors") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(a)) if a.len() <= 100_000 => Some(
+                    a.iter()
+                        .map(|s| s.as_str().map(str::to_owned).ok_or("sensors is an array of sensor ids"))
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                Some(_) => return Err("sensors is an array of sensor ids, or null for all".into()),
+            };
+            feed.set_filter(sensors);
+            Ok(())
+        }
+        _ => Err("the only message a client sends is {\"type\": \"subscribe\", \"sensors\": [...]}".into()),
+    }
+}
+
+/// Carries a feed to a socket until either ends.
+async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: CancellationToken) {
+    let (mut tx, mut rx) = socket.split();
+    let mut ticker = tokio::time::interval(ping);
+    ticker.tick().await;
+    let mut heard = Instant::now();
+    let mut strikes = 0u8;
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => {
+                let _ = tx.send(close(1001, "server shutting down")).await;
+                return;
+            }
+            incoming = rx.next() => {
+                heard = Instant::now();
+                match incoming {
+                    None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                    Some(Ok(Message::Binary(_))) => {
+                        let _ = tx.send(close(1003, "text frames only")).await;
+                        return;
+                    }
+                    Some(Ok(Message::Text(t))) => {
+                        if let Err(detail) = client_message(&mut feed, t.as_str()) {
+                            strikes += 1;
+                            if strikes >= 10 {
+                                let _ = tx.send(close(1008, "too many bad messages")).await;
+                                return;
+                            }
+                            let notice = serde_json::json!({ "type": "error", "detail": detail }).to_string();
+                            if tx.send(Message::Text(notice.into())).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Some(Ok(_)) => {}
+                }
+            }
+            out = feed.next() => {
+                let first = match out {
+                    Ok(Some(o)) => o,
+                    Ok(None) => {
+                        let _ = tx.send(close(1000, "feed ended")).await;
+                        return;
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "twin feed failed");
+                        let _ = tx.send(close(1011, "server error")).await;
+                        return;
+                    }
+                };
+                let mut next = Some(first);
+                let mut n = 0;
+                while let Some(o) = next.take() {
+                    match o {
+                        Out::Text(t) => {
+                            if tx.feed(Message::Text(t.as_ref().into())).await.is_err() {
+                                return;
+                            }
+                        }
+                        Out::Close(code, reason) => {
+                            let _ = tx.send(close(code, reason)).await;
+                            return;
+                        }
+                    }
+                    n += 1;
+                    if n < BATCH {
+                        next = feed.try_next();
+                    }
+                }
+                metrics::counter!("meridian_twin_ws_messages_total").increment(n as u64);
+                if tx.flush().await.is_err() {
+                    return;
+                }
+            }
+            _ = ticker.tick() => {
+                if heard.elapsed() > ping * 3 {
+                    let _ = tx.send(close(1001, "no answer to pings")).await;
+                    return;
+                }
+                if tx.send(Message::Ping(Vec::new().into())).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! [`TwinService`]: the digital-twin area without HTTP. A twin is an area of a feature collection
+//! (the cadastre's parcels by default) with an optional DEM: its assets are the features in the
+//! area, its 3D Tiles are built from them ([`crate::build_tileset`]) as they were at the twin's
+//! simulation clock, and its sensors' readings are stored as a time series, fanned out live to
+//! subscribers ([`hub`]) and replayed at the clock's rate ([`feed`]).
+
+mod assets;
+mod build;
+pub mod clock;
+pub mod feed;
+pub mod hub;
+pub mod mqtt;
+mod sensors;
+mod twins;
+
+pub use assets::Asset;
+pub use build::{BuildJobHandler, Tileset};
+pub use clock::{Clock, ClockChange};
+pub use feed::{Feed, FeedOptions};
+pub use sensors::{
+    parse_instant, sensor_json, valid_sensor_id, Bucket, Incoming, NewSensor, Reading, ReadingsPage, ReadingsQuery,
+    Sensor, ValueType,
+};
+pub use twins::{NewTwin, Status, Twin};
+
+use meridian_core::config::{Config, TwinConfig};
+use meridian_core::DomainError;
+use meridian_store::{BlobStore, Store, StoreError};
+use std::sync::Arc;
+
+/// The job kind that builds a twin's tileset.
+pub const BUILD_JOB: &str = "twin.build";
+/// The event of a twin created.
+pub const CREATED: &str = "twin.created";
+/// The event of a twin's tileset built.
+pub const BUILT: &str = "twin.built";
+/// The event of a twin's build that failed.
+pub const FAILED: &str = "twin.failed";
+/// The event of a twin deleted.
+pub const DELETED: &str = "twin.deleted";
+
+/// What can go wrong in the twin service.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The caller's mistake (invalid input, not found, conflict).
+    #[error(transparent)]
+    Domain(#[from] DomainError),
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+    #[error("blob store: {0}")]
+    Blob(#[from] object_store::Error),
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// Results of the service.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Where the area's blobs live, all under the owning account.
+pub mod keys {
+    use meridian_core::id::AccountId;
+
+    /// The folder of a twin.
+    pub fn twin(account: &AccountId, id: &str) -> String {
+        format!("{account}/twin/{id}")
+    }
+
+    /// The folder of one build (its `tileset.json` and `tiles/`).
+    pub fn build(account: &AccountId, id: &str, stamp: i64) -> String {
+        format!("{}/builds/{stamp}", twin(account, id))
+    }
+}
+
+/// The twin service shared by the HTTP routes, the build job, the MQTT ingest and the WebSocket.
+pub struct TwinService {
+    pub(crate) store: Store,
+    pub(crate) config: TwinConfig,
+    pub(crate) max_attempts: u32,
+    pub(crate) dem_limits: meridian_raster::tiff::Limits,
+    /// Live fan-out of readings and clock changes.
+    pub(crate) hub: hub::Hub,
+    /// One build at a time per twin.
+    pub(crate) building: dashmap::DashMap<String, Arc<tokio::sync::Mutex<()>>>,
+}
+
+impl std::fmt::Debug for TwinService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TwinService").field("config", &self.config).finish()
+    }
+}
+
+impl TwinService {
+    /// The service over `store`.
+    pub fn new(config: &Config, store: Store) -> Self {
+        Self {
+            store,
+            config: config.twin.clone(),
+            max_attempts: config.jobs.max_attempts,
+            dem_limits: meridian_dem::raster_limits(&config.dem),
+            hub: hub::Hub::new(config.twin.ws_queue),
+            building: dashmap::DashMap::new(),
+        }
+    }
+
+    /// The area's configuration.
+    pub fn config(&self) -> &TwinConfig {
+        &self.config
+    }
+
+    /// The blob store the builds live in.
+    pub fn blobs(&self) -> &BlobStore {
+        &self.store.blobs
+    }
+
+    /// The live fan-out.
+    pub fn hub(&self) -> &hub::Hub {
+        &self.hub
+    }
+}
+
+/// A not-found error for a twin (another account's too: never tell which).
+pub(crate) fn twin_not_found(id: &str) -> Error {
+    Error::Domain(DomainError::not_found("twin", id))
+}
