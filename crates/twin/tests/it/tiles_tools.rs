@@ -6,8 +6,15 @@
 //! found, be a GLB, have one feature ID set and one property table of class `parcel` with as
 //! many rows as the tile has footprints. The package is `$TILES_TOOLS_DIR`, by default
 //! `$HOME/.cache/meridian-ci/npm/node_modules/3d-tiles-tools`, where `.ci/run` installs it.
+//!
+//! Cesium's 3D Tiles Validator (`3d-tiles-validator`) checks the tileset, its contents (with
+//! the Khronos glTF Validator) and their EXT_mesh_features and EXT_structural_metadata. It is
+//! not on the npm registry that CI reaches, so `.ci/run` cannot install it and its test is
+//! `#[ignore]`d: run it with a build of the validator (a folder holding its `package.json` and
+//! `build/`) in `$TILES_VALIDATOR_DIR` and `cargo test -p meridian-twin --test it -- --ignored
+//! 3d_tiles_validator`.
 
-use crate::scatter;
+use crate::{hostile, scatter};
 use meridian_fuzzing::tools::{have_tool, missing};
 use meridian_twin::{build_tileset, Terrain, TilesetOptions, TERRAIN_URI};
 use serde_json::Value;
@@ -16,17 +23,30 @@ use std::process::Command;
 
 const TEST: &str = "tiles_tools::the_3d_tiles_tools_read_every_content";
 
-fn tools_module() -> Option<PathBuf> {
-    let module = std::env::var_os("TILES_TOOLS_DIR").map(PathBuf::from).or_else(|| {
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/meridian-ci/npm/node_modules/3d-tiles-tools"))
+const VALIDATOR_TEST: &str = "tiles_tools::the_3d_tiles_validator_finds_no_error_or_warning";
+
+/// An npm package: `$env`, else `name` in the CI prefix; `None` (after [`missing`]) when absent.
+fn npm_package(env: &str, name: &str, test: &str) -> Option<PathBuf> {
+    let module = std::env::var_os(env).map(PathBuf::from).or_else(|| {
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/meridian-ci/npm/node_modules").join(name))
     });
     match module {
         Some(m) if m.join("package.json").is_file() => Some(m),
         other => {
-            let at = other.map_or_else(|| "$TILES_TOOLS_DIR".to_owned(), |m| m.display().to_string());
-            missing(&format!("the npm package 3d-tiles-tools (looked for {at}; set TILES_TOOLS_DIR)"), TEST);
+            let at = other.map_or_else(|| format!("${env}"), |m| m.display().to_string());
+            missing(&format!("the npm package {name} (looked for {at}; set {env})"), test);
             None
         }
+    }
+}
+
+fn write_tileset(dir: &Path, built: &meridian_twin::BuiltTileset) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("tileset.json"), serde_json::to_vec_pretty(&built.tileset).unwrap()).unwrap();
+    for (uri, glb) in &built.contents {
+        let path = dir.join(uri);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, glb).unwrap();
     }
 }
 
@@ -42,12 +62,12 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// The package's command line (its `bin`).
-fn cli(module: &Path) -> PathBuf {
+/// A package's command line (its `bin` called `name`).
+fn cli(module: &Path, name: &str) -> PathBuf {
     let pkg: Value = serde_json::from_slice(&std::fs::read(module.join("package.json")).unwrap()).unwrap();
     let bin = match &pkg["bin"] {
         Value::String(s) => s.clone(),
-        other => other["3d-tiles-tools"].as_str().unwrap().to_owned(),
+        other => other[name].as_str().unwrap().to_owned(),
     };
     module.join(bin)
 }
@@ -57,7 +77,7 @@ fn the_3d_tiles_tools_read_every_content() {
     if !have_tool("node", TEST) {
         return;
     }
-    let Some(module) = tools_module() else { return };
+    let Some(module) = npm_package("TILES_TOOLS_DIR", "3d-tiles-tools", TEST) else { return };
     let (w, h) = (40, 40);
     let heights = (0..w * h).map(|i| 12.0 + (i % w) as f32 * 0.1).collect();
     let terrain = Terrain { width: w, height: h, bounds: [152.999, -27.501, 153.021, -27.479], heights };
@@ -68,16 +88,10 @@ fn the_3d_tiles_tools_read_every_content() {
     assert!(built.contents.len() > 8, "{} contents", built.contents.len());
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("tileset");
-    std::fs::create_dir(&src).unwrap();
-    std::fs::write(src.join("tileset.json"), serde_json::to_vec_pretty(&built.tileset).unwrap()).unwrap();
-    for (uri, glb) in &built.contents {
-        let path = src.join(uri);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, glb).unwrap();
-    }
+    write_tileset(&src, &built);
 
     // The command line: to a 3TZ package and back.
-    let cli = cli(&module);
+    let cli = cli(&module, "3d-tiles-tools");
     let packed = dir.path().join("tileset.3tz");
     let back = dir.path().join("back");
     run(Command::new("node").arg(&cli).args(["convert", "-i"]).arg(src.join("tileset.json")).arg("-o").arg(&packed));
@@ -112,6 +126,92 @@ fn the_3d_tiles_tools_read_every_content() {
         let props: Vec<&str> = tables[0]["properties"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
         for name in ["id", "lot", "plan", "tenure", "area", "height", "base"] {
             assert!(props.contains(&name), "{name} in {c}");
+        }
+    }
+}
+
+/// Every issue without causes (the leaves of the report's tree), as `SEVERITY TYPE path: message`.
+fn leaves(issues: &Value, out: &mut Vec<String>) {
+    for issue in issues.as_array().into_iter().flatten() {
+        match issue["causes"].as_array() {
+            Some(causes) if !causes.is_empty() => leaves(&issue["causes"], out),
+            _ => out.push(format!(
+                "{} {} {}: {}",
+                issue["severity"].as_str().unwrap_or("?"),
+                issue["type"].as_str().unwrap_or("?"),
+                issue["path"].as_str().unwrap_or(""),
+                issue["message"].as_str().unwrap_or("")
+            )),
+        }
+    }
+}
+
+#[test]
+#[ignore = "3d-tiles-validator is not on the npm registry CI reaches: run with TILES_VALIDATOR_DIR and --ignored"]
+fn the_3d_tiles_validator_finds_no_error_or_warning() {
+    if !have_tool("node", VALIDATOR_TEST) {
+        return;
+    }
+    let Some(module) = npm_package("TILES_VALIDATOR_DIR", "3d-tiles-validator", VALIDATOR_TEST) else { return };
+    let cli = cli(&module, "3d-tiles-validator");
+    let (w, h) = (60, 50);
+    let mut heights: Vec<f32> = (0..w * h).map(|i| 14.0 + ((i % w) as f32 * 0.3).sin() * 2.0).collect();
+    heights[77] = f32::NAN;
+    let terrain = Terrain { width: w, height: h, bounds: [152.999, -27.501, 153.021, -27.479], heights };
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "terrain-and-quadtree",
+            build_tileset(
+                &scatter(500, 41),
+                Some(&terrain),
+                &TilesetOptions { max_features_per_tile: 20, ..Default::default() },
+            ),
+        ),
+        ("one-tile", build_tileset(&scatter(60, 42), None, &TilesetOptions::default())),
+        (
+            "hostile",
+            build_tileset(&hostile(400, 43), None, &TilesetOptions { max_features_per_tile: 50, ..Default::default() }),
+        ),
+        (
+            "stacked-parts",
+            build_tileset(
+                &vec![scatter(1, 44)[0].clone(); 9],
+                None,
+                &TilesetOptions { max_features_per_tile: 4, ..Default::default() },
+            ),
+        ),
+    ];
+    for (name, built) in cases {
+        let built = built.unwrap();
+        let at = dir.path().join(name);
+        write_tileset(&at, &built);
+        let report_file = dir.path().join(format!("{name}.report.json"));
+        run(Command::new("node")
+            .arg(&cli)
+            .arg("--tilesetFile")
+            .arg(at.join("tileset.json"))
+            .arg("--reportFile")
+            .arg(&report_file));
+        let report: Value = serde_json::from_slice(&std::fs::read(&report_file).unwrap()).unwrap();
+        let mut issues = Vec::new();
+        leaves(&report["issues"], &mut issues);
+        eprintln!(
+            "3d-tiles-validator, {name} ({} contents): {} errors, {} warnings, {} infos",
+            built.contents.len(),
+            report["numErrors"],
+            report["numWarnings"],
+            report["numInfos"]
+        );
+        assert_eq!(report["numErrors"], 0, "{name}: {issues:#?}");
+        assert_eq!(report["numWarnings"], 0, "{name}: {issues:#?}");
+        // The infos allowed: the glTF Validator inside does not know the two extensions (the
+        // 3D Tiles Validator checks them itself) and so sees their buffer views as unused.
+        for i in &issues {
+            assert!(
+                i.contains("not supported by the validator: 'EXT_") || i.ends_with("This object may be unused."),
+                "{name}: an unexpected info: {i}"
+            );
         }
     }
 }
