@@ -145,7 +145,9 @@ pub(crate) fn write_glb(
         ] } });
         let mut props = Map::new();
         for (name, column) in &md.columns {
-            props.insert(name.clone(), column_views(&mut bin, column));
+            if let Some(views) = column_views(&mut bin, column) {
+                props.insert(name.clone(), views);
+            }
         }
         root.insert("extensionsUsed".into(), json!(["EXT_mesh_features", "EXT_structural_metadata"]));
         root.insert(
@@ -175,8 +177,14 @@ pub(crate) fn write_glb(
 
 /// The buffer views of one property-table column: strings as UTF-8 bytes with `count + 1`
 /// UINT32 offsets, numbers little-endian.
-fn column_views(bin: &mut Bin, column: &Column) -> Value {
-    match column {
+///
+/// `None` for a string column whose strings are all empty: its values would take 0 bytes, a
+/// buffer view cannot be empty (glTF), and one padded to a byte contradicts the last string
+/// offset (EXT_structural_metadata wants them equal). The column is left out of the table
+/// instead; the schema declares `""` as the `default` of every string property, which is what
+/// a reader returns for a property a table omits.
+fn column_views(bin: &mut Bin, column: &Column) -> Option<Value> {
+    Some(match column {
         Column::String(values) => {
             let mut bytes = Vec::new();
             let mut offsets = Vec::with_capacity((values.len() + 1) * 4);
@@ -186,8 +194,7 @@ fn column_views(bin: &mut Bin, column: &Column) -> Value {
                 offsets.extend((bytes.len() as u32).to_le_bytes());
             }
             if bytes.is_empty() {
-                // glTF forbids empty buffer views; the offsets still make every string empty.
-                bytes.push(0);
+                return None;
             }
             let values = bin.view(&bytes, None);
             let offsets = bin.view(&offsets, None);
@@ -201,7 +208,7 @@ fn column_views(bin: &mut Bin, column: &Column) -> Value {
             let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
             json!({ "values": bin.view(&bytes, None) })
         }
-    }
+    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,10 @@
 //! `tenure` (STRING), `area` (FLOAT64), `height` and `base` (FLOAT32), then one property per
 //! other key found in the footprints' properties, in key order: FLOAT64 when every value given
 //! is a JSON number, STRING otherwise (non-string values as their JSON text). A missing string is
-//! the empty string (declared as the property's `noData`); a missing number is NaN.
+//! the empty string (declared as the property's `noData` and `default`); a missing number is
+//! NaN. String properties are not `required`: a tile whose strings of a property are all empty
+//! leaves that property out of its table (see `glb::column_views`), and readers give the
+//! `default`, `""`.
 
 use crate::glb::Column;
 use crate::mesh::Prepared;
@@ -91,9 +94,8 @@ impl Schema {
             Prop { name: "base".into(), source: Source::Base },
         ];
         let mut class_props = Map::new();
-        class_props.insert("id".into(), json!({ "type": "STRING", "required": true }));
-        for k in ["lot", "plan", "tenure"] {
-            class_props.insert(k.into(), json!({ "type": "STRING", "noData": "" }));
+        for k in ["id", "lot", "plan", "tenure"] {
+            class_props.insert(k.into(), json!({ "type": "STRING", "noData": "", "default": "" }));
         }
         class_props.insert(
             "area".into(),
@@ -114,7 +116,7 @@ impl Schema {
             let def = if numeric {
                 json!({ "name": key, "type": "SCALAR", "componentType": "FLOAT64" })
             } else {
-                json!({ "name": key, "type": "STRING", "noData": "" })
+                json!({ "name": key, "type": "STRING", "noData": "", "default": "" })
             };
             class_props.insert(name.clone(), def);
             let source = if numeric { Source::Number(key.to_owned()) } else { Source::Text(key.to_owned()) };

@@ -1,10 +1,12 @@
 //! Integration tests of the digital-twin engine: the GLB layout, the ENU frame of the root
 //! transform, the quadtree and its bounding volumes, the property tables read back from the
-//! binary, limits, terrain, determinism, and the Khronos glTF Validator on generated content.
+//! binary, limits, terrain, determinism, the Khronos glTF Validator on generated content, and
+//! Cesium's 3d-tiles-tools reading a whole tileset.
 #![allow(clippy::unwrap_used)]
 
 mod limits;
 mod tiles;
+mod tiles_tools;
 mod validator;
 
 use meridian_twin::Footprint;

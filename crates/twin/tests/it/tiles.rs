@@ -157,6 +157,12 @@ fn column(g: &Glb, table: &Value, schema: &Value, name: &str) -> Vec<Value> {
     let count = table["count"].as_u64().unwrap() as usize;
     let prop = &table["properties"][name];
     let def = &schema["classes"]["parcel"]["properties"][name];
+    if prop.is_null() {
+        // Left out of the table: every value is the property's default.
+        assert_ne!(def["required"], true, "{name} is required but not in the table");
+        assert!(!def["default"].is_null(), "{name} is left out and has no default");
+        return vec![def["default"].clone(); count];
+    }
     let values = g.view(prop["values"].as_u64().unwrap());
     match (def["type"].as_str().unwrap(), def["componentType"].as_str()) {
         ("STRING", _) => {
@@ -249,6 +255,48 @@ fn property_tables_round_trip() {
         }
     }
     assert_eq!(checked, fps.len());
+}
+
+#[test]
+fn a_tile_whose_strings_are_all_empty_leaves_the_property_out() {
+    // Eight stacked lots (one centroid) make two parts of four, in input order: the first four
+    // have no `tenure` and empty ids, the others have both.
+    let mut fps = vec![scatter(1, 12)[0].clone(); 8];
+    for (i, fp) in fps.iter_mut().enumerate() {
+        if i < 4 {
+            fp.properties.remove("tenure");
+            fp.id = String::new();
+        } else {
+            fp.id = format!("s{i}");
+        }
+    }
+    let built = build_tileset(&fps, None, &opts(4)).unwrap();
+    let (mut without, mut with) = (0, 0);
+    for (t, (_, bytes)) in built.tiles.iter().zip(&built.contents) {
+        let g = parse_glb(bytes);
+        let md = &g.json["extensions"]["EXT_structural_metadata"];
+        let (schema, table) = (&md["schema"], &md["propertyTables"][0]);
+        for name in ["id", "tenure"] {
+            assert_eq!(schema["classes"]["parcel"]["properties"][name]["default"], "");
+        }
+        let (ids, tenure) = (column(&g, table, schema, "id"), column(&g, table, schema, "tenure"));
+        for (k, &i) in t.features.iter().enumerate() {
+            assert_eq!(ids[k], json!(fps[i].id));
+            assert_eq!(tenure[k], if i < 4 { json!("") } else { json!("Freehold") });
+        }
+        if t.features.iter().all(|&i| i < 4) {
+            assert!(table["properties"]["tenure"].is_null() && table["properties"]["id"].is_null());
+            assert!(!table["properties"]["lot"].is_null());
+            without += 1;
+        } else {
+            with += 1;
+        }
+        // No buffer view is empty.
+        for v in g.json["bufferViews"].as_array().unwrap() {
+            assert!(v["byteLength"].as_u64().unwrap() > 0);
+        }
+    }
+    assert!(without >= 1 && with >= 1, "{without} tiles without, {with} with");
 }
 
 #[test]
