@@ -23,6 +23,7 @@ mod ogc_schemas;
 mod pointcloud;
 mod tools;
 mod twin;
+mod twin_browser;
 mod uploads;
 mod webhooks;
 mod wfs;
