@@ -8,6 +8,7 @@ mod assets;
 mod build;
 pub mod clock;
 pub mod feed;
+pub mod fuzzing;
 pub mod hub;
 pub mod mqtt;
 mod sensors;
@@ -18,8 +19,8 @@ pub use build::{BuildJobHandler, Tileset};
 pub use clock::{Clock, ClockChange};
 pub use feed::{Feed, FeedOptions};
 pub use sensors::{
-    parse_instant, sensor_json, valid_sensor_id, Bucket, Incoming, NewSensor, Reading, ReadingsPage, ReadingsQuery,
-    Sensor, ValueType,
+    check_value, parse_instant, parse_readings, sensor_json, valid_sensor_id, Bucket, Incoming, NewSensor, Reading,
+    ReadingsPage, ReadingsQuery, Sensor, ValueType,
 };
 pub use twins::{NewTwin, Status, Twin};
 

@@ -169,7 +169,7 @@ fn depth(v: &Value) -> usize {
 }
 
 /// A value checked against its sensor's type, as stored JSON text.
-fn check_value(t: ValueType, v: &Value, max_bytes: usize) -> Result<String, String> {
+pub fn check_value(t: ValueType, v: &Value, max_bytes: usize) -> Result<String, String> {
     let ok = match (t, v) {
         (ValueType::Number, Value::Number(_)) => true,
         (ValueType::Boolean, Value::Bool(_)) => true,
@@ -210,6 +210,94 @@ pub struct Incoming {
     pub sensor: String,
     pub value: Value,
     pub ts: Option<Value>,
+}
+
+/// Readings as a request sends them: `{value, ts}` (with a sensor in the path),
+/// `{"readings": [...]}` or `[...]`, each an object of `value`, `ts` and `sensorId`; the shape is
+/// checked here, the values by [`TwinService::ingest`]. Readings sent as `{value, ts}`, `{"readings": [...]}` or `[...]`, each checked.
+pub fn parse_readings(body: Value, sensor: Option<&str>, max: usize) -> Result<Vec<Incoming>> {
+    let (list, base) = match body {
+        Value::Array(a) => (a, String::new()),
+        Value::Object(mut m) if m.contains_key("readings") => match m.remove("readings") {
+            Some(Value::Array(a)) if m.is_empty() => (a, "/readings".to_owned()),
+            _ => {
+                return Err(DomainError::Invalid(vec![FieldError::new(
+                    "/readings",
+                    "invalid_type",
+                    "readings is an array of {value, ts} (and nothing beside it)",
+                )])
+                .into())
+            }
+        },
+        v @ Value::Object(_) if sensor.is_some() => (vec![v], String::new()),
+        _ => {
+            return Err(DomainError::Invalid(vec![FieldError::new(
+                "",
+                "invalid_type",
+                "send {\"readings\": [{\"sensorId\", \"value\", \"ts\"}, ...]} or an array of them",
+            )])
+            .into())
+        }
+    };
+    if list.len() > max {
+        return Err(DomainError::TooLarge(format!(
+            "{} readings in one request, more than twin.max_batch ({max})",
+            list.len()
+        ))
+        .into());
+    }
+    let single = base.is_empty() && list.len() == 1 && sensor.is_some();
+    let mut out = Vec::with_capacity(list.len());
+    let mut errors = Vec::new();
+    for (i, item) in list.into_iter().enumerate() {
+        let pointer = if single { String::new() } else { format!("{base}/{i}") };
+        let Value::Object(mut m) = item else {
+            errors.push(FieldError::new(pointer, "invalid_type", "a reading is an object {value, ts}"));
+            continue;
+        };
+        let unknown: Vec<String> =
+            m.keys().filter(|k| !matches!(k.as_str(), "value" | "ts" | "sensorId")).cloned().collect();
+        if let Some(k) = unknown.first() {
+            errors.push(FieldError::new(
+                format!("{pointer}/{k}"),
+                "unknown_field",
+                "a reading has value, ts and sensorId",
+            ));
+            continue;
+        }
+        let Some(value) = m.remove("value") else {
+            errors.push(FieldError::new(format!("{pointer}/value"), "required", "a reading has a value"));
+            continue;
+        };
+        let sensor_id = match (m.remove("sensorId"), sensor) {
+            (Some(Value::String(s)), Some(path)) if s != path => {
+                errors.push(FieldError::new(
+                    format!("{pointer}/sensorId"),
+                    "mismatch",
+                    "sensorId differs from the sensor in the path",
+                ));
+                continue;
+            }
+            (_, Some(path)) => path.to_owned(),
+            (Some(Value::String(s)), None) => s,
+            (_, None) => {
+                errors.push(FieldError::new(
+                    format!("{pointer}/sensorId"),
+                    "required",
+                    "each reading names its sensorId",
+                ));
+                continue;
+            }
+        };
+        out.push(Incoming { pointer, sensor: sensor_id, value, ts: m.remove("ts") });
+        if errors.len() >= 100 {
+            break;
+        }
+    }
+    if !errors.is_empty() {
+        return Err(DomainError::Invalid(errors).into());
+    }
+    Ok(out)
 }
 
 impl TwinService {

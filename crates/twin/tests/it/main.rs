@@ -4,6 +4,7 @@
 //! Cesium's 3d-tiles-tools reading a whole tileset.
 #![allow(clippy::unwrap_used)]
 
+mod fuzz;
 mod limits;
 mod tiles;
 mod tiles_tools;

@@ -330,7 +330,7 @@ async fn get_collection(
     Ok(r)
 }
 
-#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}/queryables", tag = "ogc", params(("cid" = String, Path, description = "Collection id")), responses((status = 200, description = "The queryable properties, as JSON Schema", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}/queryables", tag = "ogc", params(("cid" = String, Path, description = "Collection id")), responses((status = 200, description = "The queryable properties, as JSON Schema", body = Object, content_type = "application/schema+json")))]
 async fn get_queryables(
     State(state): State<AppState>,
     caller: Caller,

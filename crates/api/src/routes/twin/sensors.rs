@@ -12,7 +12,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use meridian_core::{FieldError, Timestamp};
-use meridian_twin::service::{sensor_json, Incoming, NewSensor, ReadingsQuery, ValueType};
+use meridian_twin::service::{parse_readings, sensor_json, NewSensor, ReadingsQuery, ValueType};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use utoipa::{IntoParams, ToSchema};
@@ -157,89 +157,6 @@ pub struct ReadingIn {
     pub ts: Option<String>,
 }
 
-/// Readings sent as `{value, ts}`, `{"readings": [...]}` or `[...]`, each checked.
-fn incoming(body: Value, sensor: Option<&str>, max: usize) -> ApiResult<Vec<Incoming>> {
-    let (list, base) = match body {
-        Value::Array(a) => (a, String::new()),
-        Value::Object(mut m) if m.contains_key("readings") => match m.remove("readings") {
-            Some(Value::Array(a)) if m.is_empty() => (a, "/readings".to_owned()),
-            _ => {
-                return Err(ApiError::invalid(vec![FieldError::new(
-                    "/readings",
-                    "invalid_type",
-                    "readings is an array of {value, ts} (and nothing beside it)",
-                )]))
-            }
-        },
-        v @ Value::Object(_) if sensor.is_some() => (vec![v], String::new()),
-        _ => {
-            return Err(ApiError::invalid(vec![FieldError::new(
-                "",
-                "invalid_type",
-                "send {\"readings\": [{\"sensorId\", \"value\", \"ts\"}, ...]} or an array of them",
-            )]))
-        }
-    };
-    if list.len() > max {
-        return Err(ApiError::too_large(format!(
-            "{} readings in one request, more than twin.max_batch ({max})",
-            list.len()
-        )));
-    }
-    let single = base.is_empty() && list.len() == 1 && sensor.is_some();
-    let mut out = Vec::with_capacity(list.len());
-    let mut errors = Vec::new();
-    for (i, item) in list.into_iter().enumerate() {
-        let pointer = if single { String::new() } else { format!("{base}/{i}") };
-        let Value::Object(mut m) = item else {
-            errors.push(FieldError::new(pointer, "invalid_type", "a reading is an object {value, ts}"));
-            continue;
-        };
-        let unknown: Vec<String> =
-            m.keys().filter(|k| !matches!(k.as_str(), "value" | "ts" | "sensorId")).cloned().collect();
-        if let Some(k) = unknown.first() {
-            errors.push(FieldError::new(
-                format!("{pointer}/{k}"),
-                "unknown_field",
-                "a reading has value, ts and sensorId",
-            ));
-            continue;
-        }
-        let Some(value) = m.remove("value") else {
-            errors.push(FieldError::new(format!("{pointer}/value"), "required", "a reading has a value"));
-            continue;
-        };
-        let sensor_id = match (m.remove("sensorId"), sensor) {
-            (Some(Value::String(s)), Some(path)) if s != path => {
-                errors.push(FieldError::new(
-                    format!("{pointer}/sensorId"),
-                    "mismatch",
-                    "sensorId differs from the sensor in the path",
-                ));
-                continue;
-            }
-            (_, Some(path)) => path.to_owned(),
-            (Some(Value::String(s)), None) => s,
-            (_, None) => {
-                errors.push(FieldError::new(
-                    format!("{pointer}/sensorId"),
-                    "required",
-                    "each reading names its sensorId",
-                ));
-                continue;
-            }
-        };
-        out.push(Incoming { pointer, sensor: sensor_id, value, ts: m.remove("ts") });
-        if errors.len() >= 100 {
-            break;
-        }
-    }
-    if !errors.is_empty() {
-        return Err(ApiError::invalid(errors));
-    }
-    Ok(out)
-}
-
 #[utoipa::path(
     post,
     path = "/api/v1/realtime/twin/{twin_id}/sensors/{sensor_id}/readings",
@@ -260,7 +177,7 @@ async fn post_sensor_readings(
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
     state.twin.sensor(&caller.account_id, &twin_id, &sensor_id).await.map_err(twin_error)?;
-    let readings = incoming(body, Some(&sensor_id), state.twin.config().max_batch)?;
+    let readings = parse_readings(body, Some(&sensor_id), state.twin.config().max_batch).map_err(twin_error)?;
     let n = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(twin_error)?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": n }))).into_response())
 }
@@ -284,7 +201,7 @@ async fn post_readings(
     Path(twin_id): Path<String>,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
-    let readings = incoming(body, None, state.twin.config().max_batch)?;
+    let readings = parse_readings(body, None, state.twin.config().max_batch).map_err(twin_error)?;
     let n = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(twin_error)?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": n }))).into_response())
 }
