@@ -885,10 +885,14 @@ impl Config {
         if !twin.mqtt_url.is_empty() && !twin.mqtt_url.starts_with("mqtt://") {
             problems.push("twin.mqtt_url must be empty or start with mqtt://".to_owned());
         }
-        if !(twin.mqtt_topic.contains("{twin}") && twin.mqtt_topic.contains("{sensor}"))
-            || twin.mqtt_topic.contains(['+', '#'])
+        let levels: Vec<&str> = twin.mqtt_topic.split('/').collect();
+        let whole = |l: &str| levels.iter().filter(|x| **x == l).count() == 1;
+        if !(whole("{twin}") && whole("{sensor}"))
+            || levels.iter().any(|l| *l != "{twin}" && *l != "{sensor}" && l.contains(['+', '#', '{', '}']))
         {
-            problems.push("twin.mqtt_topic must contain {twin} and {sensor} and no MQTT wildcard".to_owned());
+            problems.push(
+                "twin.mqtt_topic must have {twin} and {sensor} each as a whole level, and no MQTT wildcard".to_owned(),
+            );
         }
         if self.dem.max_pixels == 0 || self.dem.max_chunk_bytes == 0 || self.dem.max_chunks == 0 {
             problems.push("dem.max_pixels, dem.max_chunk_bytes and dem.max_chunks must be at least 1".to_owned());

@@ -859,3 +859,53 @@ async fn readings_published_over_mqtt_are_stored_and_streamed() {
     assert!(values.contains(&3.25) && values.contains(&4.5), "{values:?}");
     assert!(values.iter().all(|v| *v == 3.25 || *v == 4.5), "only the good readings are stored: {values:?}");
 }
+
+/// The Python `websockets` client, as docs/twin.md shows it: connects with an access token in
+/// the URL, prints the first reading it gets.
+const PY_CLIENT: &str = r#"
+import asyncio, json, sys, websockets
+async def main(url):
+    async with websockets.connect(url, open_timeout=10) as ws:
+        hello = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert hello["type"] == "hello", hello
+        print("ready", flush=True)
+        while True:
+            m = json.loads(await asyncio.wait_for(ws.recv(), 20))
+            if "sensorId" in m:
+                print(json.dumps(m), flush=True)
+                return
+asyncio.run(main(sys.argv[1]))
+"#;
+
+#[tokio::test]
+async fn python_websockets_receives_readings() {
+    const TEST: &str = "twin::python_websockets_receives_readings";
+    if !crate::have_python_module("python3", "websockets", TEST) {
+        return;
+    }
+    let s = Server::start();
+    let (_, key) = s.signup("py-ws@example.com").await;
+    let t = twin(&s, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    assert_eq!(sensor(&s, &key, &id, json!({"id": "pressure", "unit": "kPa"})).await.status(), 201);
+    let token: Value = s.client.post(s.url("/api/v1/auth/token")).header("X-Api-Key", &key).send().await.unwrap().json().await.unwrap();
+    let url = format!("{}/api/v1/realtime/twin/{id}?access_token={}", s.base.replacen("http", "ws", 1), token["access_token"].as_str().unwrap());
+    let mut child = tokio::process::Command::new("python3")
+        .args(["-c", PY_CLIENT, &url])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    tokio::time::timeout(Duration::from_secs(20), tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line)).await.unwrap().unwrap();
+    assert_eq!(line.trim(), "ready");
+    let ts = rfc3339(chrono::Utc::now());
+    readings(&s, &key, &id, json!([{"sensorId": "pressure", "value": 101.3, "ts": ts}])).await;
+    line.clear();
+    tokio::time::timeout(Duration::from_secs(20), tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line)).await.unwrap().unwrap();
+    let got: Value = serde_json::from_str(line.trim()).unwrap_or_else(|e| panic!("{e}: {line:?}"));
+    assert_eq!(got, json!({"sensorId": "pressure", "value": 101.3, "ts": ts}));
+    let status = child.wait().await.unwrap();
+    assert!(status.success());
+}
