@@ -551,7 +551,7 @@ impl Default for TwinConfig {
             max_batch: 10_000,
             max_value_bytes: 4096,
             retention: Duration::from_secs(30 * 86_400),
-            ws_queue: 4096,
+            ws_queue: 16_384,
             ws_ping: Duration::from_secs(20),
             max_ws_per_account: 5_000,
             max_replay: 100_000,

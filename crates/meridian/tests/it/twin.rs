@@ -888,8 +888,21 @@ async fn python_websockets_receives_readings() {
     let t = twin(&s, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
     let id = t["id"].as_str().unwrap().to_owned();
     assert_eq!(sensor(&s, &key, &id, json!({"id": "pressure", "unit": "kPa"})).await.status(), 201);
-    let token: Value = s.client.post(s.url("/api/v1/auth/token")).header("X-Api-Key", &key).send().await.unwrap().json().await.unwrap();
-    let url = format!("{}/api/v1/realtime/twin/{id}?access_token={}", s.base.replacen("http", "ws", 1), token["access_token"].as_str().unwrap());
+    let token: Value = s
+        .client
+        .post(s.url("/api/v1/auth/token"))
+        .header("X-Api-Key", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let url = format!(
+        "{}/api/v1/realtime/twin/{id}?access_token={}",
+        s.base.replacen("http", "ws", 1),
+        token["access_token"].as_str().unwrap()
+    );
     let mut child = tokio::process::Command::new("python3")
         .args(["-c", PY_CLIENT, &url])
         .stdout(std::process::Stdio::piped())
@@ -898,14 +911,68 @@ async fn python_websockets_receives_readings() {
         .unwrap();
     let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    tokio::time::timeout(Duration::from_secs(20), tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line)).await.unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(20), tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(line.trim(), "ready");
     let ts = rfc3339(chrono::Utc::now());
     readings(&s, &key, &id, json!([{"sensorId": "pressure", "value": 101.3, "ts": ts}])).await;
     line.clear();
-    tokio::time::timeout(Duration::from_secs(20), tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line)).await.unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(20), tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line))
+        .await
+        .unwrap()
+        .unwrap();
     let got: Value = serde_json::from_str(line.trim()).unwrap_or_else(|e| panic!("{e}: {line:?}"));
     assert_eq!(got, json!({"sensorId": "pressure", "value": 101.3, "ts": ts}));
     let status = child.wait().await.unwrap();
     assert!(status.success());
+}
+
+#[tokio::test]
+async fn readings_past_the_retention_are_removed_and_the_clock_persists() {
+    let s = Server::start();
+    let (_, key) = s.signup("retention@example.com").await;
+    let t = twin(&s, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    assert_eq!(sensor(&s, &key, &id, json!({"id": "rain", "unit": "mm"})).await.status(), 201);
+    let old = rfc3339(chrono::Utc::now() - chrono::Duration::hours(3));
+    let recent = rfc3339(chrono::Utc::now() - chrono::Duration::minutes(10));
+    readings(
+        &s,
+        &key,
+        &id,
+        json!([{"sensorId": "rain", "value": 1, "ts": old}, {"sensorId": "rain", "value": 2, "ts": recent}]),
+    )
+    .await;
+    set_time(&s, &key, &id, json!({"time": "2026-01-01T00:00:00Z", "playing": false})).await;
+    // A binary frame is refused with 1003.
+    let mut ws = connect(&s, Some(&key), &id, "").await.unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
+    ws.send(WsMessage::Binary(vec![1, 2, 3].into())).await.unwrap();
+    loop {
+        let v = next_json(&mut ws).await;
+        if let Some(code) = v.get("closed") {
+            assert_eq!(code, 1003);
+            break;
+        }
+    }
+    // Restarted with a retention of one hour: the sweep at start removes the old reading.
+    let dir = s.stop();
+    let s = Server::start_in(dir, &[("MERIDIAN_TWIN__RETENTION", "1h")]);
+    let clock: Value = s.get(&format!("/api/v1/realtime/twin/{id}/time"), &key).await.json().await.unwrap();
+    assert_eq!((clock["time"].as_str(), clock["playing"].as_bool()), (Some("2026-01-01T00:00:00.000Z"), Some(false)));
+    set_time(&s, &key, &id, json!({"time": "now"})).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let got: Value =
+            s.get(&format!("/api/v1/realtime/twin/{id}/sensors/rain/readings"), &key).await.json().await.unwrap();
+        let values: Vec<i64> =
+            got["readings"].as_array().unwrap().iter().map(|r| r["value"].as_i64().unwrap()).collect();
+        if values == vec![2] {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the old reading was never removed: {values:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

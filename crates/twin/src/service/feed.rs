@@ -102,7 +102,8 @@ impl TwinService {
             "sensors": feed.filter_list(),
         }));
         if let (true, Some(since)) = (t.clock.live, opts.since) {
-            let rows = self.store.twin.readings_between(twin, since, now, feed.max_replay, false).await?;
+            // Everything stored after `since`, readings stamped a little ahead of this clock too.
+            let rows = self.store.twin.readings_between(twin, since, i64::MAX, feed.max_replay, false).await?;
             if rows.len() == feed.max_replay as usize {
                 feed.notice(json!({ "type": "gap", "reason": "replay_limit", "dropped": null, "ts": rfc3339(now),
                     "detail": format!("more than {} readings since then: the oldest are sent, then live readings", feed.max_replay) }));
@@ -175,6 +176,15 @@ impl Feed {
         let now = Timestamp::now().millis();
         let c = self.clock;
         if c.live {
+            if self.reenter {
+                // Back to the present: its state first, then live readings.
+                let mut latest = self.svc.store.twin.latest_readings(&self.twin, i64::MAX).await?;
+                latest.sort_by_key(|r| r.ts);
+                self.delivered.clear();
+                for r in &latest {
+                    self.push_row(r);
+                }
+            }
             self.mode = Mode::Live;
         } else {
             let at = c.at(now);
