@@ -64,6 +64,8 @@ LOADGEN=$ROOT/target/release/twin-loadgen
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 hwm_reset() { echo 5 > "/proc/$1/clear_refs" 2>/dev/null || true; }
 hwm() { awk '/^VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || true; }
+# user + system clock ticks of a process so far
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 # This run's own broker: anonymous, no connection limit, deep queues.
 if port_open "$MQTT_PORT"; then
@@ -86,7 +88,8 @@ CONF
 mosquitto_pid=$!
 for _ in $(seq 100); do port_open "$MQTT_PORT" && break; sleep 0.1; done
 port_open "$MQTT_PORT" || { cat "$work/mosquitto.log" >&2; exit 1; }
-mosquitto_version=$("$MOSQUITTO" -h 2>/dev/null | sed -n 's/^mosquitto version //p' | head -1)
+# (`mosquitto -h` exits 3)
+mosquitto_version=$({ "$MOSQUITTO" -h 2>/dev/null || true; } | sed -n 's/^mosquitto version //p' | head -1)
 
 if [ "$meridian_modes" = 1 ]; then
   MERIDIAN_RATE_LIMITS__ENABLED=false MERIDIAN_LOG__LEVEL=warn \
@@ -103,6 +106,7 @@ if [ "$meridian_modes" = 1 ]; then
   echo "meridian on $addr, twin $twin with $SENSORS sensors" >&2
 fi
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 RESULTS=$work/results.jsonl
 : > "$RESULTS"
 # step NAME RATE SERVER_PID SERVER_NAME LOADGEN_ARGS…: one loadgen run, its report and the
@@ -112,13 +116,18 @@ step() {
   shift 4
   echo "== $name, $rate readings/s" >&2
   hwm_reset "$pid"
+  local cpu0 t0 cpu1 t1
+  cpu0=$(cpu_ticks "$pid") t0=$(date +%s.%N)
   "$LOADGEN" "$@" --clients "$CLIENTS" --sensors "$SENSORS" --rate "$rate" --duration "$DURATION" --warmup "$WARMUP" \
     > "$work/step.json"
+  cpu1=$(cpu_ticks "$pid") t1=$(date +%s.%N)
   python3 - "$work/step.json" "$name" "$server" "$(hwm "$pid")" \
-    "MODES=$name RATES=$rate DURATION=$DURATION bench/twin/run.sh" >> "$RESULTS" <<'PY'
+    "MODES=$name RATES=$rate DURATION=$DURATION bench/twin/run.sh" \
+    "$(python3 -c "print(round(($cpu1 - $cpu0) / $(getconf CLK_TCK) / ($t1 - $t0), 2))")" >> "$RESULTS" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-r.update(step=sys.argv[2], server=sys.argv[3], server_rss_kb=int(sys.argv[4]) if sys.argv[4] else None, command=sys.argv[5])
+r.update(step=sys.argv[2], server=sys.argv[3], server_rss_kb=int(sys.argv[4]) if sys.argv[4] else None,
+         command=sys.argv[5], server_cpu_cores=float(sys.argv[6]))
 print(json.dumps(r))
 PY
   tail -1 "$RESULTS" >&2
@@ -136,6 +145,8 @@ for rate in $RATES; do
     esac
   done
 done
+
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # The tileset build of the 3D Tiles engine.
 tileset_line="Tileset build: not run (TILESET_N=0)."
@@ -167,11 +178,15 @@ else
   tile_line="Tile content served per second: not measured in this run (TILE_URL unset)."
 fi
 
+meridian_line="Meridian: not run (MODES=$MODES)."
+if [ "$meridian_modes" = 1 ]; then
+  meridian_line="Meridian: release build, logging at warn, rate limits off, MQTT ingest from this run's broker."
+fi
 cat > "$work/header.md" <<MD
 Command: \`bench/twin/run.sh\` (RATES="$RATES", CLIENTS=$CLIENTS, SENSORS=$SENSORS, DURATION=$DURATION s measured
 after WARMUP=$WARMUP s). Measured $(date -u +%Y-%m-%dT%H:%MZ) on this machine ($(nproc) cores); servers, broker
-and load generator share it. Meridian: release build, logging at warn, rate limits off. Mosquitto $mosquitto_version:
-its own instance on 127.0.0.1:$MQTT_PORT (anonymous, no connection limit, max_queued_messages 1,000,000).
+and load generator share it (load average $load_before before the steps, $load_after after).
+$meridian_line Mosquitto $mosquitto_version: its own instance on 127.0.0.1:$MQTT_PORT (anonymous, no connection limit, max_queued_messages 1,000,000).
 
 \`twin-loadgen\` (crates/twin-loadgen, release) holds every client in one process. Readings go round
 sensors s0001…, R per second in all, sent every 10 ms; each carries its publish instant (µs) as its
@@ -179,6 +194,8 @@ value, so latency is receive instant less value, ingest to client. Readings publ
 measured seconds count; receivers read on for 2 s after the ingest stops. Delivered msg/s is all
 clients together; % of expected is deliveries over readings ingested × clients connected. Targets:
 ≥ 100,000 msg/s delivered with p99 ≤ 50 ms while keeping up (≥ 99.9 % delivered, no gaps).
+CPU columns are cores used over the step (1.0 = one core busy throughout): the server's from
+/proc, the load generator's from its own rusage during ingest and drain.
 
 $tileset_line
 

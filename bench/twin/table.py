@@ -30,8 +30,8 @@ def keeps_up(r):
 
 
 out = ["<!-- twin:start -->", "## Digital twin (bench/twin)", "", header, ""]
-out.append("| mode | readings/s asked (achieved) | clients | delivered msg/s | % of expected | p50 ms | p99 ms | max ms | gaps (dropped) | connect failures | keeps up | server peak RSS | command |")
-out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+out.append("| mode | readings/s asked (achieved) | clients | delivered msg/s | % of expected | p50 ms | p99 ms | max ms | gaps (dropped) | connect failures | keeps up | server peak RSS | server CPU | loadgen CPU | command |")
+out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
     lat = r.get("latency_ms", {})
     out.append(
@@ -39,7 +39,7 @@ for r in rows:
         f"| {r['clients_connected']}/{r['clients']} | {r['delivered_per_s']:,.0f} | {r['delivered_pct']:.2f} % "
         f"| {lat.get('p50', 0):.2f} | {lat.get('p99', 0):.2f} | {lat.get('max', 0):.1f} "
         f"| {r['gaps']} ({r['gap_dropped']}) | {r['connect_failures']} | {keeps_up(r)} | {r['server']}: {mb(r.get('server_rss_kb'))} "
-        f"| `{r['command']}` |"
+        f"| {r.get('server_cpu_cores', 0):.2f} | {r.get('loadgen_cpu_cores', 0):.2f} | `{r['command']}` |"
     )
 errors = [f"- {r['step']} at {r['rate_asked']:g}/s: {r['first_error']}" for r in rows if r.get("first_error")]
 if errors:

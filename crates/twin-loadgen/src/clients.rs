@@ -12,6 +12,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, Semaphore};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::http::HeaderValue;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
@@ -23,13 +24,14 @@ fn connect_gate() -> Arc<Semaphore> {
 }
 
 /// Starts `clients` MQTT subscribers of `topic` (QoS 0) on `broker`; returns, for each client,
-/// whether it connected and got its SUBACK.
+/// whether it connected and got its SUBACK. Each task holds a clone of `alive` until it ends.
 pub(crate) async fn mqtt(
     broker: &str,
     topic: &str,
     clients: usize,
     stats: &Arc<Stats>,
     cancel: &CancellationToken,
+    alive: &mpsc::Sender<()>,
 ) -> anyhow::Result<Vec<bool>> {
     let (host, port) = host_port(broker)?;
     let gate = connect_gate();
@@ -42,7 +44,12 @@ pub(crate) async fn mqtt(
         opts.set_inflight(100);
         let (client, eventloop) = AsyncClient::new(opts, 16);
         let task = MqttClient { idx, client, topic: topic.to_string() };
-        tokio::spawn(task.run(eventloop, stats.clone(), cancel.clone(), gate.clone(), tx.clone()));
+        let alive = alive.clone();
+        let run = task.run(eventloop, stats.clone(), cancel.clone(), gate.clone(), tx.clone());
+        tokio::spawn(async move {
+            run.await;
+            drop(alive);
+        });
     }
     drop(tx);
     Ok(collect(rx, clients, stats).await)
@@ -122,20 +129,26 @@ impl MqttClient {
 }
 
 /// Starts `clients` WebSocket clients of `url` with header `X-Api-Key: key`; returns, for each
-/// client, whether it connected.
+/// client, whether it connected. Each task holds a clone of `alive` until it ends.
 pub(crate) async fn ws(
     url: &str,
     key: &str,
     clients: usize,
     stats: &Arc<Stats>,
     cancel: &CancellationToken,
+    alive: &mpsc::Sender<()>,
 ) -> anyhow::Result<Vec<bool>> {
     let mut request = url.into_client_request()?;
     request.headers_mut().insert("X-Api-Key", HeaderValue::from_str(key)?);
     let gate = connect_gate();
     let (tx, rx) = mpsc::channel(clients.max(1));
     for idx in 0..clients {
-        tokio::spawn(ws_client(idx, request.clone(), stats.clone(), cancel.clone(), gate.clone(), tx.clone()));
+        let alive = alive.clone();
+        let run = ws_client(idx, request.clone(), stats.clone(), cancel.clone(), gate.clone(), tx.clone());
+        tokio::spawn(async move {
+            run.await;
+            drop(alive);
+        });
     }
     drop(tx);
     Ok(collect(rx, clients, stats).await)
@@ -151,7 +164,17 @@ async fn ws_client(
 ) {
     let connected = {
         let Ok(_permit) = gate.acquire().await else { return };
-        match tokio::time::timeout(CONNECT_TIMEOUT, tokio_tungstenite::connect_async(request)).await {
+        match tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            // Frames are small: 16 KiB read buffers instead of 128 KiB keep a thousand clients lean.
+            tokio_tungstenite::connect_async_with_config(
+                request,
+                Some(WebSocketConfig::default().read_buffer_size(16 * 1024)),
+                false,
+            ),
+        )
+        .await
+        {
             Ok(Ok((ws, _))) => Some(ws),
             Ok(Err(e)) => {
                 stats.error("websocket connect", e);

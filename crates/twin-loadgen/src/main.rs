@@ -22,7 +22,7 @@ mod stats;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::json;
-use stats::{now_us, peak_rss_kb, Stats};
+use stats::{cpu_seconds, now_us, peak_rss_kb, Stats};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -137,11 +137,13 @@ async fn run(mode: Mode) -> anyhow::Result<serde_json::Value> {
     let stats = Arc::new(Stats::new(load.clients)?);
     let cancel = CancellationToken::new();
     let ingest_cancel = CancellationToken::new();
+    // Every client task holds a sender: recv() answers None once all have ended.
+    let (alive, mut all_ended) = tokio::sync::mpsc::channel::<()>(1);
 
     let (connected, sink, labels) = match &mode {
         Mode::Mqtt { broker, load } => {
             eprintln!("mqtt: {} subscribers of bench/+ on {broker}", load.clients);
-            let connected = clients::mqtt(broker, "bench/+", load.clients, &stats, &cancel).await?;
+            let connected = clients::mqtt(broker, "bench/+", load.clients, &stats, &cancel, &alive).await?;
             let sink = ingest::Sink::mqtt(broker, "bench/{sensor}", "", ingest_cancel.clone()).await?;
             (connected, sink, json!({ "mode": "mqtt", "ingest": "mqtt", "broker": broker }))
         }
@@ -152,7 +154,7 @@ async fn run(mode: Mode) -> anyhow::Result<serde_json::Value> {
             };
             anyhow::ensure!(!twin.is_empty(), "no twin id: pass --twin");
             eprintln!("ws: {} clients of {url}", load.clients);
-            let connected = clients::ws(url, key, load.clients, &stats, &cancel).await?;
+            let connected = clients::ws(url, key, load.clients, &stats, &cancel, &alive).await?;
             let (sink, ingest_name) = match ingest {
                 Ingest::Http => {
                     let base = match http {
@@ -179,15 +181,21 @@ async fn run(mode: Mode) -> anyhow::Result<serde_json::Value> {
     );
     let progress = tokio::spawn(progress(stats.clone(), cancel.clone()));
     let started = Instant::now();
+    let cpu_start = cpu_seconds();
     ingest::run(&sink, &stats, load.rate, load.sensors, warmup + measured, Duration::from_millis(load.tick_ms.max(1)))
         .await;
     let ingest_secs = started.elapsed().as_secs_f64();
     tokio::time::sleep(Duration::from_secs_f64(load.drain.max(0.0))).await;
+    let cpu = cpu_seconds() - cpu_start;
+    let wall = started.elapsed().as_secs_f64();
     cancel.cancel();
     ingest_cancel.cancel();
     let _ = progress.await;
-    // Let the client tasks flush their last latencies.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The client tasks flush their last counts and latencies as they end.
+    drop(alive);
+    if tokio::time::timeout(Duration::from_secs(5), all_ended.recv()).await.is_err() {
+        eprintln!("some clients had not ended 5 s after the drain; their last counts may be missing");
+    }
 
     let h = stats.latency()?;
     let ms = |q: f64| (h.value_at_quantile(q) as f64 / 1000.0 * 100.0).round() / 100.0;
@@ -223,6 +231,14 @@ async fn run(mode: Mode) -> anyhow::Result<serde_json::Value> {
         "control_frames": stats.control_frames.load(Relaxed),
         "unparsed": stats.unparsed.load(Relaxed),
         "loadgen_peak_rss_kb": peak_rss_kb(),
+        // From the ingest's start to the end of the drain: is the loadgen itself the limit?
+        "loadgen_cpu_s": round2(cpu),
+        "loadgen_cpu_cores": round2(cpu / wall),
+        "loadgen_cpu_us_per_message": if stats.received.load(Relaxed) > 0 {
+            round2(cpu * 1e6 / stats.received.load(Relaxed) as f64)
+        } else {
+            0.0
+        },
         "first_error": stats.first_error(),
     });
     if let (Some(obj), Some(labels)) = (report.as_object_mut(), labels.as_object()) {

@@ -13,6 +13,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 const HIST_MAX_US: u64 = 3_600_000_000;
 const SHARDS: usize = 16;
 const FLUSH_EVERY: usize = 256;
+/// A client's counts reach the shared counters at least this often (µs), for the progress lines.
+const FLUSH_AFTER_US: u64 = 100_000;
 
 /// Microseconds since the UNIX epoch, now.
 pub(crate) fn now_us() -> u64 {
@@ -61,6 +63,10 @@ pub(crate) struct Stats {
 pub(crate) struct Local {
     client: usize,
     buf: Vec<u64>,
+    /// Data messages received, and of those in the window, since the last flush.
+    received: u64,
+    delivered: u64,
+    last_flush_us: u64,
 }
 
 impl Stats {
@@ -134,15 +140,15 @@ impl Stats {
                 self.control_frames.fetch_add(1, Relaxed);
             }
             (None, Some(value)) if value.is_finite() && value >= 0.0 => {
-                self.received.fetch_add(1, Relaxed);
+                local.received += 1;
                 let value = value as u64;
                 if self.in_window(value) {
-                    self.delivered.fetch_add(1, Relaxed);
-                    self.per_client[local.client].fetch_add(1, Relaxed);
+                    local.delivered += 1;
                     local.buf.push(recv_us.saturating_sub(value).max(1));
-                    if local.buf.len() >= FLUSH_EVERY {
-                        self.flush(local);
-                    }
+                }
+                if local.buf.len() >= FLUSH_EVERY || recv_us.saturating_sub(local.last_flush_us) >= FLUSH_AFTER_US {
+                    local.last_flush_us = recv_us;
+                    self.flush(local);
                 }
             }
             (None, _) => {
@@ -151,7 +157,17 @@ impl Stats {
         }
     }
 
+    /// Moves a client's counts and latencies into the shared ones.
     pub(crate) fn flush(&self, local: &mut Local) {
+        if local.received > 0 {
+            self.received.fetch_add(local.received, Relaxed);
+            local.received = 0;
+        }
+        if local.delivered > 0 {
+            self.delivered.fetch_add(local.delivered, Relaxed);
+            self.per_client[local.client].fetch_add(local.delivered, Relaxed);
+            local.delivered = 0;
+        }
         if local.buf.is_empty() {
             return;
         }
@@ -164,7 +180,7 @@ impl Stats {
     }
 
     pub(crate) fn local(client: usize) -> Local {
-        Local { client, buf: Vec::with_capacity(FLUSH_EVERY) }
+        Local { client, buf: Vec::with_capacity(FLUSH_EVERY), received: 0, delivered: 0, last_flush_us: 0 }
     }
 
     /// The latency histogram of all clients.
@@ -189,6 +205,15 @@ impl Stats {
         counts.sort_unstable();
         (counts[0], counts[counts.len() / 2], counts[counts.len() - 1])
     }
+}
+
+/// CPU seconds (user + system) this process has used so far.
+pub(crate) fn cpu_seconds() -> f64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_SELF).map_or(0.0, |u| {
+        let (user, system) = (u.user_time(), u.system_time());
+        (user.tv_sec() + system.tv_sec()) as f64 + (user.tv_usec() + system.tv_usec()) as f64 / 1e6
+    })
 }
 
 /// Peak resident set size of this process in kB (VmHWM), if /proc says.
