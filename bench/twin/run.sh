@@ -153,13 +153,15 @@ tileset_line="Tileset build: not run (TILESET_N=0)."
 if [ "$TILESET_N" != 0 ]; then
   build_json=$(./target/release/examples/build "$TILESET_N")
   echo "$build_json" >&2
-  tileset_line=$(python3 -c '
+  tileset_line=$(python3 - "$build_json" <<'PY'
 import json, sys
 b = json.loads(sys.argv[1])
-print(f"Tileset build (meridian-twin `build` example, `build_tileset` on {b[\"footprints\"]:,} synthetic parcels, "
-      f"{b[\"threads\"]} threads): {b[\"seconds\"]:.2f} s for {b[\"tiles\"]:,} tiles, {b[\"triangles\"]:,} triangles, "
-      f"{b[\"glb_bytes\"] / 1e6:.1f} MB of GLB; {b[\"skipped\"]} footprints skipped. "
-      f"Command: `cargo run --release -p meridian-twin --example build -- {b[\"footprints\"]}`.")' "$build_json")
+print(f"Tileset build (meridian-twin `build` example, `build_tileset` on {b['footprints']:,} synthetic parcels, "
+      f"{b['threads']} threads): {b['seconds']:.2f} s for {b['tiles']:,} tiles, {b['triangles']:,} triangles, "
+      f"{b['glb_bytes'] / 1e6:.1f} MB of GLB; {b['skipped']} footprints skipped. "
+      f"Command: `cargo run --release -p meridian-twin --example build -- {b['footprints']}`.")
+PY
+)
 fi
 
 # Optional: tile content served per second, wrk on one GLB URL (TILE_URL; KEY for X-Api-Key).
@@ -194,6 +196,9 @@ value, so latency is receive instant less value, ingest to client. Readings publ
 measured seconds count; receivers read on for 2 s after the ingest stops. Delivered msg/s is all
 clients together; % of expected is deliveries over readings ingested × clients connected. Targets:
 ≥ 100,000 msg/s delivered with p99 ≤ 50 ms while keeping up (≥ 99.9 % delivered, no gaps).
+Achieved ingest counts readings Meridian accepted (HTTP 2xx) or, over MQTT, readings handed to the
+publishing client (QoS 0, nothing acknowledges them): a broker that falls behind shows as latency and
+missing deliveries, not as a lower achieved rate.
 CPU columns are cores used over the step (1.0 = one core busy throughout): the server's from
 /proc, the load generator's from its own rusage during ingest and drain.
 
