@@ -107,7 +107,15 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     raise_fd_limit();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let report = runtime.block_on(run(cli.mode))?;
+    let report = match runtime.block_on(run(cli.mode)) {
+        Ok(report) => report,
+        Err(e) => {
+            // Still one JSON object on stdout, for scripts that collect the reports.
+            println!("{}", json!({ "error": format!("{e:#}") }));
+            runtime.shutdown_timeout(Duration::from_secs(2));
+            return Err(e);
+        }
+    };
     println!("{report}");
     // Client tasks that did not finish in time are dropped with the runtime.
     runtime.shutdown_timeout(Duration::from_secs(2));
