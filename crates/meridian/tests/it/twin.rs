@@ -797,7 +797,10 @@ async fn a_slow_websocket_client_gets_a_gap_notice_and_the_latest_values() {
         if let Some(sid) = v["sensorId"].as_str() {
             let value = v["value"].as_i64().unwrap();
             if let Some(prev) = last.insert(sid.to_owned(), value) {
-                assert!(value > prev, "per sensor, readings arrive in time order");
+                assert!(
+                    value >= prev,
+                    "per sensor, readings arrive in time order (the latest may come again after a gap)"
+                );
             }
         }
     }

@@ -10,8 +10,8 @@
 //! - A clock change is announced and the feed switches mode at once.
 //! - **Backpressure**: the hub's ring per twin is bounded; a client that falls behind it gets a
 //!   `gap` notice with how many messages it missed and then the latest reading of each sensor,
-//!   never an unbounded queue. Per sensor, readings are delivered in time order (an older one
-//!   than already delivered is not sent again).
+//!   never an unbounded queue. Per sensor, live readings go out in time order (the hub pushes
+//!   none older than one it pushed; after a resume, none already sent from the store).
 
 use super::clock::rfc3339;
 use super::hub::{Channel, Message};
@@ -40,8 +40,8 @@ pub struct FeedOptions {
 /// One message for the client.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Out {
-    /// A JSON text frame.
-    Text(Arc<str>),
+    /// A JSON text frame (UTF-8), shared by every client it goes to.
+    Text(bytes::Bytes),
     /// Close the connection with this code and reason.
     Close(u16, &'static str),
 }
@@ -119,7 +119,7 @@ impl TwinService {
 
 impl Feed {
     fn notice(&mut self, v: serde_json::Value) {
-        self.pending.push_back(Out::Text(Arc::from(v.to_string())));
+        self.pending.push_back(Out::Text(bytes::Bytes::from(v.to_string())));
     }
 
     fn filter_list(&self) -> serde_json::Value {
@@ -146,19 +146,22 @@ impl Feed {
             return;
         }
         self.delivered.insert(Arc::from(r.sensor_id.as_str()), r.ts);
-        self.pending.push_back(Out::Text(Arc::from(reading_text(&r.sensor_id, r.ts, &r.value))));
+        self.pending.push_back(Out::Text(bytes::Bytes::from(reading_text(&r.sensor_id, r.ts, &r.value))));
     }
 
-    /// A live reading, if it is wanted and newer than what its sensor delivered.
-    fn take_live(&mut self, sensor: &Arc<str>, ts: i64, text: &Arc<str>) -> Option<Out> {
+    /// A live reading, if it is wanted and newer than what its sensor delivered from the store.
+    /// The hub sends each sensor's readings in time order, so the guard is needed only until a
+    /// live reading passes what a resume or a state sent from the store; then it is dropped.
+    fn take_live(&mut self, sensor: &Arc<str>, ts: i64, text: &bytes::Bytes) -> Option<Out> {
         if !self.wanted(sensor) {
             return None;
         }
-        match self.delivered.get_mut(sensor) {
-            Some(d) if *d >= ts => return None,
-            Some(d) => *d = ts,
-            None => {
-                self.delivered.insert(sensor.clone(), ts);
+        if !self.delivered.is_empty() {
+            if let Some(&d) = self.delivered.get(sensor) {
+                if d >= ts {
+                    return None;
+                }
+                self.delivered.remove(sensor);
             }
         }
         Some(Out::Text(text.clone()))
@@ -219,7 +222,7 @@ impl Feed {
                 self.clock = *c;
                 self.reenter = true;
                 let view = c.view(Timestamp::now().millis());
-                Some(Out::Text(Arc::from(json!({ "type": "clock", "clock": view }).to_string())))
+                Some(Out::Text(bytes::Bytes::from(json!({ "type": "clock", "clock": view }).to_string())))
             }
             Message::Closed => {
                 self.closed = true;
@@ -236,7 +239,7 @@ impl Feed {
         metrics::counter!("meridian_twin_ws_gaps_total").increment(1);
         self.notice(json!({ "type": "gap", "reason": "slow_client", "dropped": dropped,
             "ts": rfc3339(Timestamp::now().millis()) }));
-        let mut latest: Vec<(Arc<str>, i64, Arc<str>)> = self
+        let mut latest: Vec<(Arc<str>, i64, bytes::Bytes)> = self
             .channel
             .latest()
             .iter()
@@ -343,7 +346,7 @@ impl Feed {
                         rows.retain(|r| r.ts != last);
                         next = if forward { last - 1 } else { last + 1 };
                     } else {
-                        self.pending.push_back(Out::Text(Arc::from(
+                        self.pending.push_back(Out::Text(bytes::Bytes::from(
                             json!({ "type": "gap", "reason": "replay_limit", "dropped": null, "ts": rfc3339(last) })
                                 .to_string(),
                         )));
@@ -368,7 +371,7 @@ impl Feed {
             let r = buffer.pop_front();
             if let Some(r) = r {
                 if self.wanted(&r.sensor_id) {
-                    return Ok(Some(Out::Text(Arc::from(reading_text(&r.sensor_id, r.ts, &r.value)))));
+                    return Ok(Some(Out::Text(bytes::Bytes::from(reading_text(&r.sensor_id, r.ts, &r.value)))));
                 }
             }
             return Ok(None);

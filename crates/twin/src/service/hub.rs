@@ -12,7 +12,7 @@ use tokio::sync::broadcast;
 #[derive(Debug)]
 pub enum Message {
     /// A reading, as the interface's JSON text (`{sensorId, value, ts}`).
-    Reading { sensor: Arc<str>, ts: i64, text: Arc<str> },
+    Reading { sensor: Arc<str>, ts: i64, text: bytes::Bytes },
     /// The clock changed (its stored form).
     Clock(super::Clock),
     /// The twin is gone.
@@ -79,12 +79,15 @@ impl Hub {
             let m = Arc::new(m);
             if let (Some(latest), Message::Reading { sensor, ts, .. }) = (latest.as_mut(), &*m) {
                 let newer = match latest.get(sensor).map(|p| &**p) {
-                    Some(Message::Reading { ts: seen, .. }) => ts >= seen,
+                    Some(Message::Reading { ts: seen, .. }) => ts > seen,
                     _ => true,
                 };
-                if newer {
-                    latest.insert(sensor.clone(), m.clone());
+                // Per sensor, live readings go out in time order: one that arrives after a newer
+                // one is stored (and replayed, and read back) but not pushed.
+                if !newer {
+                    continue;
                 }
+                latest.insert(sensor.clone(), m.clone());
             }
             // No subscriber is not an error: the reading is stored.
             let _ = c.tx.send(m);

@@ -80,6 +80,9 @@ pub struct TwinService {
     pub(crate) dem_limits: meridian_raster::tiff::Limits,
     /// Live fan-out of readings and clock changes.
     pub(crate) hub: hub::Hub,
+    /// Each twin's sensors and their value types, for ingest (dropped when a sensor is added or
+    /// removed).
+    pub(crate) sensor_types: dashmap::DashMap<String, Arc<std::collections::HashMap<String, ValueType>>>,
     /// One build at a time per twin.
     pub(crate) building: dashmap::DashMap<String, Arc<tokio::sync::Mutex<()>>>,
 }
@@ -99,6 +102,7 @@ impl TwinService {
             max_attempts: config.jobs.max_attempts,
             dem_limits: meridian_dem::raster_limits(&config.dem),
             hub: hub::Hub::new(config.twin.ws_queue),
+            sensor_types: dashmap::DashMap::new(),
             building: dashmap::DashMap::new(),
         }
     }

@@ -353,6 +353,7 @@ impl TwinService {
             created_at: Timestamp::now(),
         };
         self.store.twin.insert_sensor(&row, self.config.max_sensors).await?;
+        self.sensor_types.remove(twin);
         Sensor::of_row(row)
     }
 
@@ -375,6 +376,7 @@ impl TwinService {
         if !self.store.twin.delete_sensor(twin, id).await? {
             return Err(Error::Domain(DomainError::not_found("sensor", id)));
         }
+        self.sensor_types.remove(twin);
         self.hub.forget_sensor(twin, id);
         Ok(())
     }
@@ -404,15 +406,26 @@ impl TwinService {
             ))
             .into());
         }
-        let sensors: HashMap<String, ValueType> = self
-            .store
-            .twin
-            .list_sensors(twin)
-            .await?
-            .into_iter()
-            .filter_map(|r| Sensor::of_row(r).ok())
-            .map(|s| (s.id, s.value_type))
-            .collect();
+        let cached = self.sensor_types.get(twin).map(|t| t.clone());
+        // A sensor the cache does not know may have been added since: read them all again then.
+        let cached = cached.filter(|t| readings.iter().all(|r| t.contains_key(&r.sensor)));
+        let sensors = match cached {
+            Some(t) => t,
+            None => {
+                let t: Arc<HashMap<String, ValueType>> = Arc::new(
+                    self.store
+                        .twin
+                        .list_sensors(twin)
+                        .await?
+                        .into_iter()
+                        .filter_map(|r| Sensor::of_row(r).ok())
+                        .map(|s| (s.id, s.value_type))
+                        .collect(),
+                );
+                self.sensor_types.insert(twin.to_owned(), t.clone());
+                t
+            }
+        };
         let now = Timestamp::now().millis();
         let mut errors = Vec::new();
         let mut rows = Vec::with_capacity(readings.len());
@@ -473,7 +486,7 @@ impl TwinService {
             sorted.into_iter().map(|r| Message::Reading {
                 sensor: Arc::from(r.sensor_id.as_str()),
                 ts: r.ts,
-                text: Arc::from(reading_text(&r.sensor_id, r.ts, &r.value)),
+                text: bytes::Bytes::from(reading_text(&r.sensor_id, r.ts, &r.value)),
             }),
         );
     }

@@ -370,6 +370,7 @@ impl TwinService {
             return Err(twin_not_found(id));
         }
         self.hub.close(id);
+        self.sensor_types.remove(id);
         let _ = self.store.jobs.cancel(account, &twin.build_job).await;
         if let Err(e) = self.blobs().delete_prefix(&keys::twin(account, id)).await {
             tracing::warn!(error = %e, twin = id, "removing a deleted twin's builds failed");

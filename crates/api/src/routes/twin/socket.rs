@@ -29,6 +29,8 @@ use utoipa_axum::routes;
 
 /// Largest message a client may send.
 const MAX_CLIENT_MESSAGE: usize = 64 * 1024;
+/// Read buffer of a socket: clients send little (subscribe messages, pongs).
+const READ_BUFFER: usize = 4 * 1024;
 /// Most frames written before one flush.
 const BATCH: usize = 256;
 
@@ -108,6 +110,7 @@ async fn twin_socket(
     let stop = state.requests.clone();
     Ok(ws
         .max_message_size(MAX_CLIENT_MESSAGE)
+        .read_buffer_size(READ_BUFFER)
         .on_upgrade(move |socket| async move {
             metrics::gauge!("meridian_twin_websockets").increment(1.0);
             session(socket, feed, ping, stop).await;
@@ -142,42 +145,57 @@ fn client_message(feed: &mut Feed, text: &str) -> Result<(), String> {
     }
 }
 
+/// What the reader task saw of the client.
+enum Incoming {
+    Text(String),
+    Binary,
+    /// Any frame (a pong, a ping): the client is alive.
+    Heard,
+}
+
+/// Reads the client's frames on its own task, so that writing readings never polls the socket's
+/// read side (each poll of a WebSocket stream prepares its read buffer).
+fn spawn_reader(mut rx: futures::stream::SplitStream<WebSocket>) -> tokio::sync::mpsc::Receiver<Incoming> {
+    let (tx, out) = tokio::sync::mpsc::channel(16);
+    tokio::spawn(async move {
+        while let Some(frame) = rx.next().await {
+            let m = match frame {
+                Ok(Message::Text(t)) => Incoming::Text(t.as_str().to_owned()),
+                Ok(Message::Binary(_)) => Incoming::Binary,
+                Ok(Message::Close(_)) | Err(_) => break,
+                Ok(_) => Incoming::Heard,
+            };
+            if tx.send(m).await.is_err() {
+                break;
+            }
+        }
+    });
+    out
+}
+
+/// A frame for the client: the shared bytes, checked as UTF-8 once more by the type.
+fn text(b: bytes::Bytes) -> Option<Message> {
+    axum::extract::ws::Utf8Bytes::try_from(b).ok().map(Message::Text)
+}
+
 /// Carries a feed to a socket until either ends.
 async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: CancellationToken) {
-    let (mut tx, mut rx) = socket.split();
+    let (mut tx, rx) = socket.split();
+    let mut incoming = spawn_reader(rx);
     let mut ticker = tokio::time::interval(ping);
     ticker.tick().await;
     let mut heard = Instant::now();
     let mut strikes = 0u8;
+    let stopped = stop.cancelled();
+    tokio::pin!(stopped);
     loop {
+        // The feed before the client's messages and pings: when readings are ready they go out
+        // without polling anything else (the reader task keeps reading meanwhile).
         tokio::select! {
-            () = stop.cancelled() => {
+            biased;
+            () = &mut stopped => {
                 let _ = tx.send(close(1001, "server shutting down")).await;
                 return;
-            }
-            incoming = rx.next() => {
-                heard = Instant::now();
-                match incoming {
-                    None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
-                    Some(Ok(Message::Binary(_))) => {
-                        let _ = tx.send(close(1003, "text frames only")).await;
-                        return;
-                    }
-                    Some(Ok(Message::Text(t))) => {
-                        if let Err(detail) = client_message(&mut feed, t.as_str()) {
-                            strikes += 1;
-                            if strikes >= 10 {
-                                let _ = tx.send(close(1008, "too many bad messages")).await;
-                                return;
-                            }
-                            let notice = serde_json::json!({ "type": "error", "detail": detail }).to_string();
-                            if tx.send(Message::Text(notice.into())).await.is_err() {
-                                return;
-                            }
-                        }
-                    }
-                    Some(Ok(_)) => {}
-                }
             }
             out = feed.next() => {
                 let first = match out {
@@ -197,7 +215,8 @@ async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: Cancel
                 while let Some(o) = next.take() {
                     match o {
                         Out::Text(t) => {
-                            if tx.feed(Message::Text(t.as_ref().into())).await.is_err() {
+                            let Some(frame) = text(t) else { continue };
+                            if tx.feed(frame).await.is_err() {
                                 return;
                             }
                         }
@@ -211,9 +230,32 @@ async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: Cancel
                         next = feed.try_next();
                     }
                 }
-                metrics::counter!("meridian_twin_ws_messages_total").increment(n as u64);
                 if tx.flush().await.is_err() {
                     return;
+                }
+            }
+            m = incoming.recv() => {
+                heard = Instant::now();
+                match m {
+                    None => return,
+                    Some(Incoming::Binary) => {
+                        let _ = tx.send(close(1003, "text frames only")).await;
+                        return;
+                    }
+                    Some(Incoming::Heard) => {}
+                    Some(Incoming::Text(t)) => {
+                        if let Err(detail) = client_message(&mut feed, &t) {
+                            strikes += 1;
+                            if strikes >= 10 {
+                                let _ = tx.send(close(1008, "too many bad messages")).await;
+                                return;
+                            }
+                            let notice = serde_json::json!({ "type": "error", "detail": detail }).to_string();
+                            if tx.send(Message::Text(notice.into())).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
                 }
             }
             _ = ticker.tick() => {
