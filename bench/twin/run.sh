@@ -23,6 +23,8 @@
 #   TILE_URL='http://{addr}/api/v1/…/tiles/0/0/0.glb' bench/twin/run.sh   # adds the tile row;
 #       {addr} and {twin} are this run's Meridian address and twin; KEY defaults to this run's key
 #   OUT=/tmp/twin.jsonl bench/twin/run.sh     # also keeps the loadgen reports
+#   TILE_URL=auto bench/twin/run.sh          # the tile row on the first content of this run's twin
+#                                              (PARCELS=2000 parcels are registered in its area)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -102,7 +104,9 @@ if [ "$meridian_modes" = 1 ]; then
   [ -n "$addr" ] || { echo "meridian did not start:" >&2; tail -20 "$work/meridian.log" >&2; exit 1; }
   key=$(curl -sf -X POST "http://$addr/api/v1/accounts" -H 'Content-Type: application/json' \
     -d '{"name":"bench","email":"bench@example.com"}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
-  twin=$(python3 bench/twin/setup.py "$addr" "$key" "$SENSORS")
+  twin=$(python3 bench/twin/setup.py "$addr" "$key" "$SENSORS" "${PARCELS:-2000}" 2> "$work/setup.err") || { cat "$work/setup.err" >&2; exit 1; }
+  cat "$work/setup.err" >&2
+  setup_line=$(grep '^twin ' "$work/setup.err" || true)
   echo "meridian on $addr, twin $twin with $SENSORS sensors" >&2
 fi
 
@@ -165,6 +169,21 @@ PY
 fi
 
 # Optional: tile content served per second, wrk on one GLB URL (TILE_URL; KEY for X-Api-Key).
+if [ "${TILE_URL:-}" = auto ] && [ -n "${twin:-}" ]; then
+  # The first building content of this run's twin.
+  TILE_URL=$(curl -sf -H "X-Api-Key: $key" "http://$addr/api/v1/realtime/twin/$twin/tileset" | python3 -c '
+import json, sys
+def walk(t):
+    u = t.get("content", {}).get("uri")
+    if u and "terrain" not in u:
+        return u
+    for c in t.get("children", []):
+        f = walk(c)
+        if f:
+            return f
+print(walk(json.load(sys.stdin)["root"]) or "")')
+  TILE_URL="http://{addr}/api/v1/realtime/twin/{twin}/$TILE_URL"
+fi
 if [ -n "${TILE_URL:-}" ]; then
   url=${TILE_URL//\{addr\}/${addr:-}}
   url=${url//\{twin\}/${twin:-}}
@@ -203,6 +222,8 @@ CPU columns are cores used over the step (1.0 = one core busy throughout): the s
 /proc, the load generator's from its own rusage during ingest and drain.
 
 $tileset_line
+
+${setup_line:+Through the server: $setup_line (parcels registered over the API, \`POST /api/v1/realtime/twins\` to \`ready\`: the \`twin.build\` job reads the parcels, builds and stores the tileset).}
 
 $tile_line
 MD
