@@ -699,16 +699,29 @@ pub async fn keep_current(
     }
 }
 
+/// Waits for a DNS event, then takes every other event already queued: one refresh covers a
+/// burst of writes (a refresh reads each changed zone whole, so one per write made a stream of
+/// single-record writes cost a zone rebuild each).
 async fn next_dns_event(feed: &mut Option<broadcast::Receiver<Arc<Event>>>) {
     let Some(rx) = feed else { return std::future::pending().await };
     loop {
         match rx.recv().await {
-            Ok(e) if e.event_type.starts_with("dns.") => return,
+            Ok(e) if e.event_type.starts_with("dns.") => break,
             Ok(_) => continue,
-            Err(broadcast::error::RecvError::Lagged(_)) => return,
+            Err(broadcast::error::RecvError::Lagged(_)) => break,
             Err(broadcast::error::RecvError::Closed) => {
                 *feed = None;
                 return std::future::pending().await;
+            }
+        }
+    }
+    loop {
+        match rx.try_recv() {
+            Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
+            Err(broadcast::error::TryRecvError::Empty) => return,
+            Err(broadcast::error::TryRecvError::Closed) => {
+                *feed = None;
+                return;
             }
         }
     }

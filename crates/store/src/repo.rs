@@ -709,11 +709,7 @@ pub trait TwinRepo: Send + Sync {
         &self,
         twin: &str,
         sensor: &str,
-        from: i64,
-        to: i64,
-        interval: i64,
-        numeric: bool,
-        limit: u32,
+        q: &crate::twin::Downsample,
     ) -> Result<Vec<crate::twin::BucketRow>>;
     /// Each sensor's latest reading at or before `at` (sensors without one are left out).
     async fn latest_readings(&self, twin: &str, at: i64) -> Result<Vec<crate::twin::ReadingRow>>;

@@ -82,3 +82,17 @@ pub struct BucketRow {
     /// Other values: the bucket's last value (JSON text).
     pub last: Option<String>,
 }
+
+/// A downsampling of one sensor's readings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Downsample {
+    /// Readings with `from <= ts <= to` (ms).
+    pub from: i64,
+    pub to: i64,
+    /// Bucket width (ms).
+    pub interval: i64,
+    /// Numbers: count, min, max, mean; otherwise count and the last value.
+    pub numeric: bool,
+    /// Most buckets.
+    pub limit: u32,
+}

@@ -2,7 +2,7 @@ use super::outbox::insert_events;
 use super::SqliteDb;
 use crate::error::is_unique_violation;
 use crate::repo::TwinRepo;
-use crate::twin::{BucketRow, BuildRow, FeatureAsOf, ReadingRow, SensorRow, TwinRow};
+use crate::twin::{BucketRow, BuildRow, Downsample, FeatureAsOf, ReadingRow, SensorRow, TwinRow};
 use crate::{Result, StoreError};
 use async_trait::async_trait;
 use meridian_core::event::NewEvent;
@@ -361,16 +361,8 @@ impl TwinRepo for SqliteDb {
         rows.iter().map(reading_of).collect()
     }
 
-    async fn downsample(
-        &self,
-        twin: &str,
-        sensor: &str,
-        from: i64,
-        to: i64,
-        interval: i64,
-        numeric: bool,
-        limit: u32,
-    ) -> Result<Vec<BucketRow>> {
+    async fn downsample(&self, twin: &str, sensor: &str, q: &Downsample) -> Result<Vec<BucketRow>> {
+        let Downsample { from, to, interval, numeric, limit } = *q;
         // Buckets aligned on the epoch; integer division rounds towards zero, so instants before
         // 1970 are shifted into their bucket.
         let bucket = "(CASE WHEN ts >= 0 THEN ts / ?1 ELSE (ts - ?1 + 1) / ?1 END) * ?1";

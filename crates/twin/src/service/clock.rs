@@ -129,6 +129,7 @@ pub fn rfc3339(ms: i64) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

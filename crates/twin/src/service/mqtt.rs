@@ -209,6 +209,7 @@ async fn store_lenient(svc: &TwinService, twin: &str, mut readings: Vec<Incoming
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use serde_json::json;

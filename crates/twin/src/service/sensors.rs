@@ -328,7 +328,7 @@ impl TwinService {
             let found = self.store.twin.feature_as_of(account, &t.collection, f, now).await?;
             let area = t.area_geometry();
             let filter = t.filter_expr();
-            if !found.is_some_and(|f| super::build::selects(&f, &area, filter.as_ref()).is_some()) {
+            if found.is_none_or(|f| super::build::selects(&f, &area, filter.as_ref()).is_none()) {
                 errors.push(FieldError::new(
                     "/feature_id",
                     "unknown_feature",
@@ -516,7 +516,8 @@ impl TwinService {
         match q.interval {
             Some(i) => {
                 let numeric = s.value_type == ValueType::Number;
-                let rows = self.store.twin.downsample(twin, sensor, from, to, i, numeric, limit).await?;
+                let q = meridian_store::twin::Downsample { from, to, interval: i, numeric, limit };
+                let rows = self.store.twin.downsample(twin, sensor, &q).await?;
                 let next = (rows.len() == limit as usize).then(|| rows.last().map(|b| b.ts + i)).flatten();
                 let buckets = rows
                     .into_iter()

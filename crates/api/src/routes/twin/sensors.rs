@@ -235,7 +235,7 @@ fn interval_ms(s: &str) -> Option<i64> {
     let simple = |t: &str| -> Option<i64> {
         let c = t.chars().last()?;
         let n: i64 = t[..t.len() - c.len_utf8()].parse().ok()?;
-        Some(n.checked_mul(unit(c)?)?)
+        n.checked_mul(unit(c)?)
     };
     let ms = if let Some(rest) = s.strip_prefix("PT").or_else(|| s.strip_prefix("pt")) {
         simple(rest)?
@@ -322,6 +322,7 @@ async fn get_readings(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
