@@ -679,12 +679,25 @@ pub async fn keep_current(
     mut feed: Option<broadcast::Receiver<Arc<Event>>>,
     shutdown: CancellationToken,
 ) {
+    let mut last = tokio::time::Instant::now();
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => return,
             _ = tokio::time::sleep(config.poll_interval) => {}
-            _ = next_dns_event(&mut feed) => {}
+            _ = next_dns_event(&mut feed) => {
+                // A refresh reads each changed zone whole: under a stream of writes, at most one
+                // per REFRESH_SPACING, taking every event that came meanwhile.
+                let due = last + REFRESH_SPACING;
+                if tokio::time::Instant::now() < due {
+                    tokio::select! {
+                        _ = shutdown.cancelled() => return,
+                        _ = tokio::time::sleep_until(due) => {}
+                    }
+                    drain(&mut feed);
+                }
+            }
         }
+        last = tokio::time::Instant::now();
         match catalog.refresh(&store).await {
             Ok(changed) => {
                 for c in changed {
@@ -695,6 +708,24 @@ pub async fn keep_current(
                 }
             }
             Err(e) => tracing::warn!(error = %e, "refreshing the DNS zones failed"),
+        }
+    }
+}
+
+/// Least time between two refreshes started by events.
+const REFRESH_SPACING: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Takes every event already queued.
+fn drain(feed: &mut Option<broadcast::Receiver<Arc<Event>>>) {
+    let Some(rx) = feed else { return };
+    loop {
+        match rx.try_recv() {
+            Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
+            Err(broadcast::error::TryRecvError::Empty) => return,
+            Err(broadcast::error::TryRecvError::Closed) => {
+                *feed = None;
+                return;
+            }
         }
     }
 }
@@ -715,16 +746,7 @@ async fn next_dns_event(feed: &mut Option<broadcast::Receiver<Arc<Event>>>) {
             }
         }
     }
-    loop {
-        match rx.try_recv() {
-            Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
-            Err(broadcast::error::TryRecvError::Empty) => return,
-            Err(broadcast::error::TryRecvError::Closed) => {
-                *feed = None;
-                return;
-            }
-        }
-    }
+    drain(feed);
 }
 
 /// The record types the API manages, for callers that list them.
