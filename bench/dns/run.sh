@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Authoritative DNS benchmark: queries per second measured with dnsperf against Meridian and
-# against NSD serving the same 10,000-record zone on this machine, in the same run; then API record
+# Authoritative DNS benchmark: queries per second measured with dnsperf against Meridian, NSD and
+# Knot DNS serving the same 10,000-record zone on this machine, in the same run; then API record
 # writes per second (single records from concurrent clients, and batches).
 # Writes its section of docs/benchmarks.md (between the dns markers).
 #
@@ -10,8 +10,8 @@ cd "$(dirname "$0")/../.."
 DURATION="${1:-20}"
 RECORDS="${2:-10000}"
 CLIENTS="${3:-8}"
-for tool in dnsperf nsd curl python3; do
-  command -v "$tool" >/dev/null || { echo "bench/dns needs $tool (apt-get install dnsperf nsd curl)" >&2; exit 1; }
+for tool in dnsperf nsd knotd curl python3; do
+  command -v "$tool" >/dev/null || { echo "bench/dns needs $tool (apt-get install dnsperf nsd knot curl)" >&2; exit 1; }
 done
 
 cargo build --release -q -p meridian --bin meridian
@@ -63,6 +63,8 @@ server:
   ip-address: 127.0.0.1
   port: $NSD_PORT
   server-count: $(nproc)
+  # One socket per server process, as NSD's documentation advises on a multi-core machine.
+  reuseport: yes
   zonesdir: "$WORK/nsd"
   zonelistfile: "$WORK/nsd/zone.list"
   database: ""
@@ -82,6 +84,30 @@ zone:
   zonefile: bench.example.zone
 CONF
 nsd -d -c "$WORK/nsd/nsd.conf" &
+PIDS+=($!)
+
+# Knot DNS serves the same file: default UDP workers (one per core), no RRL module (off unless
+# configured), the zone file only (no journal, no DNSSEC).
+mkdir -p "$WORK/knot"
+cp "$WORK/nsd/bench.example.zone" "$WORK/knot/bench.example.zone"
+KNOT_PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+cat >"$WORK/knot/knot.conf" <<CONF
+server:
+    listen: 127.0.0.1@$KNOT_PORT
+    rundir: "$WORK/knot"
+log:
+  - target: stderr
+    any: warning
+database:
+    storage: "$WORK/knot"
+zone:
+  - domain: bench.example
+    storage: "$WORK/knot"
+    file: bench.example.zone
+    journal-content: none
+    zonefile-sync: -1
+CONF
+knotd -c "$WORK/knot/knot.conf" 2>"$WORK/knot/knot.log" &
 PIDS+=($!)
 
 # Queries: 90% names that exist (A, AAAA, TXT), 10% names that do not (NXDOMAIN with the SOA).
@@ -106,7 +132,7 @@ ready() { # port
   echo "server on port $1 never answered" >&2; exit 1
 }
 echo "zone of $RECORDS records imported; waiting for both servers" >&2
-ready "$DNS_PORT"; ready "$NSD_PORT"
+ready "$DNS_PORT"; ready "$NSD_PORT"; ready "$KNOT_PORT"
 
 perf() { # port name -> "qps avg_latency_ms lost rcodes"
   dnsperf -s 127.0.0.1 -p "$1" -d "$WORK/queries.txt" -l "$DURATION" -c 16 -q 256 >"$WORK/perf-$2.txt" 2>&1
@@ -121,6 +147,17 @@ echo "dnsperf against Meridian (port $DNS_PORT) for ${DURATION}s" >&2
 read -r M_QPS M_LAT M_LOST M_CODES <<<"$(perf "$DNS_PORT" meridian)"
 echo "dnsperf against NSD (port $NSD_PORT) for ${DURATION}s" >&2
 read -r N_QPS N_LAT N_LOST N_CODES <<<"$(perf "$NSD_PORT" nsd)"
+echo "dnsperf against Knot DNS (port $KNOT_PORT) for ${DURATION}s" >&2
+read -r K_QPS K_LAT K_LOST K_CODES <<<"$(perf "$KNOT_PORT" knot)"
+# Peak resident memory of each server so far (every NSD and Knot process together).
+hwm() { # pids -> MB
+  local kb=0 v
+  for p in "$@"; do v="$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$p/status" 2>/dev/null || true)"; kb=$((kb + ${v:-0})); done
+  echo $((kb / 1024))
+}
+M_RSS="$(hwm "${PIDS[0]}")"
+N_RSS="$(hwm $(pgrep -x nsd || true))"
+K_RSS="$(hwm $(pgrep -x knotd || true))"
 
 # API writes: a second zone, so the writes do not touch the served one.
 WZONE="$(api -X POST "$HTTP/v1/dns/zones" -H 'content-type: application/json' -d '{"name":"writes.example"}' | json '["id"]')"
@@ -132,24 +169,28 @@ FAILED="$(echo "$WRITES" | json '["failures"]')"
 
 cpu="$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | sed -n 1p || true)"
 nsd_version="$(nsd -v 2>&1 | sed -n 1p || true)"
+knot_version="$(knotd -V 2>&1 | sed -n 's/^knotd (Knot DNS), version /Knot DNS /p' || true)"
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
 section="$(cat <<MD
 <!-- dns:start -->
 ## DNS
 
 \`bench/dns/run.sh $DURATION $RECORDS $CLIENTS\` ($(date -u +%Y-%m-%d), $(nproc) cores, ${cpu}).
 
-**Queries per second.** The release \`meridian\` binary and ${nsd_version} (\`server-count: $(nproc)\`) serve the
-same zone \`bench.example\` of $RECORDS records ($HOSTS names with A records, every tenth also AAAA and TXT),
-imported into Meridian through \`POST /v1/dns/zones/{id}/import\` and given to NSD as Meridian's own
-\`GET .../export\`. dnsperf sends, for $DURATION s per server, a fixed mix over UDP from 16 clients with up to
+**Queries per second.** The release \`meridian\` binary, ${nsd_version} (\`server-count: $(nproc)\`,
+\`reuseport: yes\`) and ${knot_version} (its default: one UDP worker per core) serve the same zone \`bench.example\` of $RECORDS records ($HOSTS names with A records, every tenth also AAAA and TXT),
+imported into Meridian through \`POST /v1/dns/zones/{id}/import\` and given to NSD and Knot as Meridian's
+own \`GET .../export\`. dnsperf sends, for $DURATION s per server, a fixed mix over UDP from 16 clients with up to
 256 queries outstanding: 90% names that exist (A, AAAA, TXT), 10% names that do not (NXDOMAIN with the SOA).
-Both servers and dnsperf share the machine's $(nproc) cores, one server at a time; NSD's response-rate
-limiting is off (it would drop most of one client's traffic), Meridian has none.
+The servers and dnsperf share the machine's $(nproc) cores, one server at a time; response-rate
+limiting is off in NSD (it would drop most of one client's traffic) and not configured in Knot,
+and Meridian has none. Peak RSS is each server's (all its processes) at the end of the query runs.
 
-| server | queries/s | average latency (ms) | queries lost | response codes |
-|---|---:|---:|---:|---|
-| Meridian | $M_QPS | $M_LAT | $M_LOST | $M_CODES |
-| NSD | $N_QPS | $N_LAT | $N_LOST | $N_CODES |
+| server | queries/s | Meridian's ratio | average latency (ms) | queries lost | response codes | peak RSS (MB) |
+|---|---:|---:|---:|---:|---|---:|
+| Meridian | $M_QPS | | $M_LAT | $M_LOST | $M_CODES | $M_RSS |
+| NSD | $N_QPS | $(ratio "$M_QPS" "$N_QPS")× | $N_LAT | $N_LOST | $N_CODES | $N_RSS |
+| Knot DNS | $K_QPS | $(ratio "$M_QPS" "$K_QPS")× | $K_LAT | $K_LOST | $K_CODES | $K_RSS |
 
 **API record writes per second** (SQLite store, API rate limits switched off for the run): $CLIENTS
 clients each \`POST /v1/dns/zones/{id}/records\` over a keep-alive connection, 4000 records in all: **$SINGLE

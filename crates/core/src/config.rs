@@ -650,6 +650,10 @@ pub struct DnsConfig {
     pub poll_interval: Duration,
     /// Largest answer sent over UDP when the client's EDNS buffer allows it, in bytes.
     pub max_udp_payload: u16,
+    /// UDP sockets sharing the DNS port, each served by its own thread (0: one per core).
+    pub udp_workers: usize,
+    /// Bytes of rendered UDP answers each UDP worker keeps for the current zones (0: none).
+    pub answer_cache_bytes: usize,
     /// Lifetime of DNSSEC signatures.
     #[serde(with = "humantime_serde")]
     pub signature_validity: Duration,
@@ -685,6 +689,8 @@ impl Default for DnsConfig {
             tsig_keys: Vec::new(),
             poll_interval: Duration::from_millis(500),
             max_udp_payload: 1232,
+            udp_workers: 0,
+            answer_cache_bytes: 16 * 1024 * 1024,
             signature_validity: Duration::from_secs(14 * 86_400),
             signature_refresh: Duration::from_secs(7 * 86_400),
             tcp_connections: 1024,
@@ -805,6 +811,9 @@ impl Config {
         let dns = &self.dns;
         if dns.nameservers.is_empty() {
             problems.push("dns.nameservers must name at least one name server".to_owned());
+        }
+        if dns.udp_workers > 256 {
+            problems.push("dns.udp_workers must be at most 256".to_owned());
         }
         if dns.max_udp_payload < 512 {
             problems.push("dns.max_udp_payload must be at least 512".to_owned());

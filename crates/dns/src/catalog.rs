@@ -10,6 +10,7 @@ use meridian_core::config::DnsConfig;
 use meridian_core::id::ZoneId;
 use meridian_store::{Store, StoreError};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 /// The zones served, by name.
@@ -17,6 +18,8 @@ pub struct Catalog {
     zones: RwLock<Arc<HashMap<String, Arc<ZoneData>>>>,
     caches: Mutex<HashMap<ZoneId, SigCache>>,
     config: Arc<DnsConfig>,
+    /// Moves on after every change of the zones served: answers rendered before are stale.
+    generation: AtomicU64,
 }
 
 /// A zone whose content changed in a refresh.
@@ -29,7 +32,12 @@ pub struct Changed {
 impl Catalog {
     /// An empty catalog.
     pub fn new(config: Arc<DnsConfig>) -> Self {
-        Self { zones: RwLock::new(Arc::new(HashMap::new())), caches: Mutex::new(HashMap::new()), config }
+        Self {
+            zones: RwLock::new(Arc::new(HashMap::new())),
+            caches: Mutex::new(HashMap::new()),
+            config,
+            generation: AtomicU64::new(0),
+        }
     }
 
     fn snapshot(&self) -> Arc<HashMap<String, Arc<ZoneData>>> {
@@ -53,6 +61,12 @@ impl Catalog {
         self.snapshot().get(zone).cloned()
     }
 
+    /// A number that changes whenever the zones served change; read it before looking a zone up,
+    /// so that what is found is at least as new as the number.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
     /// How many zones are served.
     pub fn len(&self) -> usize {
         self.snapshot().len()
@@ -72,6 +86,7 @@ impl Catalog {
         let refresh = self.config.signature_refresh.as_secs();
         let mut next = HashMap::with_capacity(versions.len());
         let mut changed = Vec::new();
+        let mut rebuilt = false;
         for v in versions {
             if let Some(z) = current.get(&v.name) {
                 let expiring = z.earliest_expiration.is_some_and(|e| u64::from(e) <= now + refresh);
@@ -118,7 +133,9 @@ impl Catalog {
                 changed.push(Changed { zone: v.name.clone(), serial: v.soa_serial });
             }
             next.insert(v.name.clone(), Arc::new(data));
+            rebuilt = true;
         }
+        let removed = current.keys().any(|name| !next.contains_key(name));
         if let Ok(mut caches) = self.caches.lock() {
             let live: std::collections::HashSet<&ZoneId> = next.values().map(|z| &z.id).collect();
             caches.retain(|id, _| live.contains(id));
@@ -126,6 +143,9 @@ impl Catalog {
         match self.zones.write() {
             Ok(mut zones) => *zones = Arc::new(next),
             Err(poisoned) => *poisoned.into_inner() = Arc::new(next),
+        }
+        if rebuilt || removed {
+            self.generation.fetch_add(1, Ordering::AcqRel);
         }
         Ok(changed)
     }

@@ -6,6 +6,7 @@
 
 pub mod catalog;
 pub mod dnssec;
+mod fast;
 pub mod name;
 pub mod notify;
 pub mod record;

@@ -3,6 +3,7 @@
 //! applied through the same [`DnsService`] as the HTTP API.
 
 use crate::catalog::Catalog;
+use crate::fast::{AnswerCache, Cacheable};
 use crate::name;
 use crate::notify;
 use crate::record::{validate, RecordInput, RecordType as OurType, ValidRecord, MIN_TTL};
@@ -22,7 +23,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream, UdpSocket};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::runtime::Handle;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
@@ -76,21 +78,27 @@ impl Drop for TcpSlot {
 
 /// The sockets of a bound server.
 pub struct Bound {
-    pub udp: UdpSocket,
+    /// UDP sockets sharing the port, one per worker.
+    pub udp: Vec<std::net::UdpSocket>,
     pub tcp: TcpListener,
     /// The address both are bound to.
     pub addr: SocketAddr,
 }
 
-/// Binds UDP, then TCP on the same port. With port 0 the port UDP got is tried for TCP, again
-/// with a new port when another program holds it.
-pub async fn bind(addr: SocketAddr) -> std::io::Result<Bound> {
+/// Binds TCP, then `udp_workers` UDP sockets on the same port (0: one per core). TCP comes first
+/// because its port is exclusive: with port 0 the port TCP got is tried for UDP, again with a
+/// new port when another program holds it, and a second server on a port in use fails.
+pub async fn bind(addr: SocketAddr, udp_workers: usize) -> std::io::Result<Bound> {
+    let workers = match udp_workers {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
     let mut last_error = None;
     for _ in 0..50 {
-        let udp = UdpSocket::bind(addr).await?;
-        let local = udp.local_addr()?;
-        match TcpListener::bind(local).await {
-            Ok(tcp) => return Ok(Bound { udp, tcp, addr: local }),
+        let tcp = TcpListener::bind(addr).await?;
+        let local = tcp.local_addr()?;
+        match crate::udp::bind_group(local, workers) {
+            Ok(udp) => return Ok(Bound { udp, tcp, addr: local }),
             Err(e) if addr.port() == 0 => last_error = Some(e),
             Err(e) => return Err(e),
         }
@@ -144,48 +152,87 @@ impl DnsServer {
         Ok(Self { catalog, service, keys, transfer_from, config })
     }
 
-    /// Serves until `shutdown`: two UDP workers and a TCP acceptor.
+    /// Serves until `shutdown`: a thread per UDP socket and a TCP acceptor.
     pub async fn run(self: Arc<Self>, bound: Bound, shutdown: CancellationToken) {
-        let pktinfo = crate::udp::enable(&bound.udp);
-        let udp = Arc::new(bound.udp);
-        let mut tasks = tokio::task::JoinSet::new();
-        for _ in 0..2 {
-            let (server, udp, stop) = (self.clone(), udp.clone(), shutdown.clone());
-            tasks.spawn(async move { server.serve_udp(udp, pktinfo, stop).await });
+        let runtime = tokio::runtime::Handle::current();
+        // Each worker holds a sender; the channel closes when the last one has stopped.
+        let (alive, mut stopped) = tokio::sync::mpsc::channel::<()>(1);
+        for (i, socket) in bound.udp.into_iter().enumerate() {
+            let (server, stop, runtime, alive) = (self.clone(), shutdown.clone(), runtime.clone(), alive.clone());
+            let spawned = std::thread::Builder::new().name(format!("dns-udp-{i}")).spawn(move || {
+                server.serve_udp(socket, &stop, &runtime);
+                drop(alive);
+            });
+            if let Err(e) = spawned {
+                tracing::error!(error = %e, "cannot start a DNS UDP worker");
+            }
         }
-        let (server, stop) = (self.clone(), shutdown.clone());
-        tasks.spawn(async move { server.serve_tcp(bound.tcp, stop).await });
-        while tasks.join_next().await.is_some() {}
+        drop(alive);
+        let tcp = tokio::spawn(self.clone().serve_tcp(bound.tcp, shutdown.clone()));
+        let _ = stopped.recv().await;
+        let _ = tcp.await;
     }
 
-    async fn serve_udp(self: Arc<Self>, socket: Arc<UdpSocket>, pktinfo: bool, shutdown: CancellationToken) {
-        let mut buf = vec![0u8; 65_535];
-        loop {
-            let received = tokio::select! {
-                _ = shutdown.cancelled() => return,
-                r = crate::udp::recv(&socket, &mut buf, pktinfo) => r,
-            };
-            let (n, src, dest) = match received {
-                Ok(r) => r,
-                Err(e) => {
+    /// One UDP worker: batches of datagrams from its socket, plain queries answered from its
+    /// cache of rendered replies ([`crate::fast`]), the rest by [`Self::handle_now`], and
+    /// dynamic updates (which wait on the store) handed to the runtime.
+    fn serve_udp(self: Arc<Self>, socket: std::net::UdpSocket, shutdown: &CancellationToken, runtime: &Handle) {
+        // The socket is polled for the shutdown this often.
+        if let Err(e) = socket.set_read_timeout(Some(Duration::from_millis(200))) {
+            tracing::error!(error = %e, "cannot set the DNS UDP socket's read timeout");
+            return;
+        }
+        let pktinfo = crate::udp::enable(&socket);
+        let socket = Arc::new(socket);
+        let mut receiver = crate::udp::Receiver::new(pktinfo);
+        let mut sender = crate::udp::Sender::new(pktinfo);
+        let mut cache = AnswerCache::new(self.config.answer_cache_bytes);
+        let mut received = Vec::with_capacity(crate::udp::BATCH);
+        let mut served = [0u64; 16];
+        while !shutdown.is_cancelled() {
+            if let Err(e) = receiver.recv(&socket, &mut received) {
+                if !matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) {
                     tracing::debug!(error = %e, "udp receive failed");
-                    continue;
                 }
-            };
-            // Updates wait on the store: answer them in their own task, so that queries keep flowing.
-            if n > 2 && (buf[2] >> 3) & 0x0f == u8::from(OpCode::Update) {
-                let (server, socket, msg) = (self.clone(), socket.clone(), buf[..n].to_vec());
-                tokio::spawn(async move {
-                    for reply in server.handle(&msg, src, false).await {
-                        let _ = crate::udp::send(&socket, &reply, src, dest).await;
-                    }
-                });
                 continue;
             }
-            for reply in self.handle(&buf[..n], src, false).await {
-                if let Err(e) = crate::udp::send(&socket, &reply, src, dest).await {
-                    tracing::debug!(error = %e, %src, "udp send failed");
+            cache.sync(self.catalog.generation());
+            for (i, r) in received.iter().enumerate() {
+                let msg = receiver.datagram(i, r);
+                let cacheable = Cacheable::parse(msg, self.config.max_udp_payload);
+                if let Some(q) = &cacheable {
+                    let out = sender.next(r.from, r.dest);
+                    if let Some(rcode) = cache.answer(q, msg, out) {
+                        served[usize::from(rcode)] += 1;
+                        continue;
+                    }
+                    sender.cancel();
                 }
+                let Some(replies) = self.handle_now(msg, r.from, false) else {
+                    // A dynamic update: answered in its own task, so that queries keep flowing.
+                    let (server, socket, msg, (from, dest)) =
+                        (self.clone(), socket.clone(), msg.to_vec(), (r.from, r.dest));
+                    runtime.spawn(async move {
+                        for reply in server.handle(&msg, from, false).await {
+                            if let Err(e) = crate::udp::send_one(&socket, &reply, from, dest) {
+                                tracing::debug!(error = %e, %from, "udp send failed");
+                            }
+                        }
+                    });
+                    continue;
+                };
+                if let (Some(q), [reply]) = (&cacheable, replies.as_slice()) {
+                    cache.insert(q, msg, reply);
+                }
+                for reply in replies {
+                    sender.next(r.from, r.dest).extend_from_slice(&reply);
+                }
+            }
+            sender.flush(&socket);
+            for (rcode, n) in served.iter_mut().enumerate().filter(|(_, n)| **n > 0) {
+                let code = ResponseCode::from_low(rcode as u8);
+                metrics::counter!("meridian_dns_queries_total", "rcode" => rcode_name(code)).increment(*n);
+                *n = 0;
             }
         }
     }
@@ -278,29 +325,62 @@ impl DnsServer {
 
     /// Answers one message; zone transfers answer with several.
     pub async fn handle(&self, bytes: &[u8], src: SocketAddr, tcp: bool) -> Vec<Vec<u8>> {
+        if let Some(replies) = self.handle_now(bytes, src, tcp) {
+            return replies;
+        }
+        match self.accept(bytes) {
+            Err(replies) => replies,
+            Ok((request, verified)) => {
+                let replies = vec![self.update(&request, &verified).await];
+                self.finish(replies, &request, tcp, verified)
+            }
+        }
+    }
+
+    /// Answers a message without waiting: everything but a dynamic update, which is `None`
+    /// (it waits on the store: [`Self::handle`]).
+    pub fn handle_now(&self, bytes: &[u8], src: SocketAddr, tcp: bool) -> Option<Vec<Vec<u8>>> {
+        if bytes.len() > 2 && (bytes[2] >> 3) & 0x0f == u8::from(OpCode::Update) {
+            return None;
+        }
+        Some(match self.accept(bytes) {
+            Err(replies) => replies,
+            Ok((request, verified)) => {
+                let replies = match request.metadata.op_code {
+                    OpCode::Query => self.query(&request, src, tcp, &verified),
+                    _ => vec![self.error(&request, ResponseCode::NotImp)],
+                };
+                self.finish(replies, &request, tcp, verified)
+            }
+        })
+    }
+
+    /// Parses a message and checks its EDNS version and TSIG; `Err` holds the replies of a
+    /// message answered at once (FORMERR, BADVERS, NOTAUTH, or none to a response).
+    fn accept(&self, bytes: &[u8]) -> Result<(Message, Verified), Vec<Vec<u8>>> {
         let request = match Message::from_vec(bytes) {
             Ok(m) => m,
             Err(_) => {
                 if bytes.len() < 12 || bytes[2] & 0x80 != 0 {
-                    return Vec::new();
+                    return Err(Vec::new());
                 }
                 // Answer FORMERR with the header we could read.
                 let mut reply = bytes[..12].to_vec();
                 reply[2] = (reply[2] | 0x80) & !0x06;
                 reply[3] = ResponseCode::FormErr.low();
                 reply[4..12].fill(0);
-                return vec![reply];
+                return Err(vec![reply]);
             }
         };
         if request.metadata.message_type != MessageType::Query {
-            return Vec::new();
+            return Err(Vec::new());
         }
         // RFC 6891 section 6.1.3: only EDNS version 0 is implemented.
         if request.edns.as_ref().is_some_and(|e| e.version() > 0) {
             let mut reply = self.reply_to(&request);
             reply.metadata.response_code = ResponseCode::BADVERS;
             metrics::counter!("meridian_dns_queries_total", "rcode" => "BADVERS").increment(1);
-            return reply.to_vec().into_iter().collect();
+            return Err(reply.to_vec().into_iter().collect());
         }
         let verified = tsig::verify_request(&self.keys, bytes, tsig::now());
         if let Verified::Failed { key_name, error } = &verified {
@@ -309,19 +389,19 @@ impl DnsServer {
             reply.add_queries(request.queries.iter().cloned());
             let mut bytes = reply.to_vec().unwrap_or_default();
             tsig::append_error(&mut bytes, key_name, *error, tsig::now());
-            return vec![bytes];
+            return Err(vec![bytes]);
         }
-        let replies = match request.metadata.op_code {
-            OpCode::Query => self.query(&request, src, tcp, &verified),
-            OpCode::Update => vec![self.update(&request, &verified).await],
-            _ => vec![self.error(&request, ResponseCode::NotImp)],
-        };
+        Ok((request, verified))
+    }
+
+    /// Signs the replies when the request was signed, else encodes them for the transport.
+    fn finish(&self, replies: Vec<Message>, request: &Message, tcp: bool, verified: Verified) -> Vec<Vec<u8>> {
         match verified {
             Verified::Valid { key, mac } => {
                 let mut signer = Signer::response(key, mac);
                 replies.into_iter().map(|m| signer.sign(m.to_vec().unwrap_or_default(), tsig::now())).collect()
             }
-            _ => replies.into_iter().filter_map(|m| self.encode(m, &request, tcp)).collect(),
+            _ => replies.into_iter().filter_map(|m| self.encode(m, request, tcp)).collect(),
         }
     }
 

@@ -135,7 +135,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         catalog.refresh(&store).await.context("loading the DNS zones")?;
         let server = meridian_dns::server::DnsServer::new(catalog.clone(), state.dns.clone(), dns_config.clone())
             .map_err(|e| anyhow::anyhow!("invalid DNS configuration: {e}"))?;
-        let bound = meridian_dns::server::bind(config.server.dns)
+        let bound = meridian_dns::server::bind(config.server.dns, config.dns.udp_workers)
             .await
             .with_context(|| format!("binding dns {}", config.server.dns))?;
         println!("listening on dns {}", bound.addr);

@@ -75,7 +75,7 @@ impl Harness {
         let service = Arc::new(DnsService::new(store.clone(), config.clone(), Arc::new(|| {})));
         let catalog = Arc::new(Catalog::new(config.clone()));
         let server = Arc::new(DnsServer::new(catalog.clone(), service.clone(), config.clone()).unwrap());
-        let bound = bind(listen).await.unwrap();
+        let bound = bind(listen, config.udp_workers).await.unwrap();
         let addr = bound.addr;
         let shutdown = CancellationToken::new();
         tokio::spawn(server.run(bound, shutdown.clone()));

@@ -32,6 +32,57 @@ async fn changes_are_answered_authoritatively_and_names_are_case_insensitive() {
     assert_eq!(r.answers.len(), 2);
 }
 
+/// A query asked again is answered from the worker's rendered replies: the asker's ID, flags and
+/// letter case come back, and a change to the zone is seen at once after the refresh.
+#[tokio::test]
+async fn repeated_queries_are_answered_from_rendered_replies_that_follow_changes() {
+    // One worker, so that every query meets the same cache.
+    let h = Harness::new(DnsConfig { udp_workers: 1, ..DnsConfig::default() }).await;
+    let zone = h.zone("example.net").await;
+    let www = h.add(&zone, "A", "www", "192.0.2.1").await;
+    h.refresh().await;
+    let a =
+        |r: &hickory_proto::op::Message| -> Vec<String> { r.answers.iter().map(|rr| rr.data.to_string()).collect() };
+    for (i, (name, rd, edns)) in [
+        ("www.example.net.", true, None),
+        ("WWW.example.NET.", false, None),
+        ("www.example.net.", true, Some((1232, false))),
+        ("wWw.ExAmPlE.nEt.", true, Some((4096, false))),
+        ("missing.example.net.", true, None),
+        ("MISSING.example.net.", false, None),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut q = query(name, RecordType::A, edns);
+        q.metadata.recursion_desired = rd;
+        q.metadata.checking_disabled = i % 2 == 1;
+        let r = udp(h.addr, &q).await;
+        assert_eq!(r.metadata.id, q.metadata.id, "{name}");
+        assert_eq!(r.metadata.recursion_desired, rd, "{name}");
+        assert_eq!(r.metadata.checking_disabled, i % 2 == 1, "{name}");
+        assert!(r.metadata.authoritative, "{name}");
+        assert_eq!(r.queries[0].name().to_ascii(), name, "the question is echoed as asked");
+        assert_eq!(r.edns.is_some(), edns.is_some(), "{name}");
+        if name.to_ascii_lowercase().starts_with("www") {
+            assert_eq!(a(&r), ["192.0.2.1"], "{name}");
+        } else {
+            assert_eq!(r.metadata.response_code, ResponseCode::NXDomain, "{name}");
+            assert_eq!(types(&r.authorities), [RecordType::SOA], "{name}");
+        }
+    }
+    // A change, then the same questions: the new answers, not the rendered ones.
+    h.service.delete_record(&h.account, zone.id.as_str(), www.id.as_str(), None).await.unwrap();
+    h.add(&zone, "A", "www", "192.0.2.9").await;
+    h.add(&zone, "A", "missing", "192.0.2.10").await;
+    h.refresh().await;
+    let r = udp(h.addr, &query("www.example.net.", RecordType::A, None)).await;
+    assert_eq!(a(&r), ["192.0.2.9"]);
+    let r = udp(h.addr, &query("Missing.example.net.", RecordType::A, None)).await;
+    assert_eq!(r.metadata.response_code, ResponseCode::NoError);
+    assert_eq!(a(&r), ["192.0.2.10"]);
+}
+
 #[tokio::test]
 async fn negative_answers_carry_the_soa_with_the_negative_ttl() {
     let h = Harness::new(DnsConfig::default()).await;
