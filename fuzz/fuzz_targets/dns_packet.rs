@@ -6,7 +6,7 @@ use libfuzzer_sys::fuzz_target;
 use meridian_core::config::DnsConfig;
 use meridian_dns::catalog::Catalog;
 use meridian_dns::record::RecordInput;
-use meridian_dns::server::DnsServer;
+use meridian_dns::server::{AnswerCache, DnsServer, UdpReply};
 use meridian_dns::service::DnsService;
 use std::sync::{Arc, OnceLock};
 
@@ -55,5 +55,14 @@ fuzz_target!(|data: &[u8]| {
     let src = "127.0.0.1:5300".parse().expect("address");
     for tcp in [false, true] {
         let _ = w.rt.block_on(w.server.handle(data, src, tcp));
+    }
+    // A UDP worker's path, asked twice: a reply rendered from its cache must be exactly the full
+    // path's.
+    let mut cache = AnswerCache::new(1 << 20);
+    let mut out = Vec::new();
+    for _ in 0..2 {
+        if let UdpReply::Rendered(_) = w.server.handle_udp(&mut cache, data, src, &mut out) {
+            assert_eq!(w.server.handle_now(data, src, false), Some(vec![out.clone()]));
+        }
     }
 });

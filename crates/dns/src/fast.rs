@@ -100,7 +100,7 @@ impl Cacheable {
 }
 
 /// One worker's replies for the current catalog, by query.
-pub(crate) struct AnswerCache {
+pub struct AnswerCache {
     generation: u64,
     entries: HashMap<Box<[u8]>, Box<[u8]>>,
     bytes: usize,
@@ -112,12 +112,12 @@ const ENTRY_OVERHEAD: usize = 64;
 
 impl AnswerCache {
     /// An empty cache that holds at most `max_bytes` (0: nothing is kept).
-    pub(crate) fn new(max_bytes: usize) -> Self {
+    pub fn new(max_bytes: usize) -> Self {
         Self { generation: 0, entries: HashMap::new(), bytes: 0, max_bytes }
     }
 
     /// Forgets every reply when the catalog has changed since they were made.
-    pub(crate) fn sync(&mut self, generation: u64) {
+    pub fn sync(&mut self, generation: u64) {
         if generation != self.generation {
             self.clear();
             self.generation = generation;
@@ -130,9 +130,13 @@ impl AnswerCache {
     }
 
     /// How many replies are kept.
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.entries.len()
+    }
+
+    /// Whether no reply is kept.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 
     /// Writes the reply to `query` into `out`, and returns its RCODE, when one is kept and fits

@@ -3,7 +3,8 @@
 //! applied through the same [`DnsService`] as the HTTP API.
 
 use crate::catalog::Catalog;
-use crate::fast::{AnswerCache, Cacheable};
+pub use crate::fast::AnswerCache;
+use crate::fast::Cacheable;
 use crate::name;
 use crate::notify;
 use crate::record::{validate, RecordInput, RecordType as OurType, ValidRecord, MIN_TTL};
@@ -106,6 +107,17 @@ pub async fn bind(addr: SocketAddr, udp_workers: usize) -> std::io::Result<Bound
     Err(last_error.unwrap_or_else(|| std::io::Error::other("no port was free for both UDP and TCP")))
 }
 
+/// What [`DnsServer::handle_udp`] did with a datagram.
+#[derive(Debug, PartialEq, Eq)]
+pub enum UdpReply {
+    /// Answered from the cache into `out`, with this RCODE.
+    Rendered(u8),
+    /// Answered by the full path (no reply at all for a response or an unreadable header).
+    Full(Vec<Vec<u8>>),
+    /// A dynamic update, which waits on the store: [`DnsServer::handle`].
+    Later,
+}
+
 /// What the server answers with.
 pub struct DnsServer {
     catalog: Arc<Catalog>,
@@ -199,33 +211,28 @@ impl DnsServer {
             cache.sync(self.catalog.generation());
             for (i, r) in received.iter().enumerate() {
                 let msg = receiver.datagram(i, r);
-                let cacheable = Cacheable::parse(msg, self.config.max_udp_payload);
-                if let Some(q) = &cacheable {
-                    let out = sender.next(r.from, r.dest);
-                    if let Some(rcode) = cache.answer(q, msg, out) {
-                        served[usize::from(rcode)] += 1;
-                        continue;
-                    }
-                    sender.cancel();
-                }
-                let Some(replies) = self.handle_now(msg, r.from, false) else {
-                    // A dynamic update: answered in its own task, so that queries keep flowing.
-                    let (server, socket, msg, (from, dest)) =
-                        (self.clone(), socket.clone(), msg.to_vec(), (r.from, r.dest));
-                    runtime.spawn(async move {
-                        for reply in server.handle(&msg, from, false).await {
-                            if let Err(e) = crate::udp::send_one(&socket, &reply, from, dest) {
-                                tracing::debug!(error = %e, %from, "udp send failed");
-                            }
+                let out = sender.next(r.from, r.dest);
+                match self.handle_udp(&mut cache, msg, r.from, out) {
+                    UdpReply::Rendered(rcode) => served[usize::from(rcode)] += 1,
+                    UdpReply::Full(replies) => {
+                        sender.cancel();
+                        for reply in replies {
+                            sender.next(r.from, r.dest).extend_from_slice(&reply);
                         }
-                    });
-                    continue;
-                };
-                if let (Some(q), [reply]) = (&cacheable, replies.as_slice()) {
-                    cache.insert(q, msg, reply);
-                }
-                for reply in replies {
-                    sender.next(r.from, r.dest).extend_from_slice(&reply);
+                    }
+                    UdpReply::Later => {
+                        sender.cancel();
+                        // A dynamic update: answered in its own task, so that queries keep flowing.
+                        let (server, socket, msg) = (self.clone(), socket.clone(), msg.to_vec());
+                        let (from, dest) = (r.from, r.dest);
+                        runtime.spawn(async move {
+                            for reply in server.handle(&msg, from, false).await {
+                                if let Err(e) = crate::udp::send_one(&socket, &reply, from, dest) {
+                                    tracing::debug!(error = %e, %from, "udp send failed");
+                                }
+                            }
+                        });
+                    }
                 }
             }
             sender.flush(&socket);
@@ -321,6 +328,23 @@ impl DnsServer {
                 }
             }
         }
+    }
+
+    /// Answers one UDP datagram as a worker does: from `cache` when it holds the reply (written
+    /// into `out`), else by the full path, keeping its reply when the query may be cached.
+    /// The caller calls [`AnswerCache::sync`] with [`Catalog::generation`] before a batch.
+    pub fn handle_udp(&self, cache: &mut AnswerCache, msg: &[u8], src: SocketAddr, out: &mut Vec<u8>) -> UdpReply {
+        let cacheable = Cacheable::parse(msg, self.config.max_udp_payload);
+        if let Some(q) = &cacheable {
+            if let Some(rcode) = cache.answer(q, msg, out) {
+                return UdpReply::Rendered(rcode);
+            }
+        }
+        let Some(replies) = self.handle_now(msg, src, false) else { return UdpReply::Later };
+        if let (Some(q), [reply]) = (&cacheable, replies.as_slice()) {
+            cache.insert(q, msg, reply);
+        }
+        UdpReply::Full(replies)
     }
 
     /// Answers one message; zone transfers answer with several.

@@ -6,7 +6,7 @@ use hickory_proto::rr::{RData as WireData, RecordType};
 use hickory_proto::serialize::txt::Parser as HickoryParser;
 use meridian_core::config::DnsConfig;
 use meridian_dns::record::validate;
-use meridian_dns::server::DnsServer;
+use meridian_dns::server::{AnswerCache, DnsServer, UdpReply};
 use meridian_dns::zonefile::{self, Apex, Limits};
 use meridian_fuzzing::Target;
 use std::collections::BTreeSet;
@@ -163,6 +163,41 @@ fn fuzz_dns_packet() {
                 assert!(reply.len() >= 12, "a reply has at least a header");
             }
         }
+        // A UDP worker's answer, asked twice: the second may come from its rendered replies,
+        // and must then be exactly what the full path answers.
+        let mut cache = AnswerCache::new(1 << 20);
+        cache.sync(h.catalog.generation());
+        let mut out = Vec::new();
+        for _ in 0..2 {
+            match server.handle_udp(&mut cache, data, src, &mut out) {
+                UdpReply::Rendered(_) => {
+                    let full = server.handle_now(data, src, false).unwrap();
+                    assert_eq!(full, [out.clone()], "a rendered reply differs from the full path's");
+                }
+                UdpReply::Full(replies) => assert_eq!(Some(replies), server.handle_now(data, src, false)),
+                UdpReply::Later => assert!(server.handle_now(data, src, false).is_none()),
+            }
+        }
     });
+    // Plain queries, signed and not, are rendered on their second asking, byte for byte the same.
+    let mut cache = AnswerCache::new(1 << 20);
+    cache.sync(h.catalog.generation());
+    for (name, qtype, edns) in [
+        ("www.example.com.", RecordType::A, None),
+        ("WWW.Example.com.", RecordType::A, Some((1232, false))),
+        ("nothing.example.com.", RecordType::A, None),
+        ("x.w.example.com.", RecordType::A, None),
+        ("a.sub.example.com.", RecordType::A, None),
+        ("example.com.", RecordType::MX, Some((4096, false))),
+        ("www.signed.example.", RecordType::A, Some((1232, true))),
+        ("nothing.signed.example.", RecordType::AAAA, Some((1232, true))),
+        ("elsewhere.org.", RecordType::A, None),
+    ] {
+        let bytes = crate::common::query(name, qtype, edns).to_vec().unwrap();
+        let mut out = Vec::new();
+        assert!(matches!(server.handle_udp(&mut cache, &bytes, src, &mut out), UdpReply::Full(_)), "{name}");
+        assert!(matches!(server.handle_udp(&mut cache, &bytes, src, &mut out), UdpReply::Rendered(_)), "{name}");
+        assert_eq!(server.handle_now(&bytes, src, false), Some(vec![out]), "{name}");
+    }
     drop(h);
 }
