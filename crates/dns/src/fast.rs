@@ -290,7 +290,7 @@ mod tests {
             cache.insert(&q, &a, &reply(&a, q.question_end));
             assert!(cache.bytes <= 1000);
         }
-        assert!(cache.len() > 0);
+        assert!(!cache.is_empty());
         cache.sync(1);
         assert_eq!(cache.len(), 0);
         assert_eq!(AnswerCache::new(0).max_bytes, 0);
