@@ -65,6 +65,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         let limits = crate::http::Limits::from_config(&config.server);
         tasks.spawn(crate::http::serve(listener, app, limits, shutdown.clone()));
     }
+    let mut handoff = None;
     if config.server.roles.workers {
         let mut pool = WorkerPool::new(store.clone(), config.jobs.clone(), job_waker.clone());
         pool.register(Arc::new(meridian_dem::DemJobHandler::new(state.dem.clone())));
@@ -117,13 +118,19 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         let deliverer =
             meridian_webhooks::Deliverer::new(store.clone(), config.webhooks.clone(), state.delivery_waker.clone())
                 .context("starting the webhook delivery worker")?;
+        handoff = Some(deliverer.handoff());
         let stop = shutdown.clone();
         tasks.spawn(async move { deliverer.run(stop).await });
     }
     let mut dns_feed = None;
     if config.server.roles.dispatcher {
         let mut dispatcher = Dispatcher::new(store.clone(), config.events.clone(), event_waker.clone());
-        dispatcher.add_sink(Arc::new(meridian_webhooks::WebhookSink::new(store.clone(), state.delivery_waker.clone())));
+        let mut sink = meridian_webhooks::WebhookSink::new(store.clone(), state.delivery_waker.clone());
+        if let Some(handoff) = handoff {
+            // Deliveries go to this process's worker in memory, the database keeping the record.
+            sink = sink.with_handoff(handoff);
+        }
+        dispatcher.add_sink(Arc::new(sink));
         dns_feed = Some(dispatcher.subscribe());
         let stop = shutdown.clone();
         tasks.spawn(async move { dispatcher.run(stop).await });

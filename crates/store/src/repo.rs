@@ -129,7 +129,17 @@ pub trait WebhookRepo: Send + Sync {
     async fn active_subscriptions(&self, accounts: &[AccountId]) -> Result<Vec<Subscription>>;
     /// Adds deliveries due now, skipping any (event, subscription) pair that already has one and
     /// any subscription deleted meanwhile; returns how many were added.
-    async fn insert_deliveries(&self, deliveries: &[NewDelivery]) -> Result<u64>;
+    async fn insert_deliveries(&self, deliveries: &[NewDelivery]) -> Result<u64> {
+        Ok(self.insert_deliveries_leased(deliveries, None).await?.len() as u64)
+    }
+    /// As [`WebhookRepo::insert_deliveries`], in one statement, leasing the new deliveries to
+    /// `lease` (worker, until) when given, so that the worker that is handed them in memory is the
+    /// only one to attempt them. Answers the index in `deliveries` and the id of each one added.
+    async fn insert_deliveries_leased(
+        &self,
+        deliveries: &[NewDelivery],
+        lease: Option<(&str, Timestamp)>,
+    ) -> Result<Vec<(usize, DeliveryId)>>;
     /// The account's events committed in `[since, until)`, oldest first.
     async fn events_between(
         &self,
@@ -172,7 +182,18 @@ pub trait WebhookRepo: Send + Sync {
         attempt: &Attempt,
         outcome: AttemptOutcome,
         disable_after: Duration,
-    ) -> Result<bool>;
+    ) -> Result<bool> {
+        let one = [AttemptRecord { id: id.clone(), attempt: attempt.clone(), outcome }];
+        Ok(self.record_attempts(worker, &one, disable_after).await?.first().copied().unwrap_or(false))
+    }
+    /// [`WebhookRepo::record_attempt`] for many attempts in one transaction (group commit), in
+    /// the order given; answers, for each, whether its outcome was recorded.
+    async fn record_attempts(
+        &self,
+        worker: &str,
+        records: &[AttemptRecord],
+        disable_after: Duration,
+    ) -> Result<Vec<bool>>;
     /// When the next pending delivery falls due, if any is pending.
     async fn next_due(&self) -> Result<Option<Timestamp>>;
 }
@@ -401,6 +422,14 @@ pub struct ClaimedDelivery {
     pub secrets: Vec<String>,
     /// Attempts made since the delivery was created, redelivered or replayed.
     pub round_attempts: u32,
+}
+
+/// An attempt and what follows it, for [`WebhookRepo::record_attempts`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttemptRecord {
+    pub id: DeliveryId,
+    pub attempt: Attempt,
+    pub outcome: AttemptOutcome,
 }
 
 /// What follows an attempt.

@@ -9,16 +9,19 @@ use crate::guard::{GuardedResolver, Policy};
 use crate::signing;
 use bytes::BytesMut;
 use meridian_core::config::WebhooksConfig;
+use meridian_core::id::SubscriptionId;
 use meridian_core::Timestamp;
 use meridian_jobs::Waker;
-use meridian_store::repo::{Attempt, AttemptOutcome, ClaimedDelivery};
+use meridian_store::repo::{Attempt, AttemptOutcome, AttemptRecord, ClaimedDelivery};
 use meridian_store::Store;
 use rand::Rng;
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
 use reqwest::StatusCode;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -78,75 +81,248 @@ pub struct Deliverer {
     client: reqwest::Client,
     waker: Waker,
     name: String,
+    handoff: Handoff,
+    handed: mpsc::UnboundedReceiver<Handed>,
 }
 
+/// The outbox sink's way to hand new deliveries to this node's worker in memory: they are
+/// inserted already leased to the worker, so that no claim has to find them again, and the
+/// database stays the durable record (a worker that dies leaves the lease to run out, and the
+/// deliveries are claimed again). Bounded: when the worker's queue is full, deliveries are
+/// inserted unleased and claimed from the database as before.
+#[derive(Clone, Debug)]
+pub struct Handoff {
+    worker: String,
+    lease: Duration,
+    sender: mpsc::UnboundedSender<Handed>,
+    /// Handed over and not yet started (or dropped).
+    queued: Arc<AtomicUsize>,
+    capacity: usize,
+}
+
+/// A delivery handed over in memory, with the end of its lease.
+#[derive(Debug)]
+pub struct Handed {
+    delivery: ClaimedDelivery,
+    lease_until: Instant,
+    /// Counted in the hand-off's queue (not claimed from the database).
+    handed: bool,
+}
+
+impl Handoff {
+    /// The worker the deliveries are leased to.
+    pub fn worker(&self) -> &str {
+        &self.worker
+    }
+
+    /// How long a lease lasts.
+    pub fn lease(&self) -> Duration {
+        self.lease
+    }
+
+    /// Makes room for `n` deliveries in the worker's queue; false when it has not that much.
+    pub fn reserve(&self, n: usize) -> bool {
+        self.queued
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |q| (q + n <= self.capacity).then_some(q + n))
+            .is_ok()
+    }
+
+    /// Gives back room reserved and not used.
+    pub fn release(&self, n: usize) {
+        self.queued.fetch_sub(n, Ordering::AcqRel);
+    }
+
+    /// Hands over a delivery for which room was reserved, leased until `lease_until`.
+    pub fn hand(&self, delivery: ClaimedDelivery, lease_until: Instant) {
+        if self.sender.send(Handed { delivery, lease_until, handed: true }).is_err() {
+            // The worker has stopped; the lease runs out and the delivery is claimed again.
+            self.release(1);
+        }
+    }
+}
+
+/// Deliveries waiting on this node, per subscription, taken in turn from subscriptions below
+/// their concurrency cap.
+#[derive(Default)]
+struct Local {
+    subs: HashMap<SubscriptionId, SubQueue>,
+    /// Subscriptions with waiting deliveries and a free slot, in turn.
+    ready: VecDeque<SubscriptionId>,
+    waiting: usize,
+}
+
+#[derive(Default)]
+struct SubQueue {
+    queue: VecDeque<Handed>,
+    in_flight: u32,
+    listed: bool,
+}
+
+impl Local {
+    fn push(&mut self, handed: Handed, cap: u32) {
+        let sub = handed.delivery.subscription_id.clone();
+        let q = self.subs.entry(sub.clone()).or_default();
+        q.queue.push_back(handed);
+        self.waiting += 1;
+        if !q.listed && q.in_flight < cap {
+            q.listed = true;
+            self.ready.push_back(sub);
+        }
+    }
+
+    /// The next delivery to attempt, counted in flight for its subscription.
+    fn next(&mut self, cap: u32) -> Option<Handed> {
+        while let Some(sub) = self.ready.pop_front() {
+            let Some(q) = self.subs.get_mut(&sub) else { continue };
+            q.listed = false;
+            let Some(handed) = q.queue.pop_front() else {
+                if q.in_flight == 0 {
+                    self.subs.remove(&sub);
+                }
+                continue;
+            };
+            self.waiting -= 1;
+            q.in_flight += 1;
+            if !q.queue.is_empty() && q.in_flight < cap {
+                q.listed = true;
+                self.ready.push_back(sub);
+            }
+            return Some(handed);
+        }
+        None
+    }
+
+    fn finished(&mut self, sub: &SubscriptionId, cap: u32) {
+        let Some(q) = self.subs.get_mut(sub) else { return };
+        q.in_flight = q.in_flight.saturating_sub(1);
+        if q.queue.is_empty() {
+            if q.in_flight == 0 {
+                self.subs.remove(sub);
+            }
+        } else if !q.listed && q.in_flight < cap {
+            q.listed = true;
+            self.ready.push_back(sub.clone());
+        }
+    }
+}
+
+/// Most attempts one group commit records.
+const RECORD_BATCH: usize = 512;
+
 impl Deliverer {
-    /// A worker for `store`, woken by `waker` when the sink adds deliveries.
+    /// A worker for `store`, woken by `waker` when deliveries are added without a hand-off.
     pub fn new(store: Store, config: WebhooksConfig, waker: Waker) -> Result<Self, Error> {
         let client = http_client(&config)?;
         let policy = crate::policy(&config);
         let name = meridian_core::id::new_id("webhooks");
-        Ok(Self { store, config, policy, client, waker, name })
+        let (sender, handed) = mpsc::unbounded_channel();
+        let handoff = Handoff {
+            worker: name.clone(),
+            lease: config.timeout + Duration::from_secs(5),
+            sender,
+            queued: Arc::default(),
+            capacity: (config.max_concurrency.max(1) as usize) * 16,
+        };
+        Ok(Self { store, config, policy, client, waker, name, handoff, handed })
+    }
+
+    /// The hand-off for this worker, for the outbox sink of the same process.
+    pub fn handoff(&self) -> Handoff {
+        self.handoff.clone()
     }
 
     /// How long a claim lasts: longer than any attempt, so that only a dead worker loses one.
     fn lease(&self) -> Duration {
-        self.config.timeout + Duration::from_secs(5)
+        self.handoff.lease
     }
 
-    /// Runs until `shutdown` fires, then lets attempts in flight finish.
-    pub async fn run(self, shutdown: CancellationToken) {
+    /// Runs until `shutdown` fires, then lets attempts in flight finish and records them.
+    pub async fn run(mut self, shutdown: CancellationToken) {
+        let (handed_tx, handed) = mpsc::unbounded_channel();
+        let mut handed = std::mem::replace(&mut self.handed, handed);
+        drop(handed_tx);
         let this = Arc::new(self);
-        let slots = Arc::new(Semaphore::new(this.config.max_concurrency.max(1) as usize));
-        let finished = Arc::new(Notify::new());
+        let max = this.config.max_concurrency.max(1) as usize;
+        let cap = this.config.per_subscription_concurrency.max(1);
+        let (records, recorded) = mpsc::unbounded_channel::<AttemptRecord>();
+        let recorder = tokio::spawn(record_loop(this.clone(), recorded));
+        let (done_tx, mut done) = mpsc::unbounded_channel::<SubscriptionId>();
+        let mut local = Local::default();
+        let mut in_flight = 0usize;
         let mut tasks = JoinSet::new();
+        let mut claim_at = tokio::time::Instant::now();
         while !shutdown.is_cancelled() {
             while tasks.try_join_next().is_some() {}
-            let free = slots.available_permits();
-            let mut wait = MAX_IDLE;
-            if free > 0 {
-                let claimed = this
-                    .store
-                    .webhooks
-                    .claim_deliveries(&this.name, free as u32, this.config.per_subscription_concurrency, this.lease())
-                    .await;
-                match claimed {
+            // Look in the database (retries, deliveries added without a hand-off, leases run out)
+            // when a look is due and the local queue has room.
+            if tokio::time::Instant::now() >= claim_at && local.waiting < max {
+                let limit = (max - local.waiting) as u32;
+                let lease_until = Instant::now() + this.lease();
+                match this.store.webhooks.claim_deliveries(&this.name, limit, cap, this.lease()).await {
                     Ok(batch) => {
-                        let full = batch.len() == free;
+                        let full = batch.len() as u32 == limit;
                         for delivery in batch {
-                            let Ok(permit) = slots.clone().acquire_owned().await else { break };
-                            let worker = this.clone();
-                            let finished = finished.clone();
-                            tasks.spawn(async move {
-                                worker.attempt(delivery).await;
-                                drop(permit);
-                                finished.notify_one();
-                            });
+                            local.push(Handed { delivery, lease_until, handed: false }, cap);
                         }
-                        if full {
-                            // Every slot is busy; a finishing attempt wakes us.
-                            wait = MAX_IDLE;
-                        } else {
-                            wait = this.until_next_due().await;
-                        }
+                        claim_at = tokio::time::Instant::now()
+                            + if full { Duration::ZERO } else { this.until_next_due().await };
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "claiming webhook deliveries failed");
-                        wait = MAX_IDLE * 2;
+                        claim_at = tokio::time::Instant::now() + MAX_IDLE * 2;
                     }
                 }
             }
+            // Start what the caps allow. A delivery whose lease would run out during its attempt
+            // is left to be claimed again once it has.
+            while in_flight < max {
+                let Some(h) = local.next(cap) else { break };
+                if h.handed {
+                    this.handoff.release(1);
+                }
+                if h.lease_until < Instant::now() + this.config.timeout + Duration::from_secs(1) {
+                    local.finished(&h.delivery.subscription_id, cap);
+                    continue;
+                }
+                in_flight += 1;
+                let (worker, records, done) = (this.clone(), records.clone(), done_tx.clone());
+                tasks.spawn(async move {
+                    let sub = h.delivery.subscription_id.clone();
+                    let record = worker.attempt(h.delivery).await;
+                    let _ = records.send(record);
+                    let _ = done.send(sub);
+                });
+            }
             tokio::select! {
                 _ = shutdown.cancelled() => {}
-                _ = this.waker.woken() => {}
-                _ = finished.notified() => {}
-                _ = tokio::time::sleep(wait) => {}
+                Some(h) = handed.recv() => {
+                    local.push(h, cap);
+                    while let Ok(h) = handed.try_recv() {
+                        local.push(h, cap);
+                    }
+                }
+                Some(sub) = done.recv() => {
+                    in_flight -= 1;
+                    local.finished(&sub, cap);
+                    while let Ok(sub) = done.try_recv() {
+                        in_flight -= 1;
+                        local.finished(&sub, cap);
+                    }
+                    if local.waiting == 0 && claim_at > tokio::time::Instant::now() + Duration::from_millis(50) {
+                        // Drained: more may be due (a full claim was cut short by the queue's room).
+                        claim_at = claim_at.min(tokio::time::Instant::now() + Duration::from_millis(50));
+                    }
+                }
+                _ = this.waker.woken() => claim_at = tokio::time::Instant::now(),
+                _ = tokio::time::sleep_until(claim_at) => {}
             }
         }
         let grace = this.config.timeout + Duration::from_secs(1);
         if tokio::time::timeout(grace, async { while tasks.join_next().await.is_some() {} }).await.is_err() {
             tracing::warn!("webhook attempts still in flight at shutdown will be retried after their lease");
         }
+        drop(records);
+        let _ = recorder.await;
     }
 
     /// How long until the next delivery falls due (at most [`MAX_IDLE`]).
@@ -169,8 +345,8 @@ impl Deliverer {
         }
     }
 
-    /// Makes one attempt and records it.
-    pub async fn attempt(&self, delivery: ClaimedDelivery) {
+    /// Makes one attempt; answers what to record of it.
+    pub async fn attempt(&self, delivery: ClaimedDelivery) -> AttemptRecord {
         let attempted_at = Timestamp::now();
         let clock = Instant::now();
         let result = self.send(&delivery, attempted_at).await;
@@ -208,18 +384,7 @@ impl Deliverer {
         metrics::histogram!("meridian_webhook_attempt_seconds").record(latency_ms as f64 / 1000.0);
         tracing::debug!(delivery = %delivery.id, event = %delivery.event_id, outcome = label, status = ?attempt.status_code,
             error = ?attempt.error, "webhook attempt");
-        let recorded = self
-            .store
-            .webhooks
-            .record_attempt(&self.name, &delivery.id, &attempt, outcome, self.config.disable_after)
-            .await;
-        match recorded {
-            Ok(true) => {}
-            Ok(false) => tracing::info!(delivery = %delivery.id, "lease lost during an attempt; outcome not recorded"),
-            Err(e) => {
-                tracing::error!(delivery = %delivery.id, error = %e, "recording a webhook attempt failed; it will be retried")
-            }
-        }
+        AttemptRecord { id: delivery.id, attempt, outcome }
     }
 
     /// What follows failed attempt number `round` (of this round): the next attempt after the
@@ -266,6 +431,35 @@ impl Deliverer {
         // the timeout and never turns a success into a failure.
         let body = read_prefix(response, deadline).await;
         Ok(Answer { status, retry_after, body })
+    }
+}
+
+/// Records finished attempts, as many at a time as have finished (group commit). An outcome is
+/// written only after its attempt, and a delivery stays leased until then: a process that dies
+/// before the write leaves the lease to run out, and the delivery is attempted again.
+async fn record_loop(worker: Arc<Deliverer>, mut finished: mpsc::UnboundedReceiver<AttemptRecord>) {
+    let mut batch = Vec::new();
+    while let Some(first) = finished.recv().await {
+        batch.push(first);
+        while batch.len() < RECORD_BATCH {
+            match finished.try_recv() {
+                Ok(r) => batch.push(r),
+                Err(_) => break,
+            }
+        }
+        let recorded = worker.store.webhooks.record_attempts(&worker.name, &batch, worker.config.disable_after).await;
+        match recorded {
+            Ok(flags) => {
+                for (r, ok) in batch.iter().zip(flags) {
+                    if !ok {
+                        tracing::info!(delivery = %r.id, "lease lost during an attempt; outcome not recorded");
+                    }
+                }
+            }
+            Err(e) => tracing::error!(attempts = batch.len(), error = %e,
+                "recording webhook attempts failed; they will be retried after their lease"),
+        }
+        batch.clear();
     }
 }
 

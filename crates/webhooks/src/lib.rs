@@ -11,7 +11,7 @@ pub use meridian_net::guard;
 pub mod signing;
 pub mod subscriptions;
 
-pub use deliver::{Deliverer, Error};
+pub use deliver::{Deliverer, Error, Handoff};
 pub use fanout::{fan_out, replay, WebhookSink};
 pub use guard::Policy;
 pub use subscriptions::{NewSubscription, SubscriptionError, SubscriptionService, SubscriptionUpdate};

@@ -56,6 +56,7 @@ pub fn migrator() -> sqlx::migrate::Migrator {
 pub struct SqliteDb {
     writer: SqlitePool,
     reader: SqlitePool,
+    appends: Arc<outbox::AppendQueue>,
 }
 
 impl SqliteDb {
@@ -74,7 +75,7 @@ impl SqliteDb {
             .busy_timeout(busy_timeout);
         let writer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
         let reader = SqlitePoolOptions::new().max_connections(readers.max(1)).connect_with(options).await?;
-        Ok(Self { writer, reader })
+        Ok(Self { writer, reader, appends: Arc::default() })
     }
 
     /// Applies pending migrations; applied ones are checked, never edited.
@@ -109,6 +110,11 @@ impl SqliteDb {
         Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
     }
 
+    /// The writer's connection, for scripts that begin and commit their own transaction.
+    pub(crate) async fn writer(&self) -> Result<Writer> {
+        Ok(Writer { conn: self.writer.acquire().await?, clean: true })
+    }
+
     /// The pool for reads.
     pub(crate) fn read(&self) -> &SqlitePool {
         &self.reader
@@ -126,4 +132,43 @@ impl Health for SqliteDb {
 /// Optional millisecond column to a timestamp.
 pub(crate) fn ts(ms: Option<i64>) -> Option<meridian_core::Timestamp> {
     ms.map(meridian_core::Timestamp::from_millis)
+}
+
+/// The writer's connection, for scripts of several statements (such as `BEGIN IMMEDIATE; ...;
+/// COMMIT`) sent in one round trip to the connection's thread instead of one per statement.
+/// A transaction left open (a failure whose rollback failed too, or a caller that went away
+/// between two scripts) closes the connection instead of returning it to the pool.
+pub(crate) struct Writer {
+    conn: sqlx::pool::PoolConnection<Sqlite>,
+    clean: bool,
+}
+
+impl Writer {
+    /// Runs `query`, answering the rows its statements return; `ends` says whether it ends the
+    /// transaction it runs in. On failure the transaction is rolled back.
+    pub(crate) async fn script<'q>(
+        &mut self,
+        query: sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments<'q>>,
+        ends: bool,
+    ) -> Result<Vec<sqlx::sqlite::SqliteRow>> {
+        self.clean = false;
+        match query.fetch_all(&mut *self.conn).await {
+            Ok(rows) => {
+                self.clean = ends;
+                Ok(rows)
+            }
+            Err(e) => {
+                self.clean = sqlx::query("ROLLBACK").execute(&mut *self.conn).await.is_ok();
+                Err(e.into())
+            }
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        if !self.clean {
+            self.conn.close_on_drop();
+        }
+    }
 }

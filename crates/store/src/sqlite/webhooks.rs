@@ -1,7 +1,7 @@
 use super::{ts, SqliteDb};
 use crate::repo::{
-    Attempt, AttemptOutcome, ClaimedDelivery, Delivery, DeliveryFilter, DeliveryStatus, DeliveryTransition,
-    NewDelivery, Subscription, SubscriptionChange, SubscriptionStatus, WebhookRepo,
+    Attempt, AttemptOutcome, AttemptRecord, ClaimedDelivery, Delivery, DeliveryFilter, DeliveryStatus,
+    DeliveryTransition, NewDelivery, Subscription, SubscriptionChange, SubscriptionStatus, WebhookRepo,
 };
 use crate::{Result, StoreError};
 use async_trait::async_trait;
@@ -299,33 +299,56 @@ impl WebhookRepo for SqliteDb {
         rows.iter().map(sub_from_row).collect()
     }
 
-    async fn insert_deliveries(&self, deliveries: &[NewDelivery]) -> Result<u64> {
+    async fn insert_deliveries_leased(
+        &self,
+        deliveries: &[NewDelivery],
+        lease: Option<(&str, Timestamp)>,
+    ) -> Result<Vec<(usize, DeliveryId)>> {
         if deliveries.is_empty() {
-            return Ok(0);
+            return Ok(Vec::new());
         }
         let now = Timestamp::now().millis();
-        let mut inserted = 0;
-        let mut tx = self.write().await?;
-        for d in deliveries {
-            inserted += sqlx::query(
-                "INSERT OR IGNORE INTO webhook_deliveries
-                     (id, account_id, subscription_id, event_id, event_type, status, next_attempt_at, created_at, updated_at)
-                 SELECT ?1, ?2, ?3, ?4, ?5, ?7, ?6, ?6, ?6
-                 WHERE EXISTS (SELECT 1 FROM webhook_subscriptions WHERE id = ?3 AND account_id = ?2)",
-            )
-            .bind(DeliveryId::generate().as_str())
-            .bind(d.account_id.as_str())
-            .bind(d.subscription_id.as_str())
-            .bind(d.event_id.as_str())
-            .bind(&d.event_type)
-            .bind(now)
-            .bind(DeliveryStatus::START.as_str())
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        }
-        tx.commit().await?;
-        Ok(inserted)
+        let ids: Vec<DeliveryId> = deliveries.iter().map(|_| DeliveryId::generate()).collect();
+        let rows: Vec<serde_json::Value> = deliveries
+            .iter()
+            .zip(&ids)
+            .map(|(d, id)| {
+                serde_json::json!([
+                    id.as_str(),
+                    d.account_id.as_str(),
+                    d.subscription_id.as_str(),
+                    d.event_id.as_str(),
+                    d.event_type
+                ])
+            })
+            .collect();
+        let mut conn = self.writer().await?;
+        // One statement for the whole batch; OR IGNORE keeps one delivery per (event, subscription).
+        let query = sqlx::query(
+            "BEGIN IMMEDIATE;
+             INSERT OR IGNORE INTO webhook_deliveries
+                 (id, account_id, subscription_id, event_id, event_type, status, next_attempt_at, created_at, updated_at,
+                  lease_owner, lease_expires_at)
+             SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, ?3, ?2, ?2, ?2, ?4, ?5
+             FROM json_each(?1) j
+             WHERE EXISTS (SELECT 1 FROM webhook_subscriptions s
+                           WHERE s.id = j.value ->> 2 AND s.account_id = j.value ->> 1)
+             ORDER BY j.key
+             RETURNING id;
+             COMMIT",
+        )
+        .bind(serde_json::to_string(&rows)?)
+        .bind(now)
+        .bind(DeliveryStatus::START.as_str())
+        .bind(lease.map(|(worker, _)| worker))
+        .bind(lease.map(|(_, until)| until.millis()));
+        let added: Vec<String> =
+            conn.script(query, true).await?.iter().map(|r| r.try_get("id")).collect::<std::result::Result<_, _>>()?;
+        let index: HashMap<&str, usize> = ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+        let mut added: Vec<(usize, DeliveryId)> =
+            added.into_iter().filter_map(|id| index.get(id.as_str()).map(|&i| (i, DeliveryId(id)))).collect();
+        added.sort_by_key(|(i, _)| *i);
+        Ok(added)
     }
 
     async fn events_between(
@@ -571,86 +594,149 @@ impl WebhookRepo for SqliteDb {
             .collect()
     }
 
-    async fn record_attempt(
+    async fn record_attempts(
         &self,
         worker: &str,
-        id: &DeliveryId,
-        attempt: &Attempt,
-        outcome: AttemptOutcome,
+        records: &[AttemptRecord],
         disable_after: Duration,
-    ) -> Result<bool> {
+    ) -> Result<Vec<bool>> {
+        let mut recorded = vec![false; records.len()];
+        if records.is_empty() {
+            return Ok(recorded);
+        }
         let now = Timestamp::now().millis();
-        let mut tx = self.write().await?;
-        sqlx::query(
-            "INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error, latency_ms, response_body)
-             SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ?1)",
-        )
-        .bind(id.as_str())
-        .bind(attempt.attempted_at.millis())
-        .bind(attempt.status_code.map(i64::from))
-        .bind(&attempt.error)
-        .bind(attempt.latency_ms.min(i64::MAX as u64) as i64)
-        .bind(&attempt.response_body)
-        .execute(&mut *tx)
-        .await?;
-        // Every due state goes to the same next state for an outcome; the update only touches a
-        // delivery in a due state (a claimed one is).
-        let status = DeliveryStatus::Pending
-            .after(DeliveryTransition::Attempted(outcome))
-            .ok_or_else(|| StoreError::Corrupt("an attempt outcome without a next state".into()))?;
-        let next = match outcome {
-            AttemptOutcome::RetryAt(at) => Some(at.millis()),
-            _ => None,
-        };
-        let completed = status.is_ended().then_some(now);
+        let mut attempts = Vec::with_capacity(records.len());
+        let mut outcomes = Vec::with_capacity(records.len());
+        let mut seen = std::collections::HashSet::new();
+        for r in records {
+            // Every due state goes to the same next state for an outcome; the update only touches a
+            // delivery in a due state (a claimed one is).
+            let status = DeliveryStatus::Pending
+                .after(DeliveryTransition::Attempted(r.outcome))
+                .ok_or_else(|| StoreError::Corrupt("an attempt outcome without a next state".into()))?;
+            let next = match r.outcome {
+                AttemptOutcome::RetryAt(at) => Some(at.millis()),
+                _ => None,
+            };
+            let completed = status.is_ended().then_some(now);
+            let a = &r.attempt;
+            attempts.push(serde_json::json!([
+                r.id.as_str(),
+                a.attempted_at.millis(),
+                a.status_code,
+                a.error,
+                a.latency_ms.min(i64::MAX as u64),
+                a.response_body
+            ]));
+            // A delivery is leased to one attempt at a time; a second record of the same one in a
+            // batch would be a lease lost and found again, and is not an outcome of this lease.
+            if seen.insert(r.id.as_str()) {
+                outcomes.push(serde_json::json!([r.id.as_str(), status.as_str(), next, completed]));
+            }
+        }
         let due = DeliveryStatus::sql_list(&DeliveryStatus::DUE);
-        let subscription: Option<(String,)> = sqlx::query_as(&format!(
-            "UPDATE webhook_deliveries SET status = ?1, next_attempt_at = ?2, completed_at = ?3, updated_at = ?4,
+        // Two round trips to the writer: the attempts and outcomes, then what they do to their
+        // subscriptions and the commit.
+        let mut conn = self.writer().await?;
+        let sql = format!(
+            "BEGIN IMMEDIATE;
+             INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, error, latency_ms, response_body)
+             SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5
+             FROM json_each(?1) j
+             WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = j.value ->> 0)
+             ORDER BY j.key;
+             UPDATE webhook_deliveries SET status = j.value ->> 1, next_attempt_at = j.value ->> 2,
+                 completed_at = j.value ->> 3, updated_at = ?3,
                  attempt_count = attempt_count + 1, round_attempts = round_attempts + 1,
                  lease_owner = NULL, lease_expires_at = NULL
-             WHERE id = ?5 AND lease_owner = ?6 AND status IN {due}
-             RETURNING subscription_id"
-        ))
-        .bind(status.as_str())
-        .bind(next)
-        .bind(completed)
-        .bind(now)
-        .bind(id.as_str())
-        .bind(worker)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let Some((subscription,)) = subscription else {
-            tx.commit().await?;
-            return Ok(false);
-        };
-        if outcome == AttemptOutcome::Succeeded {
-            sqlx::query(
-                "UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL",
-            )
-            .bind(&subscription)
-            .execute(&mut *tx)
-            .await?;
-        } else {
-            // The run of failures starts at the first failed attempt after a success; once it has
-            // lasted `disable_after`, the endpoint is taken to be gone and the subscription paused.
-            sqlx::query("UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?1) WHERE id = ?2")
-                .bind(attempt.attempted_at.millis())
-                .bind(&subscription)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query(
+             FROM json_each(?2) j
+             WHERE webhook_deliveries.id = j.value ->> 0 AND webhook_deliveries.lease_owner = ?4
+               AND webhook_deliveries.status IN {due}
+             RETURNING webhook_deliveries.id, webhook_deliveries.subscription_id"
+        );
+        let query = sqlx::query(&sql)
+            .bind(serde_json::to_string(&attempts)?)
+            .bind(serde_json::to_string(&outcomes)?)
+            .bind(now)
+            .bind(worker);
+        let updated = conn.script(query, false).await?;
+        let mut subscription_of: HashMap<String, String> = HashMap::with_capacity(updated.len());
+        for row in &updated {
+            subscription_of.insert(row.try_get("id")?, row.try_get("subscription_id")?);
+        }
+        // Per subscription, in attempt order: the run of failures starts at the first failed
+        // attempt after a success; once it has lasted `disable_after`, the endpoint is taken to be
+        // gone and the subscription paused.
+        let mut runs: Vec<(String, FailureRun)> = Vec::new();
+        let mut counted = std::collections::HashSet::new();
+        for (i, r) in records.iter().enumerate() {
+            let Some(sub) = subscription_of.get(r.id.as_str()) else { continue };
+            if !counted.insert(r.id.as_str()) {
+                continue;
+            }
+            recorded[i] = true;
+            let at = r.attempt.attempted_at.millis();
+            let position = match runs.iter().position(|(s, _)| s == sub) {
+                Some(p) => p,
+                None => {
+                    runs.push((sub.clone(), FailureRun::Unchanged));
+                    runs.len() - 1
+                }
+            };
+            let run = &mut runs[position].1;
+            *run = match (r.outcome, *run) {
+                (AttemptOutcome::Succeeded, _) => FailureRun::Cleared,
+                (_, FailureRun::Unchanged) => FailureRun::Continued(at),
+                (_, FailureRun::Cleared) => FailureRun::StartedAt(at),
+                (_, kept) => kept,
+            };
+        }
+        let cutoff = now.saturating_sub(disable_after.as_millis().min(i64::MAX as u128) as i64);
+        // ?1 is now, ?2 the cut-off; each subscription adds its id and, for a run, its start.
+        let mut sql = String::new();
+        let mut binds: Vec<(String, Option<i64>)> = Vec::new();
+        for (sub, run) in runs {
+            let k = 3 + binds.iter().map(|(_, at)| 1 + usize::from(at.is_some())).sum::<usize>();
+            match run {
+                FailureRun::Unchanged => continue,
+                FailureRun::Cleared => {
+                    sql.push_str(&format!(
+                        "UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ?{k} AND failing_since IS NOT NULL;\n"
+                    ));
+                    binds.push((sub, None));
+                    continue;
+                }
+                FailureRun::Continued(at) => {
+                    sql.push_str(&format!(
+                        "UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?{}) WHERE id = ?{k};\n",
+                        k + 1
+                    ));
+                    binds.push((sub, Some(at)));
+                }
+                FailureRun::StartedAt(at) => {
+                    sql.push_str(&format!(
+                        "UPDATE webhook_subscriptions SET failing_since = ?{} WHERE id = ?{k};\n",
+                        k + 1
+                    ));
+                    binds.push((sub, Some(at)));
+                }
+            }
+            sql.push_str(&format!(
                 "UPDATE webhook_subscriptions SET status = 'paused', paused_reason = 'failing', version = version + 1,
                      updated_at = ?1
-                 WHERE id = ?2 AND status = 'active' AND failing_since <= ?3",
-            )
-            .bind(now)
-            .bind(&subscription)
-            .bind(now.saturating_sub(disable_after.as_millis().min(i64::MAX as u128) as i64))
-            .execute(&mut *tx)
-            .await?;
+                 WHERE id = ?{k} AND status = 'active' AND failing_since <= ?2;\n"
+            ));
         }
-        tx.commit().await?;
-        Ok(true)
+        sql.push_str("COMMIT");
+        let mut query = sqlx::query(&sql).bind(now).bind(cutoff);
+        for (sub, at) in binds {
+            query = query.bind(sub);
+            if let Some(at) = at {
+                query = query.bind(at);
+            }
+        }
+        conn.script(query, true).await?;
+        Ok(recorded)
     }
 
     async fn next_due(&self) -> Result<Option<Timestamp>> {
@@ -664,4 +750,17 @@ impl WebhookRepo for SqliteDb {
         .await?;
         Ok(ts(next))
     }
+}
+
+/// What a batch of attempts does to a subscription's run of failures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FailureRun {
+    /// No recorded attempt of this subscription.
+    Unchanged,
+    /// The last attempt succeeded: no run.
+    Cleared,
+    /// Only failures, the first at this instant: the run goes on (or starts there).
+    Continued(i64),
+    /// A success, then failures from this instant: a new run.
+    StartedAt(i64),
 }

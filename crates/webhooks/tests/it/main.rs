@@ -69,9 +69,10 @@ impl Platform {
         let (events, deliveries, stop) = (Waker::new(), Waker::new(), CancellationToken::new());
         let events_config = EventsConfig { poll_interval: Duration::from_millis(100), batch_size: 200 };
         let mut dispatcher = Dispatcher::new(store.clone(), events_config, events.clone());
-        dispatcher.add_sink(std::sync::Arc::new(WebhookSink::new(store.clone(), deliveries.clone())));
-        tokio::spawn(dispatcher.run(stop.clone()));
         let deliverer = Deliverer::new(store.clone(), config, deliveries.clone()).unwrap();
+        let sink = WebhookSink::new(store.clone(), deliveries.clone()).with_handoff(deliverer.handoff());
+        dispatcher.add_sink(std::sync::Arc::new(sink));
+        tokio::spawn(dispatcher.run(stop.clone()));
         tokio::spawn(deliverer.run(stop.clone()));
         Self { store, dir, events, deliveries, stop }
     }
