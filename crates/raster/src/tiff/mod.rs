@@ -3,6 +3,7 @@
 //! (a streaming tiled writer and a COG writer with overviews).
 
 mod codec;
+mod lzw;
 mod reader;
 mod tags;
 mod writer;
