@@ -1,6 +1,7 @@
 //! Terrain tiles of a job: WebMercatorQuad z/x/y PNGs of an output layer (painted from the
 //! output COG) or of a style rendered from the job's source DEM, kept in a tile cache in the blob
-//! store. Rendering runs on a blocking thread; opened rasters are kept for the next tile.
+//! store. Rendering runs on a blocking thread; opened rasters are kept for the next tile, and the
+//! chunks they decode in the service's block cache (`dem.block_cache_bytes`).
 
 use crate::blobs::keys;
 use crate::datasets::RasterInfo;
@@ -200,7 +201,9 @@ impl DemService {
         if let Some(t) = self.opened.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
             return Ok(t.clone());
         }
-        let t = Arc::new(crate::blobs::open_geotiff(self.blobs(), key, handle, self.raster_limits())?);
+        let t = crate::blobs::open_geotiff(self.blobs(), key, handle, self.raster_limits())?;
+        // Neighbouring tiles, and every style of a tile, read the same chunks: decode each once.
+        let t = Arc::new(t.with_block_cache(self.block_cache.clone()));
         let mut opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
         if opened.len() >= OPENED_CAPACITY {
             opened.clear();
