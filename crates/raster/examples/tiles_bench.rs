@@ -3,9 +3,10 @@
 //! service renders them (one `GeoTiff` opened once and shared).
 //!
 //! ```text
-//! cargo run --release -p meridian-raster --example tiles_bench -- COG.tif [ZOOMS] [PASSES] [CACHE_MIB]
+//! cargo run --release -p meridian-raster --example tiles_bench -- COG.tif [ZOOMS] [PASSES] [CACHE_MIB] [STYLES]
 //! ```
 //!
+//! STYLES defaults to `terrain-rgb,hillshade`.
 //! ZOOMS defaults to `12,13,14`, PASSES (passes over the tile list per measurement) to 3, CACHE_MIB
 //! (the block cache's capacity; 0 for none) to 256. The first pass starts with a cold cache and is
 //! reported apart from the others. Make the COG as the DEM service does:
@@ -25,12 +26,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.get(1).map(String::as_str).unwrap_or("12,13,14").split(',').map(str::parse).collect::<Result<_, _>>()?;
     let passes: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(3).max(2);
     let cache_mib: usize = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(256);
+    let styles: Vec<&str> = args.get(4).map(String::as_str).unwrap_or("terrain-rgb,hillshade").split(',').collect();
     let tiles = {
         let src = GeoTiff::open(path)?;
         covering(&TileRenderer::new(&src)?.bounds_wgs84()?, &zooms)
     };
     println!("{} tiles at zooms {zooms:?}, {passes} passes per measurement, block cache {cache_mib} MiB", tiles.len());
-    for style in ["terrain-rgb", "hillshade"] {
+    for style in styles {
         let style = TileStyle::by_name(style).ok_or("unknown style")?;
         for threads in [1, 2] {
             // A fresh open and an empty cache per measurement, as a server starting cold has.

@@ -326,13 +326,24 @@ pub(crate) fn process<S: DemSource, T: OutSample, K: RowSink<T> + Send>(
 /// Colours one row of `B`-band pixels.
 #[inline]
 fn paint_row<T: OutSample, const B: usize>(lookup: &Lookup<'_>, nd: Option<f64>, out: &mut [T], row: &[f32]) {
-    let ndc = lookup.table.nodata_color();
-    for (px, &v) in out.chunks_exact_mut(B).zip(row) {
-        let v = v as f64;
-        let c = if nd.is_some_and(|n| n == v || (n.is_nan() && v.is_nan())) { ndc } else { lookup.color(v) };
-        for (p, c) in px.iter_mut().zip(c) {
-            *p = T::from_byte(c);
+    let ndc = u32::from_le_bytes(lookup.table.nodata_color());
+    let put = |px: &mut [T], c: u32| {
+        for (k, p) in px.iter_mut().enumerate() {
+            *p = T::from_byte((c >> (8 * k)) as u8);
         }
+    };
+    let pixels = out.chunks_exact_mut(B).zip(row);
+    // The nodata test chosen once per row rather than per pixel.
+    match nd {
+        None => pixels.for_each(|(px, &v)| put(px, lookup.packed(v as f64))),
+        Some(n) if n.is_nan() => pixels.for_each(|(px, &v)| {
+            let v = v as f64;
+            put(px, if v.is_nan() { ndc } else { lookup.packed(v) })
+        }),
+        Some(n) => pixels.for_each(|(px, &v)| {
+            let v = v as f64;
+            put(px, if v == n { ndc } else { lookup.packed(v) })
+        }),
     }
 }
 
@@ -351,12 +362,17 @@ pub(crate) struct Lookup<'a> {
     /// For the gap below stop `i`: `0.45 + a` and `b - a` per channel (`a` the lower colour).
     base: Vec<[f64; 4]>,
     diff: Vec<[f64; 4]>,
-    /// For the gap below stop `i`: buckets per unit of value, and the buckets (from `i - 1` ×
-    /// `BUCKETS`): a colour in the low 32 bits, bit 32 set when the whole bucket has it.
+    /// For the gap below stop `i`: buckets per unit of value, the buckets (from `i - 1` ×
+    /// `BUCKETS`: the colour of the whole bucket, as a little-endian `u32`), and the value marking
+    /// a bucket without one colour (a value no bucket of the gap holds). Four bytes a bucket keep
+    /// the buckets of a few gaps in the first-level cache.
     scale: Vec<f64>,
-    buckets: Vec<u64>,
+    buckets: Vec<u32>,
+    open: Vec<u32>,
     /// Linear interpolation over numeric stops; otherwise every value goes to the table.
     fast: bool,
+    /// The stop values padded with +∞ when there are at most eight, for a branch-free search.
+    few: Option<[f64; 8]>,
 }
 
 /// Buckets per gap between two stops.
@@ -398,7 +414,23 @@ impl<'a> Lookup<'a> {
             }
         }
         let fast = table.mode == ColorMode::Interpolate && n > 0 && values.iter().all(|v| v.is_finite());
-        let mut lookup = Self { table, values, colors, base, diff, scale: vec![0.0; n], buckets: Vec::new(), fast };
+        let few = (n <= 8).then(|| {
+            let mut few = [f64::INFINITY; 8];
+            few[..n].copy_from_slice(&values);
+            few
+        });
+        let mut lookup = Self {
+            table,
+            values,
+            colors,
+            base,
+            diff,
+            scale: vec![0.0; n],
+            buckets: Vec::new(),
+            open: vec![0; n],
+            fast,
+            few,
+        };
         if fast && n > 1 && n - 1 <= MAX_BUCKETED_GAPS {
             lookup.buckets = vec![0; (n - 1) * BUCKETS];
             for i in 1..n {
@@ -436,55 +468,64 @@ impl<'a> Lookup<'a> {
             l
         };
         let mut start = start_of(self, 0);
-        for b in 0..BUCKETS {
+        let mut cells = vec![None; BUCKETS];
+        for (b, cell) in cells.iter_mut().enumerate() {
             let next = if b + 1 == BUCKETS { end } else { start_of(self, b + 1) };
             if start < next {
                 let (a, z) = (self.table.color(from_order_key(start)), self.table.color(from_order_key(next - 1)));
                 if a == z {
-                    self.buckets[(i - 1) * BUCKETS + b] = 1 << 32 | u32::from_le_bytes(a) as u64;
+                    *cell = Some(u32::from_le_bytes(a));
                 }
             }
             start = next;
         }
+        let held: std::collections::HashSet<u32> = cells.iter().flatten().copied().collect();
+        let open = (0..=u32::MAX).rev().find(|v| !held.contains(v)).unwrap_or(0);
+        self.open[i] = open;
+        for (b, cell) in cells.into_iter().enumerate() {
+            self.buckets[(i - 1) * BUCKETS + b] = cell.unwrap_or(open);
+        }
     }
 
     /// The colour of `v` (not nodata), as [`ColorTable::color`] gives it.
-    #[inline]
-    pub(crate) fn color(&self, v: f64) -> [u8; 4] {
+    #[cfg(test)]
+    fn color(&self, v: f64) -> [u8; 4] {
+        self.packed(v).to_le_bytes()
+    }
+
+    /// [`color`](Self::color) as one little-endian `u32`.
+    #[inline(always)]
+    fn packed(&self, v: f64) -> u32 {
         if !self.fast || v.is_nan() {
-            return self.table.color(v);
+            return u32::from_le_bytes(self.table.color(v));
         }
         let e = &self.values;
-        // The first stop not smaller than v.
-        let i = if e.len() <= 8 {
-            let mut i = 0;
-            while i < e.len() && e[i] < v {
-                i += 1;
-            }
-            i
-        } else {
-            e.partition_point(|&s| s < v)
+        // The first stop not smaller than v: the number of stops below it.
+        let i = match &self.few {
+            // +∞ padding is never below v (v is not NaN; v = +∞ is not below +∞ either).
+            Some(few) => few.iter().map(|&s| (s < v) as usize).sum(),
+            None => e.partition_point(|&s| s < v),
         };
         if i == 0 {
-            return self.colors[0];
+            return u32::from_le_bytes(self.colors[0]);
         }
         if i == e.len() {
-            return self.colors[i - 1];
+            return u32::from_le_bytes(self.colors[i - 1]);
         }
         if e[i] == v {
-            return self.colors[i];
+            return u32::from_le_bytes(self.colors[i]);
         }
         if !self.buckets.is_empty() {
             let cell = self.buckets[(i - 1) * BUCKETS + self.bucket(i, v)];
-            if cell >> 32 != 0 {
-                return (cell as u32).to_le_bytes();
+            if cell != self.open[i] {
+                return cell;
             }
         }
         let r = (v - e[i - 1]) / (e[i] - e[i - 1]);
         let (base, diff) = (&self.base[i], &self.diff[i]);
-        let mut c = [0u8; 4];
+        let mut c = 0u32;
         for k in 0..4 {
-            c[k] = (base[k] + r * diff[k]).clamp(0.0, 255.0) as u8;
+            c |= (((base[k] + r * diff[k]).clamp(0.0, 255.0) as u8) as u32) << (8 * k);
         }
         c
     }

@@ -63,6 +63,10 @@ impl Bits<'_> {
 /// Decodes `input` into at most `expected` bytes. A stream that ends without an end code still
 /// yields its data; one that would write past `expected` is refused.
 pub(crate) fn decode(input: &[u8], expected: usize) -> Result<Vec<u8>, LzwError> {
+    if u32::try_from(expected).is_err() {
+        // Entries hold 32-bit positions; chunks are far smaller under any sensible limit.
+        return Err(LzwError::Invalid("chunk larger than 4 GiB"));
+    }
     let mut out = vec![0u8; expected];
     let mut bits = Bits { input, pos: 0, buf: 0, count: 0 };
     // Where each entry's string starts in `out`, and its length; codes below 256 are literals.

@@ -239,7 +239,9 @@ impl TiffWriter {
         let layout = Layout::new(width, height, bands, data_type, &opts)?;
         let raw = width as u64 * height as u64 * bands as u64 * data_type.size() as u64;
         let bigtiff = opts.bigtiff || raw > 3_900_000_000;
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+        // Chunks of 64 KiB and more (whole strips and tiles) go to the file without a copy into
+        // the buffer first; the buffer gathers the small ones.
+        let mut out = BufWriter::with_capacity(64 << 10, File::create(path)?);
         let header_len = if bigtiff { 16 } else { 8 };
         out.write_all(&vec![0u8; header_len])?;
         let fill = layout.fill_pixel(opts.nodata);
