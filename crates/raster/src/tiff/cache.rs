@@ -149,7 +149,19 @@ impl BlockCache {
             return Ok(v.clone());
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let v = Arc::new(decode()?);
+        let v = match decode() {
+            Ok(v) => Arc::new(v),
+            Err(e) => {
+                drop(value);
+                // No empty entry stays behind for a chunk that does not decode.
+                let mut lru = self.lock();
+                if let Some(stamp) = lru.entries.get(&key).filter(|e| Arc::ptr_eq(&e.slot, &slot)).map(|e| e.stamp) {
+                    lru.entries.remove(&key);
+                    lru.order.remove(&stamp);
+                }
+                return Err(e);
+            }
+        };
         *value = Some(v.clone());
         drop(value);
         let mut lru = self.lock();
@@ -193,6 +205,7 @@ mod tests {
     fn errors_are_not_kept_and_a_zero_capacity_keeps_nothing() {
         let cache = BlockCache::new(1 << 20);
         assert!(cache.get_or_decode((1, 0, 0), || Err(crate::Error::Cancelled)).is_err());
+        assert_eq!(cache.stats().entries, 0);
         assert_eq!(cache.get_or_decode((1, 0, 0), || Ok(vec![5])).unwrap()[0], 5);
         let none = BlockCache::new(0);
         none.get_or_decode((1, 0, 0), || Ok(vec![5])).unwrap();
