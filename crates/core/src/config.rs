@@ -425,6 +425,9 @@ pub struct DemConfig {
     pub max_chunks: u64,
     /// Most contour levels one contours operation may produce (relief ÷ interval).
     pub max_contour_levels: u64,
+    /// Most bytes of decoded COG chunks kept in memory for rendering tiles, shared by every
+    /// dataset (least recently used out first); 0 decodes every chunk for every tile.
+    pub block_cache_bytes: u64,
 }
 
 impl Default for DemConfig {
@@ -439,6 +442,7 @@ impl Default for DemConfig {
             max_chunk_bytes: 64 << 20,
             max_chunks: 1 << 20,
             max_contour_levels: 10_000,
+            block_cache_bytes: 256 << 20,
         }
     }
 }

@@ -22,7 +22,7 @@ pub use tiles::{Tile, TileQuery};
 use meridian_core::config::{Config, DemConfig};
 use meridian_core::id::JobId;
 use meridian_core::DomainError;
-use meridian_raster::tiff::{GeoTiff, Limits};
+use meridian_raster::tiff::{BlockCache, GeoTiff, Limits};
 use meridian_store::{BlobStore, Store, StoreError};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -59,6 +59,8 @@ pub struct DemService {
     public_url: Option<String>,
     max_attempts: u32,
     opened: Mutex<HashMap<String, Arc<GeoTiff>>>,
+    /// Decoded chunks of the rasters opened for tiles (`dem.block_cache_bytes`), shared by all.
+    block_cache: Arc<BlockCache>,
 }
 
 impl std::fmt::Debug for DemService {
@@ -78,12 +80,18 @@ impl DemService {
             public_url: config.server.public_url.as_ref().map(|u| u.trim_end_matches('/').to_owned()),
             max_attempts: config.jobs.max_attempts,
             opened: Mutex::new(HashMap::new()),
+            block_cache: Arc::new(BlockCache::new(usize::try_from(config.dem.block_cache_bytes).unwrap_or(usize::MAX))),
         }
     }
 
     /// The area's configuration.
     pub fn config(&self) -> &DemConfig {
         &self.config
+    }
+
+    /// The cache of decoded COG chunks that tiles are rendered through.
+    pub fn block_cache(&self) -> &Arc<BlockCache> {
+        &self.block_cache
     }
 
     /// What an input GeoTIFF may declare (`dem.max_pixels`, `dem.max_chunk_bytes`, `dem.max_chunks`).

@@ -1,6 +1,7 @@
 //! Terrain tiles of a job: WebMercatorQuad z/x/y PNGs of an output layer (painted from the
 //! output COG) or of a style rendered from the job's source DEM, kept in a tile cache in the blob
-//! store. Rendering runs on a blocking thread; opened rasters are kept for the next tile.
+//! store. Rendering runs on a blocking thread; opened rasters are kept for the next tile, and the
+//! chunks they decode in the service's block cache (`dem.block_cache_bytes`).
 
 use crate::blobs::keys;
 use crate::datasets::RasterInfo;
@@ -200,7 +201,9 @@ impl DemService {
         if let Some(t) = self.opened.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
             return Ok(t.clone());
         }
-        let t = Arc::new(crate::blobs::open_geotiff(self.blobs(), key, handle, self.raster_limits())?);
+        let t = crate::blobs::open_geotiff(self.blobs(), key, handle, self.raster_limits())?;
+        // Neighbouring tiles, and every style of a tile, read the same chunks: decode each once.
+        let t = Arc::new(t.with_block_cache(self.block_cache.clone()));
         let mut opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
         if opened.len() >= OPENED_CAPACITY {
             opened.clear();
@@ -272,8 +275,56 @@ impl DemService {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use meridian_core::config::Config;
+    use meridian_store::repo::StoreOptions;
+    use meridian_store::Store;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn tile_rasters_share_the_configured_block_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&StoreOptions {
+            database_url: format!("sqlite://{}", dir.path().join("db.sqlite").display()),
+            blob_url: format!("file://{}", dir.path().join("blobs").display()),
+            readers: 2,
+            busy_timeout: std::time::Duration::from_secs(5),
+        })
+        .await
+        .unwrap();
+        let dem =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif");
+        store.blobs.put("a/dem.tif", Bytes::from(std::fs::read(dem).unwrap())).await.unwrap();
+        let mut config = Config::default();
+        config.server.data_dir = dir.path().to_owned();
+        config.dem.block_cache_bytes = 3 << 20;
+        let service = Arc::new(DemService::new(&config, store));
+        assert_eq!(service.block_cache().capacity(), 3 << 20);
+        let (me, handle) = (service.clone(), Handle::current());
+        tokio::task::spawn_blocking(move || {
+            let src = me.open_cached("a/dem.tif", &handle).unwrap();
+            assert!(Arc::ptr_eq(src.block_cache().unwrap(), me.block_cache()));
+            let renderer = TileRenderer::new(&src).unwrap();
+            let b = renderer.bounds_wgs84().unwrap();
+            let (lon, lat) = ((b[0] + b[2]) / 2.0, ((b[1] + b[3]) / 2.0).to_radians());
+            let n = (1u64 << 15) as f64;
+            let x = ((lon + 180.0) / 360.0 * n) as u32;
+            let y = ((1.0 - (lat.tan() + 1.0 / lat.cos()).ln() / std::f64::consts::PI) / 2.0 * n) as u32;
+            let first = renderer.render_png(15, x, y, 256, &TileStyle::TerrainRgb).unwrap();
+            let misses = me.block_cache().stats().misses;
+            // The same raster again (from the opened set), another style: no chunk decoded again.
+            let again = me.open_cached("a/dem.tif", &handle).unwrap();
+            let hs =
+                TileRenderer::new(&again).unwrap().render_png(15, x, y, 256, &TileStyle::by_name("hillshade").unwrap());
+            assert!(first.is_some() && hs.unwrap().is_some());
+            let stats = me.block_cache().stats();
+            assert!(misses > 0 && stats.misses == misses && stats.hits > 0, "{stats:?}");
+            assert!(stats.bytes <= 3 << 20);
+        })
+        .await
+        .unwrap();
+    }
 
     #[test]
     fn tile_bounds_in_degrees() {

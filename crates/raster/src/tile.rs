@@ -156,6 +156,15 @@ impl<'a> TileRenderer<'a> {
         warp::warp_positions(self.src, &grid, &pos, self.resampling, None)
     }
 
+    /// The image level tile z/x/y in `style` is read from (0 = full resolution, then the
+    /// overviews, largest first): the coarsest whose pixels are at most 1.2 times the tile's
+    /// pixels measured on the source. `None` when the tile misses the DEM.
+    pub fn source_level(&self, z: u8, x: u32, y: u32, size: usize, style: &TileStyle) -> Result<Option<usize>> {
+        let buffer = if style.needs_buffer() { 1 } else { 0 };
+        let (grid, pos) = self.tile_positions(z, x, y, size, buffer)?;
+        Ok(warp::read_plan(self.src, &grid, &pos).map(|(level, _)| level))
+    }
+
     /// Source positions of the pixel centres of tile z/x/y (plus `buffer` pixels each side).
     fn tile_positions(&self, z: u8, x: u32, y: u32, size: usize, buffer: usize) -> Result<(Grid, Vec<(f64, f64)>)> {
         if z > 30 || (x as u64) >= (1u64 << z) || (y as u64) >= (1u64 << z) {

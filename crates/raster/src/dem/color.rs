@@ -308,26 +308,227 @@ pub(crate) fn process<S: DemSource, T: OutSample, K: RowSink<T> + Send>(
     let bands = if o.alpha { 4 } else { 3 };
     let nd = src.nodata();
     let w = src.width();
+    let lookup = Lookup::new(&table);
+    let paint = |o: &mut [T], r: &[f32]| match bands {
+        3 => paint_row::<T, 3>(&lookup, nd, o, r),
+        _ => paint_row::<T, 4>(&lookup, nd, o, r),
+    };
     let mut done = 0;
     // Reading, colouring (on rayon) and writing overlap; colour relief has no statistics.
     super::pipeline(src, sink, None, progress, |rows, _| {
         let mut out = vec![T::default(); rows.len() * bands];
-        out.par_chunks_mut(w * bands).zip(rows.par_chunks(w)).for_each(|(o, r)| {
-            for (px, &v) in o.chunks_exact_mut(bands).zip(r) {
-                let v = v as f64;
-                let c = if nd.is_some_and(|n| n == v || (n.is_nan() && v.is_nan())) {
-                    table.nodata_color()
-                } else {
-                    table.color(v)
-                };
-                for k in 0..bands {
-                    px[k] = T::from_byte(c[k]);
-                }
-            }
-        });
+        out.par_chunks_mut(w * bands).zip(rows.par_chunks(w)).for_each(|(o, r)| paint(o, r));
         done += rows.len() / w;
         (out, done)
     })
+}
+
+/// Colours one row of `B`-band pixels.
+#[inline]
+fn paint_row<T: OutSample, const B: usize>(lookup: &Lookup<'_>, nd: Option<f64>, out: &mut [T], row: &[f32]) {
+    let ndc = u32::from_le_bytes(lookup.table.nodata_color());
+    let put = |px: &mut [T], c: u32| {
+        for (k, p) in px.iter_mut().enumerate() {
+            *p = T::from_byte((c >> (8 * k)) as u8);
+        }
+    };
+    let pixels = out.chunks_exact_mut(B).zip(row);
+    // The nodata test chosen once per row rather than per pixel.
+    match nd {
+        None => pixels.for_each(|(px, &v)| put(px, lookup.packed(v as f64))),
+        Some(n) if n.is_nan() => pixels.for_each(|(px, &v)| {
+            let v = v as f64;
+            put(px, if v.is_nan() { ndc } else { lookup.packed(v) })
+        }),
+        Some(n) => pixels.for_each(|(px, &v)| {
+            let v = v as f64;
+            put(px, if v == n { ndc } else { lookup.packed(v) })
+        }),
+    }
+}
+
+/// A [`ColorTable`] laid out for colouring many pixels, giving every value the bytes
+/// [`ColorTable::color`] gives it.
+///
+/// Between two stops each channel is a monotonic step function of the value (the interpolation's
+/// operations are all monotonic), so the gap is cut into [`BUCKETS`] buckets and a bucket whose
+/// smallest and largest member get the same colour holds that colour for all of them: most pixels
+/// are coloured by one multiplication and one load. The other buckets (those a step runs through)
+/// compute the colour with the table's own formula, its terms precomputed.
+pub(crate) struct Lookup<'a> {
+    table: &'a ColorTable,
+    values: Vec<f64>,
+    colors: Vec<[u8; 4]>,
+    /// For the gap below stop `i`: `0.45 + a` and `b - a` per channel (`a` the lower colour).
+    base: Vec<[f64; 4]>,
+    diff: Vec<[f64; 4]>,
+    /// For the gap below stop `i`: buckets per unit of value, the buckets (from `i - 1` ×
+    /// `BUCKETS`: the colour of the whole bucket, as a little-endian `u32`), and the value marking
+    /// a bucket without one colour (a value no bucket of the gap holds). Four bytes a bucket keep
+    /// the buckets of a few gaps in the first-level cache.
+    scale: Vec<f64>,
+    buckets: Vec<u32>,
+    open: Vec<u32>,
+    /// Linear interpolation over numeric stops; otherwise every value goes to the table.
+    fast: bool,
+    /// The stop values padded with +∞ when there are at most eight, for a branch-free search.
+    few: Option<[f64; 8]>,
+}
+
+/// Buckets per gap between two stops.
+const BUCKETS: usize = 4096;
+
+/// Tables with more gaps than this are coloured without buckets (their build time would grow).
+const MAX_BUCKETED_GAPS: usize = 64;
+
+/// A key that orders every non-NaN `f64` as the numbers are ordered.
+fn order_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+fn from_order_key(k: u64) -> f64 {
+    if k >> 63 == 1 {
+        f64::from_bits(k & !(1 << 63))
+    } else {
+        f64::from_bits(!k)
+    }
+}
+
+impl<'a> Lookup<'a> {
+    pub(crate) fn new(table: &'a ColorTable) -> Self {
+        let values: Vec<f64> = table.entries.iter().map(|e| e.0).collect();
+        let colors: Vec<[u8; 4]> = table.entries.iter().map(|e| e.1).collect();
+        let n = values.len();
+        let mut base = vec![[0.0; 4]; n];
+        let mut diff = vec![[0.0; 4]; n];
+        for i in 1..n {
+            for k in 0..4 {
+                let (a, b) = (colors[i - 1][k] as f64, colors[i][k] as f64);
+                base[i][k] = 0.45 + a;
+                diff[i][k] = b - a;
+            }
+        }
+        let fast = table.mode == ColorMode::Interpolate && n > 0 && values.iter().all(|v| v.is_finite());
+        let few = (n <= 8).then(|| {
+            let mut few = [f64::INFINITY; 8];
+            few[..n].copy_from_slice(&values);
+            few
+        });
+        let mut lookup = Self {
+            table,
+            values,
+            colors,
+            base,
+            diff,
+            scale: vec![0.0; n],
+            buckets: Vec::new(),
+            open: vec![0; n],
+            fast,
+            few,
+        };
+        if fast && n > 1 && n - 1 <= MAX_BUCKETED_GAPS {
+            lookup.buckets = vec![0; (n - 1) * BUCKETS];
+            for i in 1..n {
+                lookup.fill_buckets(i);
+            }
+        }
+        lookup
+    }
+
+    #[inline]
+    fn bucket(&self, i: usize, v: f64) -> usize {
+        (((v - self.values[i - 1]) * self.scale[i]) as usize).min(BUCKETS - 1)
+    }
+
+    /// Fills the buckets of the gap below stop `i`: the values strictly between the two stops.
+    fn fill_buckets(&mut self, i: usize) {
+        let (lo, hi) = (self.values[i - 1], self.values[i]);
+        let scale = BUCKETS as f64 / (hi - lo);
+        if !(hi > lo && scale.is_finite()) {
+            return; // an empty gap (two stops at one value): no value falls in it
+        }
+        self.scale[i] = scale;
+        let (first, end) = (order_key(lo) + 1, order_key(hi));
+        // The smallest key in first..end whose value falls in bucket `b` or later (`end` if none).
+        let start_of = |me: &Self, b: usize| {
+            let (mut l, mut h) = (first, end);
+            while l < h {
+                let m = l + (h - l) / 2;
+                if me.bucket(i, from_order_key(m)) >= b {
+                    h = m;
+                } else {
+                    l = m + 1;
+                }
+            }
+            l
+        };
+        let mut start = start_of(self, 0);
+        let mut cells = vec![None; BUCKETS];
+        for (b, cell) in cells.iter_mut().enumerate() {
+            let next = if b + 1 == BUCKETS { end } else { start_of(self, b + 1) };
+            if start < next {
+                let (a, z) = (self.table.color(from_order_key(start)), self.table.color(from_order_key(next - 1)));
+                if a == z {
+                    *cell = Some(u32::from_le_bytes(a));
+                }
+            }
+            start = next;
+        }
+        let held: std::collections::HashSet<u32> = cells.iter().flatten().copied().collect();
+        let open = (0..=u32::MAX).rev().find(|v| !held.contains(v)).unwrap_or(0);
+        self.open[i] = open;
+        for (b, cell) in cells.into_iter().enumerate() {
+            self.buckets[(i - 1) * BUCKETS + b] = cell.unwrap_or(open);
+        }
+    }
+
+    /// The colour of `v` (not nodata), as [`ColorTable::color`] gives it.
+    #[cfg(test)]
+    fn color(&self, v: f64) -> [u8; 4] {
+        self.packed(v).to_le_bytes()
+    }
+
+    /// [`color`](Self::color) as one little-endian `u32`.
+    #[inline(always)]
+    fn packed(&self, v: f64) -> u32 {
+        if !self.fast || v.is_nan() {
+            return u32::from_le_bytes(self.table.color(v));
+        }
+        let e = &self.values;
+        // The first stop not smaller than v: the number of stops below it.
+        let i = match &self.few {
+            // +∞ padding is never below v (v is not NaN; v = +∞ is not below +∞ either).
+            Some(few) => few.iter().map(|&s| (s < v) as usize).sum(),
+            None => e.partition_point(|&s| s < v),
+        };
+        if i == 0 {
+            return u32::from_le_bytes(self.colors[0]);
+        }
+        if i == e.len() {
+            return u32::from_le_bytes(self.colors[i - 1]);
+        }
+        if e[i] == v {
+            return u32::from_le_bytes(self.colors[i]);
+        }
+        if !self.buckets.is_empty() {
+            let cell = self.buckets[(i - 1) * BUCKETS + self.bucket(i, v)];
+            if cell != self.open[i] {
+                return cell;
+            }
+        }
+        let r = (v - e[i - 1]) / (e[i] - e[i - 1]);
+        let (base, diff) = (&self.base[i], &self.diff[i]);
+        let mut c = 0u32;
+        for k in 0..4 {
+            c |= (((base[k] + r * diff[k]).clamp(0.0, 255.0) as u8) as u32) << (8 * k);
+        }
+        c
+    }
 }
 
 #[cfg(test)]
@@ -353,5 +554,58 @@ mod tests {
         assert_eq!(s[0].1, [165, 0, 38, 255]);
         assert_eq!(s[1].1, [255, 255, 191, 255]);
         assert_eq!(s[2].1, [0, 104, 55, 255]);
+    }
+
+    #[test]
+    fn the_lookup_colours_every_value_as_the_table_does() {
+        let stop = |v: f64, c: &[u8]| ColorStop { value: StopValue::Number(v), color: c.to_vec() };
+        let custom = ColorReliefOptions {
+            stops: Some(vec![
+                stop(1600.0, &[0, 97, 71]),
+                stop(1750.0, &[232, 215, 125]),
+                stop(1750.0, &[10, 20, 30, 40]),
+                stop(1900.0, &[161, 67, 0]),
+                stop(2000.0, &[255, 255, 255]),
+            ]),
+            ..ColorReliefOptions::default()
+        };
+        let many = ColorReliefOptions {
+            stops: Some(
+                (0..40u8).map(|i| stop(100.0 + i as f64 * 13.5, &[i * 6, 255 - i * 6, i.wrapping_mul(37)])).collect(),
+            ),
+            ..ColorReliefOptions::default()
+        };
+        let ramp = ColorReliefOptions { ramp: Some(ColorRamp::Terrain), ..ColorReliefOptions::default() };
+        let nearest = ColorReliefOptions { mode: ColorMode::Nearest, ..custom.clone() };
+        let exact = ColorReliefOptions { mode: ColorMode::Exact, ..custom.clone() };
+        for o in [custom, many, ramp, nearest, exact] {
+            let table = o.table(1500.0, 2100.0);
+            let lookup = Lookup::new(&table);
+            let mut values: Vec<f64> = table.entries.iter().map(|e| e.0).collect();
+            values.extend([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1e30, 1e30]);
+            // Every float32 step around the stops and a dense sweep between them.
+            for &s in table.entries.iter().map(|e| &e.0) {
+                let mut x = s as f32;
+                for _ in 0..64 {
+                    x = f32::from_bits(x.to_bits() - 1);
+                }
+                for _ in 0..128 {
+                    values.push(x as f64);
+                    x = f32::from_bits(x.to_bits() + 1);
+                }
+            }
+            values.extend((0..200_000).map(|i| (1400.0 + i as f32 * 0.00431) as f64));
+            // And float32 values all over the range, as a DEM holds them.
+            let mut x = 0x2545_f491_4f6c_dd1du64;
+            for _ in 0..200_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                values.push((1450.0 + (x % 1_000_000) as f32 * 0.000_7) as f64);
+            }
+            for v in values {
+                assert_eq!(lookup.color(v), table.color(v), "{v}");
+            }
+        }
     }
 }

@@ -385,6 +385,19 @@ where
 {
     let h = src.height();
     let block = block_rows(src);
+    if h > 0 && block >= h {
+        // One block (a map tile, a small raster): nothing to overlap, so no threads to start.
+        let (out, done) = compute(src.read_rows(0, h)?, true);
+        let mut stats = Stats::default();
+        if let Some(nd) = stats_nodata {
+            stats.add(&out, nd);
+        }
+        sink.put_rows(&out)?;
+        if !progress(done as f64 / h as f64) {
+            return Err(Error::Cancelled);
+        }
+        return Ok(stats);
+    }
     std::thread::scope(|scope| -> Result<Stats> {
         // The writer: takes finished blocks in order, adds them to the statistics and writes them.
         let (to_writer, blocks) = std::sync::mpsc::sync_channel::<Vec<T>>(1);

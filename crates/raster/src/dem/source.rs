@@ -105,21 +105,24 @@ pub struct Stats {
 impl Stats {
     pub(crate) fn add<T: OutSample>(&mut self, values: &[T], nodata: T) {
         let nd = nodata.to_f64();
+        // Locals rather than fields, so that the loop keeps them in registers; the sum is taken
+        // in the same order as before, value by value.
+        let (mut lo, mut hi) = if self.count == 0 { (f64::INFINITY, f64::NEG_INFINITY) } else { (self.min, self.max) };
+        let (mut count, mut sum) = (self.count, self.sum);
         for v in values {
             let v = v.to_f64();
             if v == nd || v.is_nan() {
                 continue;
             }
-            if self.count == 0 {
-                self.min = v;
-                self.max = v;
-            } else {
-                self.min = self.min.min(v);
-                self.max = self.max.max(v);
-            }
-            self.count += 1;
-            self.sum += v;
+            lo = lo.min(v);
+            hi = hi.max(v);
+            count += 1;
+            sum += v;
         }
+        if count > 0 {
+            (self.min, self.max) = (lo, hi);
+        }
+        (self.count, self.sum) = (count, sum);
         if self.count > 0 {
             self.mean = self.sum / self.count as f64;
         }

@@ -1,5 +1,6 @@
 //! Chunk decompression and predictors.
 
+use super::lzw::LzwError;
 use crate::{Error, Result};
 use std::io::Read;
 
@@ -56,9 +57,9 @@ pub(crate) fn decompress(c: Compression, input: &[u8], expected: usize, chunk: u
             }
             out
         }
-        Compression::Lzw => unlzw(input, expected).map_err(|e| match e {
+        Compression::Lzw => super::lzw::decode(input, expected).map_err(|e| match e {
             LzwError::TooMuch => too_much("LZW"),
-            LzwError::Stream(e) => err(format!("lzw: {e}")),
+            LzwError::Invalid(e) => err(format!("lzw: {e}")),
         })?,
         Compression::PackBits => unpack_bits(input, expected).ok_or_else(|| too_much("PackBits"))?,
         Compression::Zstd => {
@@ -72,50 +73,6 @@ pub(crate) fn decompress(c: Compression, input: &[u8], expected: usize, chunk: u
         }
     };
     out.resize(expected, 0);
-    Ok(out)
-}
-
-enum LzwError {
-    TooMuch,
-    Stream(weezl::LzwError),
-}
-
-/// LZW into a buffer of exactly `expected` bytes; a stream that ends without an end code still
-/// yields its data, one that would write past the buffer is refused.
-fn unlzw(input: &[u8], expected: usize) -> std::result::Result<Vec<u8>, LzwError> {
-    use weezl::LzwStatus;
-    let mut d = weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8);
-    let mut out = vec![0u8; expected];
-    let (mut filled, mut pos) = (0, 0);
-    while filled < expected {
-        let r = d.decode_bytes(&input[pos..], &mut out[filled..]);
-        pos += r.consumed_in;
-        filled += r.consumed_out;
-        match r.status {
-            Ok(LzwStatus::Done) => return Ok(out),
-            Ok(LzwStatus::NoProgress) => break,
-            Ok(LzwStatus::Ok) => {}
-            Err(e) => return Err(LzwError::Stream(e)),
-        }
-        if r.consumed_in == 0 && r.consumed_out == 0 {
-            break;
-        }
-    }
-    out.truncate(filled);
-    if filled == expected {
-        // Full: anything but an end code (or the end of the data) would be one byte too many.
-        let mut extra = [0u8; 1];
-        loop {
-            let r = d.decode_bytes(&input[pos..], &mut extra);
-            pos += r.consumed_in;
-            if r.consumed_out > 0 {
-                return Err(LzwError::TooMuch);
-            }
-            if !matches!(r.status, Ok(LzwStatus::Ok)) || r.consumed_in == 0 {
-                break;
-            }
-        }
-    }
     Ok(out)
 }
 

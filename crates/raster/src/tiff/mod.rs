@@ -2,11 +2,14 @@
 //! usual compressions and predictors, GeoKeys, nodata, overviews, windowed reads) and writing
 //! (a streaming tiled writer and a COG writer with overviews).
 
+mod cache;
 mod codec;
+mod lzw;
 mod reader;
 mod tags;
 mod writer;
 
+pub use cache::{BlockCache, CacheStats};
 pub use codec::Compression;
 pub use reader::Sample;
 pub use reader::{GeoTiff, Image, Limits, ReadAt};

@@ -1,6 +1,7 @@
 //! The GeoTIFF reader: parses every IFD up front (cheap: a few kilobytes) and decodes chunks only
 //! when a window needs them, so reading a small window of a large COG touches a few tiles.
 
+use super::cache::BlockCache;
 use super::codec::{self, Compression};
 use super::tags::*;
 use super::GeoInfo;
@@ -136,6 +137,8 @@ pub struct GeoTiff {
     images: Vec<Image>,
     geo: Option<GeoInfo>,
     nodata: Option<f64>,
+    /// Where decoded chunks are kept, and this reader's id in it.
+    cache: Option<(Arc<BlockCache>, u64)>,
 }
 
 impl std::fmt::Debug for GeoTiff {
@@ -177,6 +180,19 @@ impl GeoTiff {
         self
     }
 
+    /// Keeps the chunks that windows decode in `cache` (shared with other readers), and reads
+    /// them from there when a later window touches them again. Chunks read with
+    /// [`read_chunk`](Self::read_chunk) bypass it.
+    pub fn with_block_cache(mut self, cache: Arc<BlockCache>) -> Self {
+        self.cache = Some((cache, BlockCache::next_source_id()));
+        self
+    }
+
+    /// The block cache given with [`with_block_cache`](Self::with_block_cache).
+    pub fn block_cache(&self) -> Option<&Arc<BlockCache>> {
+        self.cache.as_ref().map(|c| &c.0)
+    }
+
     /// The limits the file was opened under.
     pub fn limits(&self) -> Limits {
         self.limits
@@ -205,6 +221,7 @@ impl GeoTiff {
             images: Vec::new(),
             geo: None,
             nodata: None,
+            cache: None,
         };
         let magic = t.u16_at(&head[2..4]);
         let mut next = match magic {
@@ -689,36 +706,46 @@ impl GeoTiff {
         }
         let spp = if im.planar { 1 } else { im.samples_per_pixel };
         let dt = im.data_type;
-        // Each chunk is decoded and converted to `T` on its own thread; rows are then copied.
+        // Each chunk is decoded (or taken from the block cache) on its own thread, and the part
+        // of it inside the window converted to `T`; rows are then copied.
         let decoded: Vec<Result<DecodedChunk<T>>> = chunks
             .par_iter()
             .map(|&(cx, cy)| {
                 let index = cy * across + cx + if im.planar { bands[0] * per_band } else { 0 };
-                self.read_chunk(level, index).map(|d| {
-                    let per: Vec<Vec<T>> =
-                        bands.iter().map(|&b| extract::<T>(dt, &d, spp, if im.planar { 0 } else { b })).collect();
-                    (cx, cy, per)
-                })
+                let d = self.chunk(level, index)?;
+                let (cx0, cy0) = (cx * cw, cy * ch);
+                let (rx0, rx1) = (x0.max(cx0), x1.min(cx0 + cw));
+                let (ry0, ry1) = (y0.max(cy0), y1.min(cy0 + ch));
+                let part = Part { x0: rx0 - cx0, width: rx1 - rx0, y0: ry0 - cy0, height: ry1 - ry0, chunk_width: cw };
+                let per: Vec<Vec<T>> =
+                    bands.iter().map(|&b| extract::<T>(dt, &d, spp, if im.planar { 0 } else { b }, &part)).collect();
+                Ok((rx0, ry0, part, per))
             })
             .collect();
         for d in decoded {
-            let (cx, cy, per) = d?;
-            let cx0 = cx * cw;
-            let cy0 = cy * ch;
-            let rx0 = x0.max(cx0);
-            let rx1 = x1.min(cx0 + cw);
-            let ry0 = y0.max(cy0);
-            let ry1 = y1.min(cy0 + ch);
-            let len = rx1 - rx0;
+            let (rx0, ry0, part, per) = d?;
+            let len = part.width;
             for (vals, out) in per.iter().zip(out.iter_mut()) {
-                for y in ry0..ry1 {
-                    let src = (y - cy0) * cw + rx0 - cx0;
-                    let dst = (y as i64 - win.y) as usize * win.width + (rx0 as i64 - win.x) as usize;
-                    out[dst..dst + len].copy_from_slice(&vals[src..src + len]);
+                for (k, src) in vals.chunks_exact(len).enumerate() {
+                    let dst = ((ry0 + k) as i64 - win.y) as usize * win.width + (rx0 as i64 - win.x) as usize;
+                    out[dst..dst + len].copy_from_slice(src);
                 }
             }
         }
         Ok(out)
+    }
+
+    /// Chunk `index` of image `level`, decoded, through the block cache when there is one.
+    fn chunk(&self, level: usize, index: usize) -> Result<Arc<Vec<u8>>> {
+        match &self.cache {
+            Some((cache, id)) => {
+                if self.interrupt.as_ref().is_some_and(|f| f()) {
+                    return Err(Error::Cancelled);
+                }
+                cache.get_or_decode((*id, level, index), || self.read_chunk(level, index))
+            }
+            None => self.read_chunk(level, index).map(Arc::new),
+        }
     }
 
     /// Reads a whole band of the full-resolution image into memory.
@@ -736,21 +763,44 @@ impl GeoTiff {
     }
 }
 
-/// A decoded chunk's column and row of chunks, and its samples of each band asked for.
-type DecodedChunk<T> = (usize, usize, Vec<Vec<T>>);
+/// Where a window's part of a chunk starts in the image (column, row), the part, and its
+/// samples of each band asked for.
+type DecodedChunk<T> = (usize, usize, Part, Vec<Vec<T>>);
 
-/// Band `b` of native-order chunk samples as `T`.
-fn extract<T: Sample>(dt: DataType, data: &[u8], spp: usize, b: usize) -> Vec<T> {
+/// A rectangle of a chunk, in the chunk's pixels.
+struct Part {
+    x0: usize,
+    width: usize,
+    y0: usize,
+    height: usize,
+    chunk_width: usize,
+}
+
+/// Band `b` of the `part` of native-order chunk samples as `T`, row after row.
+fn extract<T: Sample>(dt: DataType, data: &[u8], spp: usize, b: usize, part: &Part) -> Vec<T> {
+    let mut out = Vec::with_capacity(part.width * part.height);
     macro_rules! go {
         ($t:ty) => {{
             const N: usize = std::mem::size_of::<$t>();
-            data.chunks_exact(N * spp)
-                .map(|px| {
-                    let mut a = [0u8; N];
-                    a.copy_from_slice(&px[b * N..(b + 1) * N]);
-                    T::from_f64(<$t>::from_ne_bytes(a) as f64)
-                })
-                .collect()
+            let px = N * spp;
+            for r in part.y0..part.y0 + part.height {
+                let start = (r * part.chunk_width + part.x0) * px;
+                let row = data.get(start..start + part.width * px).unwrap_or(&[]);
+                if spp == 1 {
+                    // One band: fixed-size samples, a loop the compiler unrolls.
+                    out.extend(row.chunks_exact(N).map(|p| {
+                        let mut a = [0u8; N];
+                        a.copy_from_slice(p);
+                        T::from_f64(<$t>::from_ne_bytes(a) as f64)
+                    }));
+                } else {
+                    out.extend(row.chunks_exact(px).map(|p| {
+                        let mut a = [0u8; N];
+                        a.copy_from_slice(&p[b * N..(b + 1) * N]);
+                        T::from_f64(<$t>::from_ne_bytes(a) as f64)
+                    }));
+                }
+            }
         }};
     }
     match dt {
@@ -763,6 +813,7 @@ fn extract<T: Sample>(dt: DataType, data: &[u8], spp: usize, b: usize) -> Vec<T>
         DataType::Float32 => go!(f32),
         DataType::Float64 => go!(f64),
     }
+    out
 }
 
 pub(crate) fn write_ne(dt: DataType, v: f64, out: &mut [u8]) {

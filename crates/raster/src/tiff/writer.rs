@@ -239,7 +239,9 @@ impl TiffWriter {
         let layout = Layout::new(width, height, bands, data_type, &opts)?;
         let raw = width as u64 * height as u64 * bands as u64 * data_type.size() as u64;
         let bigtiff = opts.bigtiff || raw > 3_900_000_000;
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(path)?);
+        // Chunks of 64 KiB and more (whole strips and tiles) go to the file without a copy into
+        // the buffer first; the buffer gathers the small ones.
+        let mut out = BufWriter::with_capacity(64 << 10, File::create(path)?);
         let header_len = if bigtiff { 16 } else { 8 };
         out.write_all(&vec![0u8; header_len])?;
         let fill = layout.fill_pixel(opts.nodata);
@@ -271,10 +273,9 @@ impl TiffWriter {
         if self.rows_done + self.pending_rows + n > self.layout.height {
             return Err(Error::arg("more rows than the raster has"));
         }
-        self.pending.reserve(rows.len() * self.layout.data_type.size());
-        for v in rows {
-            v.put_ne(&mut self.pending);
-        }
+        let at = self.pending.len();
+        self.pending.resize(at + std::mem::size_of_val(rows), 0);
+        T::write_ne_slice(rows, &mut self.pending[at..]);
         self.pending_rows += n;
         self.flush_full()?;
         Ok(())
@@ -283,24 +284,46 @@ impl TiffWriter {
     fn flush_full(&mut self) -> Result<()> {
         let ch = self.layout.chunk_height;
         let row_bytes = self.layout.width * self.layout.bands * self.layout.data_type.size();
+        // Rows of chunks are taken from the front of `pending`; what is left (less than a row of
+        // chunks) moves to the front once at the end rather than after every row of chunks.
+        let mut taken = 0;
+        // Uncompressed strips are the rows as they are: written straight from `pending`.
+        let as_is = !self.layout.tiled && self.layout.compression == Compression::None && self.layout.predictor == 1;
         while self.pending_rows >= ch
             || (self.pending_rows > 0 && self.rows_done + self.pending_rows == self.layout.height)
         {
             let n = self.pending_rows.min(ch);
-            let encoded = self.layout.encode_chunk_row(&self.pending[..n * row_bytes], n, &self.fill)?;
-            self.pending.drain(..n * row_bytes);
-            for e in encoded {
-                self.out.write_all(&e)?;
-                self.offsets.push(self.pos);
-                self.counts.push(e.len() as u64);
-                self.pos += e.len() as u64;
-                if !self.pos.is_multiple_of(2) {
-                    self.out.write_all(&[0])?;
-                    self.pos += 1;
+            let rows = &self.pending[taken..taken + n * row_bytes];
+            if as_is {
+                Self::put_chunk(&mut self.out, &mut self.pos, &mut self.offsets, &mut self.counts, rows)?;
+            } else {
+                for e in self.layout.encode_chunk_row(rows, n, &self.fill)? {
+                    Self::put_chunk(&mut self.out, &mut self.pos, &mut self.offsets, &mut self.counts, &e)?;
                 }
             }
+            taken += n * row_bytes;
             self.pending_rows -= n;
             self.rows_done += n;
+        }
+        self.pending.drain(..taken);
+        Ok(())
+    }
+
+    /// Appends one encoded chunk, padded to an even offset.
+    fn put_chunk(
+        out: &mut BufWriter<File>,
+        pos: &mut u64,
+        offsets: &mut Vec<u64>,
+        counts: &mut Vec<u64>,
+        e: &[u8],
+    ) -> Result<()> {
+        out.write_all(e)?;
+        offsets.push(*pos);
+        counts.push(e.len() as u64);
+        *pos += e.len() as u64;
+        if !pos.is_multiple_of(2) {
+            out.write_all(&[0])?;
+            *pos += 1;
         }
         Ok(())
     }

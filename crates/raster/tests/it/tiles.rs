@@ -198,3 +198,97 @@ fn layer_tiles_paint_processed_rasters() {
     let hs_only = TileRenderer::new(&hs).unwrap();
     assert!(hs_only.render_layer_rgba(15, x, y, 256, &LayerPaint::Rgb).is_err());
 }
+
+/// The test DEM as a COG of 64-px tiles with overviews (200, 100 and 50 px: 2×, 4×, 8×), so that
+/// a map tile touches several of its chunks and every zoom has its own level.
+fn small_tile_cog(dir: &std::path::Path) -> std::path::PathBuf {
+    let cog = dir.join("cog64.tif");
+    let opts = meridian_raster::tiff::CogOptions { tile_size: 64, ..Default::default() };
+    meridian_raster::tiff::write_cog(&GeoTiff::open(dem_path()).unwrap(), &cog, &opts).unwrap();
+    cog
+}
+
+/// Every tile covering the DEM at zoom `z`.
+fn covering(r: &TileRenderer<'_>, z: u8) -> Vec<(u32, u32)> {
+    let b = r.bounds_wgs84().unwrap();
+    let tile = |lon: f64, lat: f64| {
+        let n = (1u64 << z) as f64;
+        let lat = lat.to_radians();
+        let x = ((lon + 180.0) / 360.0 * n).floor() as u32;
+        let y = ((1.0 - (lat.tan() + 1.0 / lat.cos()).ln() / std::f64::consts::PI) / 2.0 * n).floor() as u32;
+        (x, y)
+    };
+    let (x0, y0) = tile(b[0], b[3]);
+    let (x1, y1) = tile(b[2], b[1]);
+    (y0..=y1).flat_map(|y| (x0..=x1).map(move |x| (x, y))).collect()
+}
+
+#[test]
+fn tiles_are_the_same_with_the_block_cache_cold_warm_and_without_it() {
+    use meridian_raster::tiff::BlockCache;
+    use std::sync::Arc;
+    let dir = tmp();
+    let cog = small_tile_cog(dir.path());
+    let plain = GeoTiff::open(&cog).unwrap();
+    let cache = Arc::new(BlockCache::new(64 << 20));
+    let cached = GeoTiff::open(&cog).unwrap().with_block_cache(cache.clone());
+    let (rp, rc) = (TileRenderer::new(&plain).unwrap(), TileRenderer::new(&cached).unwrap());
+    let styles =
+        [TileStyle::TerrainRgb, TileStyle::by_name("hillshade").unwrap(), TileStyle::by_name("color-relief").unwrap()];
+    let mut rendered = 0;
+    for z in 12..=16 {
+        for (x, y) in covering(&rp, z) {
+            for style in &styles {
+                let want = rp.render_rgba(z, x, y, 256, style).unwrap();
+                // Cold for the first style of a tile (its chunks may be cached by a neighbour),
+                // then warm: the same pixels each time.
+                let cold = rc.render_rgba(z, x, y, 256, style).unwrap();
+                let warm = rc.render_rgba(z, x, y, 256, style).unwrap();
+                assert!(want == cold && cold == warm, "tile {z}/{x}/{y} {style:?}");
+                rendered += want.is_some() as usize;
+            }
+        }
+    }
+    assert!(rendered > 30, "{rendered}");
+    let stats = cache.stats();
+    // Each chunk was decoded once and read from the cache afterwards.
+    let chunks: usize = cached.images().iter().map(|im| im.chunks_across() * im.chunks_down()).sum();
+    assert!(stats.misses as usize <= chunks, "{stats:?} of {chunks} chunks");
+    assert!(stats.hits > 4 * stats.misses, "{stats:?}");
+    assert!(stats.bytes <= cache.capacity());
+
+    // A cache too small for one tile's chunks still gives the same pixels.
+    let tiny = GeoTiff::open(&cog).unwrap().with_block_cache(Arc::new(BlockCache::new(20_000)));
+    let rt = TileRenderer::new(&tiny).unwrap();
+    let (x, y) = centre_tile(15);
+    for style in &styles {
+        assert_eq!(rt.render_rgba(15, x, y, 256, style).unwrap(), rp.render_rgba(15, x, y, 256, style).unwrap());
+    }
+    assert!(tiny.block_cache().unwrap().stats().bytes <= 20_000);
+}
+
+#[test]
+fn tiles_read_the_coarsest_overview_still_as_fine_as_they_need() {
+    let dir = tmp();
+    let cog = small_tile_cog(dir.path());
+    let src = GeoTiff::open(&cog).unwrap();
+    let widths: Vec<usize> = src.images().iter().map(|im| im.width).collect();
+    assert_eq!(widths, [400, 200, 100, 50]);
+    let r = TileRenderer::new(&src).unwrap();
+    // 2.5 m pixels at 45.9°N; a 256-px tile's pixel is 156,543 m / 2^z of Web Mercator, times
+    // cos(lat) on the ground: 1.3 source pixels at z15, 2.7 at z14, 5.3 at z13, 10.6 at z12.
+    for (z, level) in [(17, 0), (16, 0), (15, 0), (14, 1), (13, 2), (12, 3), (11, 3)] {
+        let (x, y) = centre_tile(z);
+        for style in [TileStyle::TerrainRgb, TileStyle::by_name("hillshade").unwrap()] {
+            assert_eq!(r.source_level(z, x, y, 256, &style).unwrap(), Some(level), "z{z} {style:?}");
+        }
+        // 512-px tiles have pixels half the size: those of the next zoom's 256-px tiles.
+        let finer = match z {
+            12..=14 => level - 1,
+            11 => 3,
+            _ => 0,
+        };
+        assert_eq!(r.source_level(z, x, y, 512, &TileStyle::TerrainRgb).unwrap(), Some(finer), "z{z} @2x");
+    }
+    assert_eq!(r.source_level(15, 0, 0, 256, &TileStyle::TerrainRgb).unwrap(), None);
+}
