@@ -784,14 +784,15 @@ pub async fn keep_current(
     shutdown: CancellationToken,
 ) {
     let mut last = tokio::time::Instant::now();
+    let mut spacing = REFRESH_SPACING;
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => return,
             _ = tokio::time::sleep(config.poll_interval) => {}
             _ = next_dns_event(&mut feed) => {
                 // A refresh reads each changed zone whole: under a stream of writes, at most one
-                // per REFRESH_SPACING, taking every event that came meanwhile.
-                let due = last + REFRESH_SPACING;
+                // per `spacing`, taking every event that came meanwhile.
+                let due = last + spacing;
                 if tokio::time::Instant::now() < due {
                     tokio::select! {
                         _ = shutdown.cancelled() => return,
@@ -802,7 +803,11 @@ pub async fn keep_current(
             }
         }
         last = tokio::time::Instant::now();
-        match catalog.refresh(&store).await {
+        let refreshed = catalog.refresh(&store).await;
+        // Refreshes take at most a fifth of the time under a stream of writes: a zone that
+        // takes longer to rebuild is rebuilt less often, up to MAX_REFRESH_SPACING.
+        spacing = (last.elapsed() * 4).clamp(REFRESH_SPACING, MAX_REFRESH_SPACING);
+        match refreshed {
             Ok(changed) => {
                 for c in changed {
                     if let Some(zone) = catalog.get(&c.zone) {
@@ -818,6 +823,9 @@ pub async fn keep_current(
 
 /// Least time between two refreshes started by events.
 const REFRESH_SPACING: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Most time between two refreshes started by events, however long a refresh takes.
+const MAX_REFRESH_SPACING: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Takes every event already queued.
 fn drain(feed: &mut Option<broadcast::Receiver<Arc<Event>>>) {
