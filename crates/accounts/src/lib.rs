@@ -127,12 +127,52 @@ pub fn validate_signup(name: &str, email: &str) -> Result<(String, String), Doma
 pub struct AccountService {
     store: Store,
     tokens: TokenKeys,
+    keys: KeyCache,
+}
+
+/// How long a key read from the store is used without reading it again. A key revoked through
+/// this process stops working at once; one revoked through another node (or the command line)
+/// stops working here within this time.
+pub const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
+
+/// Most keys kept in the cache; when full, it starts again empty.
+const KEY_CACHE_MAX: usize = 10_000;
+
+/// Keys recently read for authentication, by credential hash (or account and key id for an
+/// access token), so that a stream of requests with one key reads it once per [`KEY_CACHE_TTL`].
+#[derive(Default)]
+struct KeyCache {
+    entries: std::sync::Mutex<std::collections::HashMap<String, (ApiKey, std::time::Instant)>>,
+}
+
+impl KeyCache {
+    fn entries(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, (ApiKey, std::time::Instant)>> {
+        self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn get(&self, slot: &str) -> Option<ApiKey> {
+        let entries = self.entries();
+        let (key, at) = entries.get(slot)?;
+        (at.elapsed() < KEY_CACHE_TTL).then(|| key.clone())
+    }
+
+    fn put(&self, slot: String, key: ApiKey) {
+        let mut entries = self.entries();
+        if entries.len() >= KEY_CACHE_MAX {
+            entries.clear();
+        }
+        entries.insert(slot, (key, std::time::Instant::now()));
+    }
+
+    fn forget(&self, id: &ApiKeyId) {
+        self.entries().retain(|_, (key, _)| key.id != *id);
+    }
 }
 
 impl AccountService {
     /// The service over `store`, signing tokens with `tokens`.
     pub fn new(store: Store, tokens: TokenKeys) -> Self {
-        Self { store, tokens }
+        Self { store, tokens, keys: KeyCache::default() }
     }
 
     /// The token keys (lifetime of new tokens).
@@ -182,20 +222,42 @@ impl AccountService {
 
     /// Revokes a key (idempotent); its access tokens stop working with it.
     pub async fn revoke_key(&self, account: &AccountId, id: &str) -> Result<ApiKey> {
-        Ok(self.store.accounts.revoke_api_key(account, &ApiKeyId(id.to_owned()), Timestamp::now()).await?)
+        let key = self.store.accounts.revoke_api_key(account, &ApiKeyId(id.to_owned()), Timestamp::now()).await?;
+        self.keys.forget(&key.id);
+        Ok(key)
     }
 
     /// Resolves an API key, or (when `allow_token`) an access token, to a principal.
     pub async fn authenticate(&self, credential: &str, allow_token: bool) -> Result<Principal> {
         let now = Timestamp::now();
         let (key, via_token) = if credential.starts_with(KEY_PREFIX) {
-            (self.store.accounts.find_api_key_by_hash(&hash_key(credential)).await?, false)
+            let hash = hash_key(credential);
+            match self.keys.get(&hash) {
+                Some(key) => (Some(key), false),
+                None => {
+                    let key = self.store.accounts.find_api_key_by_hash(&hash).await?;
+                    if let Some(k) = &key {
+                        self.keys.put(hash, k.clone());
+                    }
+                    (key, false)
+                }
+            }
         } else if allow_token {
             let claims = self
                 .tokens
                 .verify(credential, now)
                 .ok_or(Error::Unauthenticated("the access token is invalid or expired"))?;
-            (self.store.accounts.get_api_key(&AccountId(claims.sub), &ApiKeyId(claims.kid)).await?, true)
+            let slot = format!("{}/{}", claims.sub, claims.kid);
+            match self.keys.get(&slot) {
+                Some(key) => (Some(key), true),
+                None => {
+                    let key = self.store.accounts.get_api_key(&AccountId(claims.sub), &ApiKeyId(claims.kid)).await?;
+                    if let Some(k) = &key {
+                        self.keys.put(slot, k.clone());
+                    }
+                    (key, true)
+                }
+            }
         } else {
             return Err(Error::Unauthenticated("this operation needs an API key, not an access token"));
         };
