@@ -13,6 +13,11 @@ use meridian_core::config::Config;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+/// mimalloc rather than the system allocator: requests build and free many small JSON values on
+/// several threads, where glibc's malloc spent a fifth of the server's time (docs/benchmarks.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "meridian", version, about = "DNS, geospatial, digital twin and webhook platform")]
 struct Cli {
