@@ -111,7 +111,7 @@ async fn current(
 ) -> Result<Option<(i64, Feature)>> {
     let row = sqlx::query(&format!(
         "SELECT {COLUMNS} FROM features f LEFT JOIN features_rtree r ON r.seq = f.seq
-         WHERE f.account_id = ? AND f.collection = ? AND f.id = ? AND f.retired_at IS NULL"
+         WHERE f.account_id = ? AND f.collection = +? AND f.id = ? AND f.retired_at IS NULL"
     ))
     .bind(account.as_str())
     .bind(collection)
@@ -137,7 +137,7 @@ async fn compute_extent(conn: &mut SqliteConnection, account: &AccountId, collec
         "SELECT min(r.min_x) AS min_x, min(r.min_y) AS min_y, max(r.max_x) AS max_x, max(r.max_y) AS max_y,
                 min(f.updated_at) AS t0, max(f.updated_at) AS t1
          FROM features f LEFT JOIN features_rtree r ON r.seq = f.seq
-         WHERE f.account_id = ? AND f.collection = ? AND f.retired_at IS NULL",
+         WHERE f.account_id = ? AND f.collection = +? AND f.retired_at IS NULL",
     )
     .bind(account.as_str())
     .bind(collection)
@@ -579,7 +579,10 @@ fn query_builder<'a>(
             .push(") AND ");
     }
     b.push("f.account_id = ").push_bind(account.as_str());
-    b.push(" AND f.collection = ").push_bind(&q.collection);
+    // `+` keeps the planner from weighing the bound collection against the partial index on
+    // parcels (features_lot_plan): a plan that depends on a bound value makes SQLite prepare the
+    // statement again at every execution, a sixth of a page's time before.
+    b.push(" AND f.collection = +").push_bind(&q.collection);
     b.push(" AND f.retired_at IS NULL");
     for (column, value) in [("lot", &q.lot), ("plan", &q.plan), ("tenure", &q.tenure)] {
         if let Some(v) = value {

@@ -10,7 +10,9 @@ use crate::error::ApiError;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use meridian_core::crs::{Crs, Transformer};
 use meridian_store::features::Feature;
-use serde_json::{json, Map, Value};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::{json, Value};
 
 pub use meridian_cadastre::PARCELS;
 
@@ -69,19 +71,66 @@ pub fn if_match(headers: &HeaderMap, id: &str) -> Result<Option<i64>, ApiError> 
 
 /// A feature as GeoJSON in the requested CRS.
 pub fn render(f: &Feature, crs: Crs, self_href: Option<&str>) -> Value {
-    let geometry = match (&f.geometry, crs) {
-        (None, _) => Value::Null,
-        (Some(g), Crs::Crs84) => g.clone(),
-        (Some(g), out) => match Transformer::new(Crs::Crs84, out) {
-            Ok(t) => meridian_features::geometry::map_positions(g, &mut |x, y| t.apply(x, y)).unwrap_or(Value::Null),
-            Err(_) => Value::Null,
-        },
-    };
-    let mut props: Map<String, Value> = f.properties.clone();
-    props.insert("updated_at".into(), Value::String(f.updated_at.to_rfc3339()));
-    let mut out = json!({"type": "Feature", "id": f.id, "geometry": geometry, "properties": props});
-    if let Some(href) = self_href {
-        out["links"] = json!([{"rel": "self", "type": GEOJSON, "href": href}]);
+    serde_json::to_value(FeatureOut { feature: f, crs, self_href }).unwrap_or(Value::Null)
+}
+
+/// A feature as GeoJSON in the requested CRS, written straight from the stored feature (no copy
+/// of its properties or geometry): members in the order of a JSON object's keys, `updated_at`
+/// among the properties, a `self` link when given.
+pub struct FeatureOut<'a> {
+    pub feature: &'a Feature,
+    pub crs: Crs,
+    pub self_href: Option<&'a str>,
+}
+
+impl Serialize for FeatureOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let f = self.feature;
+        let mut m = s.serialize_map(None)?;
+        match (&f.geometry, self.crs) {
+            (None, _) => m.serialize_entry("geometry", &Value::Null)?,
+            (Some(g), Crs::Crs84) => m.serialize_entry("geometry", g)?,
+            (Some(g), out) => {
+                let moved = match Transformer::new(Crs::Crs84, out) {
+                    Ok(t) => {
+                        meridian_features::geometry::map_positions(g, &mut |x, y| t.apply(x, y)).unwrap_or(Value::Null)
+                    }
+                    Err(_) => Value::Null,
+                };
+                m.serialize_entry("geometry", &moved)?
+            }
+        }
+        m.serialize_entry("id", &f.id)?;
+        if let Some(href) = self.self_href {
+            m.serialize_entry("links", &[json!({"rel": "self", "type": GEOJSON, "href": href})])?;
+        }
+        m.serialize_entry("properties", &Properties(f))?;
+        m.serialize_entry("type", "Feature")?;
+        m.end()
     }
-    out
+}
+
+/// A feature's properties with `updated_at` in its place among them.
+struct Properties<'a>(&'a Feature);
+
+impl Serialize for Properties<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let f = self.0;
+        let updated = f.updated_at.to_rfc3339();
+        let mut m = s.serialize_map(Some(f.properties.len() + 1))?;
+        let mut pending = true;
+        for (k, v) in &f.properties {
+            if pending && k.as_str() >= "updated_at" {
+                m.serialize_entry("updated_at", &updated)?;
+                pending = false;
+            }
+            if k != "updated_at" {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        if pending {
+            m.serialize_entry("updated_at", &updated)?;
+        }
+        m.end()
+    }
 }

@@ -382,6 +382,7 @@ async fn list_features(
     let html = wants_html(&raw, &headers);
     let (p, body) = list_items(&state, &caller, &cid, raw, &headers, &path).await?;
     if html {
+        let body = body.to_value();
         let features = body["features"].as_array().cloned().unwrap_or_default();
         let links = body["links"].as_array().cloned().unwrap_or_default();
         let paging: Vec<Value> = links.into_iter().filter(|l| l["rel"] == "next" || l["rel"] == "prev").collect();

@@ -27,8 +27,9 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// A GeoJSON answer with `Content-Crs`.
-pub(crate) fn geojson(status: StatusCode, body: &Value, crs: Crs) -> Response {
-    let mut r = (status, body.to_string()).into_response();
+pub(crate) fn geojson(status: StatusCode, body: &impl serde::Serialize, crs: Crs) -> Response {
+    let text = serde_json::to_string(body).unwrap_or_else(|_| "null".to_owned());
+    let mut r = (status, text).into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(GEOJSON));
     r.headers_mut().insert("content-crs", content_crs_header(crs));
     r
@@ -61,7 +62,7 @@ pub(crate) async fn list_items(
     raw: Option<String>,
     headers: &HeaderMap,
     path: &str,
-) -> ApiResult<(query::ListParams, Value)> {
+) -> ApiResult<(query::ListParams, query::ItemsBody)> {
     let known = state.features.queryables(&caller.account_id, collection).await?;
     let f = &state.config.features;
     let limits = meridian_features::cql2::Limits {
@@ -72,7 +73,7 @@ pub(crate) async fn list_items(
     let p = query::parse(raw.as_deref().unwrap_or(""), collection, &known, &limits)?;
     let page = state.features.list(&caller.account_id, &p.query).await?;
     let base = base_url(state, headers);
-    let body = collection_body(&base, path, &p, &page, path);
+    let body = collection_body(&base, path, &p, page, path);
     Ok((p, body))
 }
 

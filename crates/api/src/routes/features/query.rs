@@ -3,7 +3,7 @@
 //! service's [`ListQuery`]; the service's page is answered as a FeatureCollection with cursor
 //! `next` links.
 
-use super::{parse_crs, render, PARCELS};
+use super::{parse_crs, PARCELS};
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::http::{HeaderMap, StatusCode};
@@ -13,7 +13,10 @@ use meridian_core::crs::Crs;
 use meridian_core::{FieldError, Timestamp};
 use meridian_features::cql2::{self, Expr};
 use meridian_features::geometry::Bbox;
-use serde_json::{json, Value};
+use meridian_store::features::Feature;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
 
 pub use meridian_cadastre::query::{DEFAULT_LIMIT, MAX_LIMIT};
 
@@ -215,9 +218,7 @@ fn link_with(base: &str, path: &str, raw: &[(String, String)], overrides: &[(&st
 }
 
 /// The FeatureCollection answer with `meta`, OGC counts and paging links (`next` by cursor).
-pub fn collection_body(base: &str, path: &str, p: &ListParams, page: &FeaturePage, item_path: &str) -> Value {
-    let features: Vec<Value> =
-        page.features.iter().map(|f| render(f, p.crs, Some(&format!("{base}{item_path}/{}", f.id)))).collect();
+pub fn collection_body(base: &str, path: &str, p: &ListParams, page: FeaturePage, item_path: &str) -> ItemsBody {
     let limit = p.query.limit;
     let mut links =
         vec![json!({"rel": "self", "type": super::GEOJSON, "href": link_with(base, path, &p.raw, &[], &[])})];
@@ -232,17 +233,67 @@ pub fn collection_body(base: &str, path: &str, p: &ListParams, page: &FeaturePag
         let prev = page.offset.saturating_sub(u64::from(limit));
         links.push(json!({"rel": "prev", "type": super::GEOJSON, "href": link_with(base, path, &p.raw, &[("offset", prev.to_string()), ("limit", limit.to_string())], &["cursor"])}));
     }
-    let mut body = json!({
+    let mut rest = json!({
         "type": "FeatureCollection",
-        "features": features,
         "numberReturned": page.features.len(),
         "timeStamp": Timestamp::now().to_rfc3339(),
         "links": links,
         "meta": {"limit": limit, "offset": page.offset},
     });
     if let Some(n) = page.number_matched {
-        body["numberMatched"] = json!(n);
-        body["meta"]["total"] = json!(n);
+        rest["numberMatched"] = json!(n);
+        rest["meta"]["total"] = json!(n);
     }
-    body
+    let rest = match rest {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    ItemsBody { rest, features: page.features, crs: p.crs, item_base: format!("{base}{item_path}/") }
+}
+
+/// A page of features as a GeoJSON FeatureCollection, serialized straight from the stored
+/// features (members in the order of a JSON object's keys).
+pub struct ItemsBody {
+    /// Every member but `features`.
+    rest: Map<String, Value>,
+    features: Vec<Feature>,
+    crs: Crs,
+    /// Each feature's `self` link is this followed by its id.
+    item_base: String,
+}
+
+impl ItemsBody {
+    /// The answer as a JSON value (the HTML page reads it).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl Serialize for ItemsBody {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.rest.len() + 1))?;
+        // "features" sorts before every other member.
+        m.serialize_entry("features", &Features(self))?;
+        for (k, v) in &self.rest {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+struct Features<'a>(&'a ItemsBody);
+
+impl Serialize for Features<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let body = self.0;
+        let mut seq = s.serialize_seq(Some(body.features.len()))?;
+        let mut href = String::with_capacity(body.item_base.len() + 32);
+        for f in &body.features {
+            href.clear();
+            href.push_str(&body.item_base);
+            href.push_str(&f.id);
+            seq.serialize_element(&super::FeatureOut { feature: f, crs: body.crs, self_href: Some(&href) })?;
+        }
+        seq.end()
+    }
 }
