@@ -32,9 +32,10 @@ whose endpoint is a local HTTP receiver. *Commit rate* is events committed per s
 per second from the first commit to the last first-successful receipt; latency is from the event's
 \`timestamp\` (taken just before the commit) to its first successful receipt. With failures, each response is
 a 500 with probability 5%: about 5% of events wait for the first retry (5 s ±20%), one in 400 for the second
-(1 min), one in 8,000 for the third (5 min), and the tail and the all-events rate show exactly that. With
-$CONCURRENCY clients commits outrun deliveries (every attempt is one SQLite write transaction), so latency is
-mostly queueing; the 2-client row shows latency when delivery keeps up. The machine is shared with other
+(1 min), one in 8,000 for the third (5 min), and the tail and the all-events rate show exactly that. New
+deliveries go from the outbox to the delivery worker in memory (inserted already leased to it), and attempts
+are recorded in groups; the 2-client row shows latency at a lower commit rate. The bench, the receiver and the
+server share the machine's cores, and the machine may be shared with other
 builds and benchmarks, so figures vary from run to run by tens of percent.
 
 | events | clients | failing responses (%) | commit rate (events/s) | 99% delivered (events/s) | all delivered (events/s) | p50 latency (ms) | p99 latency (ms) | max latency (ms) | 500s sent |
