@@ -156,7 +156,7 @@ hwm() { # pids -> MB
   echo $((kb / 1024))
 }
 M_RSS="$(hwm "${PIDS[0]}")"
-N_RSS="$(hwm $(pgrep -x nsd || true))"
+N_RSS="$(hwm $(pgrep -f "nsd -d -c $WORK/nsd/nsd.conf" || true))"
 K_RSS="$(hwm $(pgrep -x knotd || true))"
 
 # API writes: a second zone, so the writes do not touch the served one.

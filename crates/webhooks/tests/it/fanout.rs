@@ -127,3 +127,63 @@ async fn claims_respect_the_per_subscription_cap_across_workers() {
     let third = store.webhooks.claim_deliveries("w2", 10, 2, lease).await.unwrap();
     assert_eq!(per(&busy, &third), 1);
 }
+
+#[tokio::test]
+async fn attempts_recorded_in_one_group_keep_their_order_and_their_leases() {
+    use meridian_store::repo::{Attempt, AttemptOutcome, AttemptRecord, SubscriptionStatus};
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(&dir).await;
+    let a = new_account(&store).await;
+    let sub = new_subscription(&store, &a, "https://receiver.example/", &["*"]).await;
+    let events: Vec<Event> = (0..4).map(|i| event(&a, "cadastre.parcel.updated", json!({}), i)).collect();
+    commit(&store, &events).await;
+    assert_eq!(meridian_webhooks::fan_out(&store, &events).await.unwrap(), 4);
+    let claimed = store.webhooks.claim_deliveries("w1", 10, 4, Duration::from_secs(60)).await.unwrap();
+    assert_eq!(claimed.len(), 4);
+    let base = Timestamp::now().millis() - 10_000;
+    let at = |ms: i64| Timestamp::from_millis(base + ms);
+    let attempt = |ms: i64, code: u16| Attempt {
+        attempted_at: at(ms),
+        status_code: Some(code),
+        error: None,
+        latency_ms: 1,
+        response_body: None,
+    };
+    let retry = AttemptOutcome::RetryAt(Timestamp::now().plus(Duration::from_secs(300)));
+    let group = vec![
+        AttemptRecord { id: claimed[0].id.clone(), attempt: attempt(0, 500), outcome: retry },
+        AttemptRecord { id: claimed[1].id.clone(), attempt: attempt(1, 200), outcome: AttemptOutcome::Succeeded },
+        AttemptRecord { id: claimed[2].id.clone(), attempt: attempt(2, 500), outcome: retry },
+    ];
+    // A worker without the lease records nothing.
+    let lost = store.webhooks.record_attempts("w2", &group, Duration::from_secs(86_400)).await.unwrap();
+    assert_eq!(lost, vec![false, false, false]);
+    let recorded = store.webhooks.record_attempts("w1", &group, Duration::from_secs(86_400)).await.unwrap();
+    assert_eq!(recorded, vec![true, true, true]);
+    // Failure, success, failure: the run of failures starts at the last failure.
+    let now = store.webhooks.get_subscription(&a, &sub.id).await.unwrap().unwrap();
+    assert_eq!(now.failing_since, Some(at(2)));
+    assert_eq!(now.status, SubscriptionStatus::Active);
+    let states: Vec<DeliveryStatus> = statuses(&store, &a, &claimed[..3]).await;
+    assert_eq!(states, vec![DeliveryStatus::Failed, DeliveryStatus::Succeeded, DeliveryStatus::Failed]);
+    // Recorded once: the leases are gone.
+    let again = store.webhooks.record_attempts("w1", &group, Duration::from_secs(86_400)).await.unwrap();
+    assert_eq!(again, vec![false, false, false]);
+    // A failure that continues a run older than `disable_after` pauses the subscription.
+    let last = vec![AttemptRecord { id: claimed[3].id.clone(), attempt: attempt(3, 500), outcome: retry }];
+    assert_eq!(store.webhooks.record_attempts("w1", &last, Duration::from_secs(1)).await.unwrap(), vec![true]);
+    let paused = store.webhooks.get_subscription(&a, &sub.id).await.unwrap().unwrap();
+    assert_eq!((paused.status, paused.failing_since), (SubscriptionStatus::Paused, Some(at(2))));
+}
+
+async fn statuses(
+    store: &Store,
+    account: &meridian_core::id::AccountId,
+    claimed: &[meridian_store::repo::ClaimedDelivery],
+) -> Vec<DeliveryStatus> {
+    let mut out = Vec::new();
+    for d in claimed {
+        out.push(store.webhooks.get_delivery(account, &d.id).await.unwrap().unwrap().status);
+    }
+    out
+}
