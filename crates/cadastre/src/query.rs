@@ -24,6 +24,9 @@ pub const MAX_LIMIT: u32 = 10_000;
 /// How many candidates one store round trip brings.
 const BATCH: u32 = 500;
 
+/// Batches this small are tested on the request's own task rather than on a blocking thread.
+const INLINE_TESTS: usize = 256;
+
 /// Up to how many features a value condition selects for the search to start from its index.
 const DRIVE_LIMIT: u64 = 50_000;
 
@@ -466,6 +469,17 @@ impl FeatureService {
     async fn test_batch(&self, batch: Vec<ScannedFeature>, residual: &Residual) -> Result<Vec<Positioned>> {
         if residual.is_empty() {
             return Ok(batch.into_iter().enumerate().map(|(i, s)| Positioned(s, i as u64, true)).collect());
+        }
+        if batch.len() <= INLINE_TESTS {
+            // A page's worth is well under a millisecond: a hand-off to a blocking thread costs more.
+            return Ok(batch
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let ok = residual.matches(&s.feature);
+                    Positioned(s, i as u64, ok)
+                })
+                .collect());
         }
         let residual =
             Residual { bbox: residual.bbox, equals: residual.equals.clone(), filter: residual.filter.clone() };
