@@ -63,8 +63,9 @@ server:
   ip-address: 127.0.0.1
   port: $NSD_PORT
   server-count: $(nproc)
-  # One socket per server process, as NSD's documentation advises on a multi-core machine.
-  reuseport: yes
+  # One socket per server process, as NSD's documentation advises on a multi-core machine
+  # (NSD_REUSEPORT=no measures NSD with its processes sharing one socket).
+  reuseport: ${NSD_REUSEPORT:-yes}
   zonesdir: "$WORK/nsd"
   zonelistfile: "$WORK/nsd/zone.list"
   database: ""
