@@ -238,9 +238,8 @@ impl Deliverer {
 
     /// Runs until `shutdown` fires, then lets attempts in flight finish and records them.
     pub async fn run(mut self, shutdown: CancellationToken) {
-        let (handed_tx, handed) = mpsc::unbounded_channel();
-        let mut handed = std::mem::replace(&mut self.handed, handed);
-        drop(handed_tx);
+        // The receiver moves into this loop; the worker keeps a closed one.
+        let mut handed = std::mem::replace(&mut self.handed, mpsc::unbounded_channel().1);
         let this = Arc::new(self);
         let max = this.config.max_concurrency.max(1) as usize;
         let cap = this.config.per_subscription_concurrency.max(1);
@@ -308,9 +307,10 @@ impl Deliverer {
                         in_flight -= 1;
                         local.finished(&sub, cap);
                     }
-                    if local.waiting == 0 && claim_at > tokio::time::Instant::now() + Duration::from_millis(50) {
+                    let soon = tokio::time::Instant::now() + Duration::from_millis(50);
+                    if local.waiting == 0 && claim_at > soon {
                         // Drained: more may be due (a full claim was cut short by the queue's room).
-                        claim_at = claim_at.min(tokio::time::Instant::now() + Duration::from_millis(50));
+                        claim_at = soon;
                     }
                 }
                 _ = this.waker.woken() => claim_at = tokio::time::Instant::now(),

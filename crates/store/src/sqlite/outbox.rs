@@ -17,7 +17,7 @@ pub(crate) async fn insert_events(conn: &mut SqliteConnection, events: &[NewEven
     if events.is_empty() {
         return Ok(());
     }
-    sqlx::query(INSERT_EVENTS).bind(event_rows(events)?).execute(&mut *conn).await?;
+    sqlx::query(INSERT_EVENTS).bind(event_rows(events.iter())?).execute(&mut *conn).await?;
     Ok(())
 }
 
@@ -27,9 +27,8 @@ const INSERT_EVENTS: &str = "INSERT INTO outbox (id, account_id, event_type, pay
      FROM json_each(?1) j ORDER BY j.key";
 
 /// Events as one JSON array of rows, for one statement however many there are.
-fn event_rows(events: &[NewEvent]) -> Result<String> {
+fn event_rows<'a>(events: impl Iterator<Item = &'a NewEvent>) -> Result<String> {
     let rows = events
-        .iter()
         .map(|e| {
             Ok(serde_json::json!([
                 e.id.as_str(),
@@ -86,13 +85,7 @@ impl SqliteDb {
     /// Commits the queued appends: all in one transaction, or, when that fails, each in its own
     /// so that one bad append fails alone.
     async fn commit_appends(&self, batch: Vec<Waiting>) {
-        let together = match batch.as_slice() {
-            [(events, _)] => self.append_now(events).await,
-            _ => {
-                let all: Vec<NewEvent> = batch.iter().flat_map(|(events, _)| events.iter().cloned()).collect();
-                self.append_now(&all).await
-            }
-        };
+        let together = self.append_now(batch.iter().flat_map(|(events, _)| events.iter())).await;
         match together {
             Ok(()) => {
                 for (_, done) in batch {
@@ -106,7 +99,7 @@ impl SqliteDb {
             }
             Err(_) => {
                 for (events, done) in batch {
-                    let _ = done.send(self.append_now(&events).await);
+                    let _ = done.send(self.append_now(events.iter()).await);
                 }
             }
         }
@@ -115,7 +108,7 @@ impl SqliteDb {
     /// One transaction that inserts `events`, sent to the writer as one script (begin, insert,
     /// commit) so that it costs one round trip to the writer's thread instead of three; a failed
     /// script is rolled back before the connection goes back to the pool.
-    async fn append_now(&self, events: &[NewEvent]) -> Result<()> {
+    async fn append_now<'a>(&self, events: impl Iterator<Item = &'a NewEvent>) -> Result<()> {
         let rows = event_rows(events)?;
         let mut conn = self.writer().await?;
         let sql = format!("BEGIN IMMEDIATE; {INSERT_EVENTS}; COMMIT");

@@ -695,37 +695,30 @@ impl WebhookRepo for SqliteDb {
         // ?1 is now, ?2 the cut-off; each subscription adds its id and, for a run, its start.
         let mut sql = String::new();
         let mut binds: Vec<(String, Option<i64>)> = Vec::new();
+        // The next free parameter number.
+        let mut k = 3;
         for (sub, run) in runs {
-            let k = 3 + binds.iter().map(|(_, at)| 1 + usize::from(at.is_some())).sum::<usize>();
-            match run {
+            let (set, at) = match run {
                 FailureRun::Unchanged => continue,
                 FailureRun::Cleared => {
                     sql.push_str(&format!(
                         "UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = ?{k} AND failing_since IS NOT NULL;\n"
                     ));
                     binds.push((sub, None));
+                    k += 1;
                     continue;
                 }
-                FailureRun::Continued(at) => {
-                    sql.push_str(&format!(
-                        "UPDATE webhook_subscriptions SET failing_since = coalesce(failing_since, ?{}) WHERE id = ?{k};\n",
-                        k + 1
-                    ));
-                    binds.push((sub, Some(at)));
-                }
-                FailureRun::StartedAt(at) => {
-                    sql.push_str(&format!(
-                        "UPDATE webhook_subscriptions SET failing_since = ?{} WHERE id = ?{k};\n",
-                        k + 1
-                    ));
-                    binds.push((sub, Some(at)));
-                }
-            }
+                FailureRun::Continued(at) => (format!("coalesce(failing_since, ?{})", k + 1), at),
+                FailureRun::StartedAt(at) => (format!("?{}", k + 1), at),
+            };
             sql.push_str(&format!(
-                "UPDATE webhook_subscriptions SET status = 'paused', paused_reason = 'failing', version = version + 1,
+                "UPDATE webhook_subscriptions SET failing_since = {set} WHERE id = ?{k};
+                 UPDATE webhook_subscriptions SET status = 'paused', paused_reason = 'failing', version = version + 1,
                      updated_at = ?1
                  WHERE id = ?{k} AND status = 'active' AND failing_since <= ?2;\n"
             ));
+            binds.push((sub, Some(at)));
+            k += 2;
         }
         sql.push_str("COMMIT");
         let mut query = sqlx::query(&sql).bind(now).bind(cutoff);
