@@ -84,6 +84,40 @@ pub fn check_source(credential: &str, source: CredentialSource) -> Result<(), Ap
     Ok(())
 }
 
+fn has_header(req: &Request) -> bool {
+    credential(req.headers()).is_some()
+}
+
+/// Paths whose answers carry the URL's `access_token` on into their own links (OGC capabilities,
+/// OGC API Features pages, the twin's tileset): the token stays in their query.
+fn keeps_query_token(path: &str) -> bool {
+    path.starts_with("/api/v1/ogc/")
+        || path.starts_with("/api/v1/realtime/")
+        || path.starts_with("/api/v1/collections")
+        || path == "/api/v1/conformance"
+}
+
+/// Takes `access_token` out of the request's query, so that areas whose parameters are checked
+/// strictly never see it (and never echo it).
+fn strip_query_token(req: &mut Request) {
+    let Some(query) = req.uri().query() else { return };
+    let kept: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes())
+        .filter(|(k, _)| k != "access_token")
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    let mut q = form_urlencoded::Serializer::new(String::new());
+    q.extend_pairs(&kept);
+    let q = q.finish();
+    let path_and_query = if q.is_empty() { req.uri().path().to_owned() } else { format!("{}?{q}", req.uri().path()) };
+    let mut parts = req.uri().clone().into_parts();
+    if let Ok(pq) = path_and_query.parse() {
+        parts.path_and_query = Some(pq);
+        if let Ok(uri) = axum::http::Uri::from_parts(parts) {
+            *req.uri_mut() = uri;
+        }
+    }
+}
+
 /// Resolves a credential to a caller, or says why not.
 pub async fn authenticate(state: &AppState, credential: &str, allow_token: bool) -> Result<Caller, ApiError> {
     let p = state.accounts.authenticate(credential, allow_token).await?;
@@ -125,9 +159,15 @@ pub async fn require_auth(State(state): State<AppState>, mut req: Request, next:
     // request is a Transaction. STAC item searches are POSTed as JSON: reads too.
     let post_read = matches!(req.uri().path(), "/api/v1/ogc/wfs" | "/api/v1/eo/search");
     let access = if req.method() == Method::POST && post_read { Access::Read } else { access_of(req.method()) };
-    // Map clients and 3D viewers (CesiumJS carries the tileset's query to every tile; browsers
-    // cannot set headers on a WebSocket) may send an access token in the URL.
-    let from_query = (area == "ogc" || area == "twin").then(|| req.uri().query().and_then(query_token)).flatten();
+    // One rule for every area: a read may carry a short-lived access token in the URL, for the
+    // clients that cannot set a header (map clients, QGIS's OAPIF provider, viewers opening a COG
+    // or COPC URL, CesiumJS carrying the tileset's query to every tile, a browser's WebSocket).
+    // Writes never take one.
+    let from_query =
+        (access == Access::Read).then(|| req.uri().query().and_then(query_token)).flatten().filter(|_| !has_header(&req));
+    if from_query.is_some() && !keeps_query_token(req.uri().path()) {
+        strip_query_token(&mut req);
+    }
     let caller = match credential(req.headers()) {
         None if from_query.as_deref().is_some_and(|t| t.starts_with(KEY_PREFIX)) => {
             Err(ApiError::unauthenticated("access_token takes access tokens only; API keys never go in URLs"))

@@ -290,6 +290,18 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
 #[derive(Debug, Clone, Default)]
 pub struct RequestCancel(pub tokio_util::sync::CancellationToken);
 
+/// What counts the request's connection against the server's connection caps (put in every
+/// request's extensions by the listener). A route that takes the connection over (a WebSocket
+/// upgrade) keeps a clone for as long as it uses the socket, so the socket stays counted.
+#[derive(Clone)]
+pub struct ConnectionHold(pub std::sync::Arc<dyn std::any::Any + Send + Sync>);
+
+impl std::fmt::Debug for ConnectionHold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ConnectionHold")
+    }
+}
+
 impl RequestCancel {
     /// Whether the request's work should stop.
     pub fn is_cancelled(&self) -> bool {

@@ -42,12 +42,14 @@ pub async fn observe(req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let method_name = method.to_string();
     let path = req.uri().path().to_owned();
-    let span = tracing::info_span!("request", %method, %path, request_id = %request_id);
+    let logged = redact_path(&path);
+    let span = tracing::info_span!("request", %method, path = %logged, request_id = %request_id);
     let started = Instant::now();
     let response = REQUEST_ID
         .scope(request_id.clone(), async move {
             let response = next.run(req).await;
-            problem_for_bare_errors(response, &method_name, &path)
+            let response = problem_for_bare_errors(response, &method_name, &path).await;
+            ogc_report_for_errors(response, &path).await
         })
         .instrument(span.clone())
         .await;
@@ -59,7 +61,8 @@ pub async fn observe(req: Request, next: Next) -> Response {
     metrics::counter!("meridian_http_requests_total", &labels).increment(1);
     metrics::histogram!("meridian_http_request_duration_seconds", &labels[..2]).record(elapsed.as_secs_f64());
     span.in_scope(|| {
-        if status.is_server_error() {
+        // 501 is a request for something not offered (a WFS LockFeature), not a fault.
+        if status.is_server_error() && status != StatusCode::NOT_IMPLEMENTED {
             tracing::error!(status = status.as_u16(), %route, ms = elapsed.as_millis() as u64, "request failed");
         } else {
             tracing::info!(status = status.as_u16(), %route, ms = elapsed.as_millis() as u64, "request");
@@ -71,12 +74,53 @@ pub async fn observe(req: Request, next: Next) -> Response {
     response
 }
 
-/// The router answers unknown routes and wrong methods with empty bodies: make them problems.
-fn problem_for_bare_errors(response: Response, method: &str, path: &str) -> Response {
+/// The path as logged: a credential a client put in the path by mistake (`.../items&access_token=...`)
+/// is cut out. The query is never logged.
+fn redact_path(path: &str) -> std::borrow::Cow<'_, str> {
+    let lower = path.to_ascii_lowercase();
+    match ["access_token", "api_key", "apikey", "token=", "mrd_"].iter().filter_map(|k| lower.find(k)).min() {
+        Some(at) => std::borrow::Cow::Owned(format!("{}[redacted]", &path[..at])),
+        None => std::borrow::Cow::Borrowed(path),
+    }
+}
+
+/// Largest error body read back to be rewritten (extractor rejections are a line).
+const BARE_ERROR_BYTES: usize = 64 * 1024;
+
+/// The router answers unknown routes and wrong methods with empty bodies, and axum's extractors
+/// (a body over the limit, a bad header) with plain text: make them all problems.
+async fn problem_for_bare_errors(response: Response, method: &str, path: &str) -> Response {
+    let status = response.status();
+    let plain = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/plain"));
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    if plain {
+        let (parts, body) = response.into_parts();
+        let text = axum::body::to_bytes(body, BARE_ERROR_BYTES).await.unwrap_or_default();
+        let detail = String::from_utf8_lossy(&text).trim().to_owned();
+        let (code, title) = match status {
+            StatusCode::PAYLOAD_TOO_LARGE => ("too_large", "Request body too large"),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => ("unsupported_media_type", "Unsupported media type"),
+            s if s.is_server_error() => ("internal_error", "Internal error"),
+            _ => ("bad_request", "Bad request"),
+        };
+        let mut e = ApiError::new(status, code, title, detail);
+        for name in [header::ALLOW, header::WWW_AUTHENTICATE, header::RETRY_AFTER] {
+            if let Some(v) = parts.headers.get(&name) {
+                e = e.with_header(name, v.clone());
+            }
+        }
+        return e.into_response();
+    }
     if response.headers().contains_key(header::CONTENT_TYPE) {
         return response;
     }
-    match response.status() {
+    match status {
         StatusCode::NOT_FOUND => ApiError::no_route(path).into_response(),
         StatusCode::METHOD_NOT_ALLOWED => {
             let allow = response.headers().get(header::ALLOW).cloned();
@@ -93,6 +137,50 @@ fn problem_for_bare_errors(response: Response, method: &str, path: &str) -> Resp
         }
         _ => response,
     }
+}
+
+/// WMS, WMTS and WFS clients read errors as exception reports: a problem document on those paths
+/// (authentication, a body over the limit, a rate limit) becomes the service's report, with the
+/// same status and headers.
+async fn ogc_report_for_errors(response: Response, path: &str) -> Response {
+    use meridian_ogc::ows::{ExceptionCode, OgcError, Service};
+    let Some(rest) = path.strip_prefix("/api/v1/ogc/") else {
+        return response;
+    };
+    let service = match rest.split('/').next() {
+        Some("wms") => Service::Wms,
+        Some("wmts") => Service::Wmts,
+        Some("wfs") => Service::Wfs,
+        _ => return response,
+    };
+    let problem = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/problem+json"));
+    if !problem {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, BARE_ERROR_BYTES).await.unwrap_or_default();
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
+    let detail = doc["detail"].as_str().or(doc["title"].as_str()).unwrap_or("the request failed").to_owned();
+    let code = match parts.status {
+        s if s.is_server_error() => ExceptionCode::NoApplicableCode,
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN | StatusCode::TOO_MANY_REQUESTS => {
+            ExceptionCode::OperationProcessingFailed
+        }
+        StatusCode::NOT_FOUND => ExceptionCode::NotFound,
+        _ => ExceptionCode::InvalidParameterValue,
+    };
+    let locator = match parts.status {
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => Some("authorization".to_owned()),
+        _ => doc["code"].as_str().map(str::to_owned),
+    };
+    let report = service.report(&OgcError::new(code, locator, detail));
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/xml"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(report))
 }
 
 /// The answer for a handler that panicked: a 500 problem that reveals nothing.
@@ -134,4 +222,68 @@ fn deadline_exceeded(limit: std::time::Duration) -> ApiError {
         "Deadline exceeded",
         format!("the request took longer than {} s (server.request_timeout) and was cancelled", limit.as_secs_f64()),
     )
+}
+
+/// Outermost layer: CORS for pages on `origins` (`*`: any). A preflight (`OPTIONS` with
+/// `Access-Control-Request-Method`) is answered here, before authentication, with the headers
+/// browser clients send (`Authorization`, `X-Api-Key`, `Range`, `If-None-Match`, ...); every
+/// answer to a page exposes `ETag`, `Content-Range`, `Link`, `Location` and `Retry-After`.
+/// No credentials mode: keys and tokens travel in headers or `access_token`, never cookies.
+/// Not applied at all when `origins` is empty.
+pub fn cors(origins: &[String]) -> tower_http::cors::CorsLayer {
+    use axum::http::{HeaderName, Method};
+    use tower_http::cors::{AllowOrigin, CorsLayer};
+    let allow_origin = if origins.iter().any(|o| o == "*") {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::list(origins.iter().filter_map(|o| HeaderValue::from_str(o).ok()))
+    };
+    CorsLayer::new()
+        .allow_origin(allow_origin)
+        .allow_methods([
+            Method::GET,
+            Method::HEAD,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+            Method::OPTIONS,
+        ])
+        .allow_headers([
+            header::AUTHORIZATION,
+            HeaderName::from_static("x-api-key"),
+            header::RANGE,
+            header::IF_NONE_MATCH,
+            header::IF_MATCH,
+            header::IF_MODIFIED_SINCE,
+            header::CONTENT_TYPE,
+            header::ACCEPT,
+            HeaderName::from_static("x-request-id"),
+        ])
+        .expose_headers([
+            header::ETAG,
+            header::CONTENT_RANGE,
+            header::ACCEPT_RANGES,
+            header::CONTENT_LENGTH,
+            header::LINK,
+            header::LOCATION,
+            header::RETRY_AFTER,
+            HeaderName::from_static("x-request-id"),
+        ])
+        .max_age(std::time::Duration::from_secs(600))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact_path;
+
+    #[test]
+    fn credentials_in_a_path_are_not_logged() {
+        assert_eq!(redact_path("/api/v1/collections/parcels/items"), "/api/v1/collections/parcels/items");
+        assert_eq!(
+            redact_path("/api/v1/collections/parcels/items&access_token=eyJhbGciOi.x.y"),
+            "/api/v1/collections/parcels/items&[redacted]"
+        );
+        assert_eq!(redact_path("/api/v1/eo/mrd_abcdef/x"), "/api/v1/eo/[redacted]");
+    }
 }

@@ -84,6 +84,10 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// Open HTTP connections from one client address.
     pub max_connections_per_ip: usize,
+    /// Origins whose pages may call the API from a browser (CORS); `*` for any. Credentials
+    /// travel in headers or an `access_token`, never in cookies, so `*` lends no session to
+    /// another site. Empty: no CORS headers at all.
+    pub cors_origins: Vec<String>,
     pub roles: RolesConfig,
 }
 
@@ -100,6 +104,7 @@ impl Default for ServerConfig {
             idle_timeout: Duration::from_secs(60),
             max_connections: 4096,
             max_connections_per_ip: 256,
+            cors_origins: vec!["*".to_owned()],
             roles: RolesConfig::default(),
         }
     }
@@ -314,6 +319,10 @@ pub struct JobsConfig {
     /// First retry delay; doubled on each further attempt, with jitter.
     #[serde(with = "humantime_serde")]
     pub retry_backoff: Duration,
+    /// Finished jobs (and a DEM job's outputs) are removed this long after they finished; 0 keeps
+    /// them.
+    #[serde(with = "humantime_serde")]
+    pub retention: Duration,
 }
 
 impl Default for JobsConfig {
@@ -325,6 +334,7 @@ impl Default for JobsConfig {
             poll_interval: Duration::from_secs(1),
             max_attempts: 3,
             retry_backoff: Duration::from_secs(10),
+            retention: Duration::from_secs(90 * 86_400),
         }
     }
 }
@@ -338,11 +348,15 @@ pub struct EventsConfig {
     pub poll_interval: Duration,
     /// Events handed on per round.
     pub batch_size: u32,
+    /// Dispatched events are removed this long after they were committed (the window webhook
+    /// replays can reach back over); 0 keeps them.
+    #[serde(with = "humantime_serde")]
+    pub retention: Duration,
 }
 
 impl Default for EventsConfig {
     fn default() -> Self {
-        Self { poll_interval: Duration::from_millis(500), batch_size: 200 }
+        Self { poll_interval: Duration::from_millis(500), batch_size: 200, retention: Duration::from_secs(30 * 86_400) }
     }
 }
 
@@ -592,6 +606,10 @@ pub struct WebhooksConfig {
     pub per_subscription_concurrency: u32,
     /// A PEM file of extra trusted root certificates for endpoints (a private CA, a test receiver).
     pub extra_ca_file: Option<PathBuf>,
+    /// Finished deliveries (succeeded or exhausted) and their attempts are removed this long after
+    /// they finished; 0 keeps them.
+    #[serde(with = "humantime_serde")]
+    pub retention: Duration,
 }
 
 impl Default for WebhooksConfig {
@@ -616,6 +634,7 @@ impl Default for WebhooksConfig {
             max_concurrency: 64,
             per_subscription_concurrency: 8,
             extra_ca_file: None,
+            retention: Duration::from_secs(30 * 86_400),
         }
     }
 }
@@ -782,6 +801,14 @@ impl Config {
         }
         if server.max_connections_per_ip > server.max_connections {
             problems.push("server.max_connections_per_ip must not exceed server.max_connections".to_owned());
+        }
+        for o in &self.server.cors_origins {
+            let scheme = o.starts_with("http://") || o.starts_with("https://");
+            if o != "*" && (!scheme || o.ends_with('/') || o.contains(char::is_whitespace)) {
+                problems.push(format!(
+                    "server.cors_origins: `{o}` is neither `*` nor an origin such as https://maps.example.com"
+                ));
+            }
         }
         if self.jobs.workers == 0 && self.server.roles.workers {
             problems.push("jobs.workers must be at least 1 when the workers role is on".to_owned());

@@ -431,8 +431,12 @@ impl JobHandler for DemJobHandler {
             Ok(Err(Stop::Internal(detail))) => return Err(JobError::internal(detail)),
             Err(join) => return Err(JobError::internal(format!("the processing task ended abnormally: {join}"))),
             Ok(Err(stop)) => {
-                // The job ends here: outputs written so far will never be shown.
+                // The job ends here: outputs written so far will never be shown. With the lease
+                // lost they may be the new worker's: leave them.
                 let folder = keys::job_outputs(&ctx.job.account_id, &ctx.job.id);
+                if ctx.lease_lost() {
+                    return Err(JobError::Cancelled);
+                }
                 if let Err(e) = self.service.blobs().delete_prefix(&folder).await {
                     tracing::warn!(error = %e, "removing the outputs of an unfinished job failed");
                 }

@@ -107,12 +107,15 @@ pub fn inspect(key: &str, path: &Path, limits: Limits) -> std::result::Result<As
     let to_wgs84 = transformer(epsg, 4326).map_err(|e| FieldError::new(&pointer, "unsupported_crs", e.to_string()))?;
     let level = level_for(&t, 1024);
     let im = t.images()[level].clone();
+    // Without an overview that small, every `step`-th cell of every `step`-th row is read, a
+    // band of rows at a time: memory stays near 64 MiB whatever the file's size.
+    let step = im.width.max(im.height).div_ceil(1024).max(1);
+    let (ow, oh) = (im.width.div_ceil(step), im.height.div_ceil(step));
     let nodata = t.nodata();
     let mut statistics = Vec::with_capacity(t.bands());
     let mut valid_mask: Option<Vec<bool>> = None;
     for band in 0..t.bands() {
-        let data = t
-            .read_window::<f64>(level, band, Window::new(0, 0, im.width, im.height), f64::NAN)
+        let data = read_decimated(&t, level, band, step)
             .map_err(|e| FieldError::new(&pointer, "unreadable", format!("band {}: {e}", band + 1)))?;
         let valid = |v: f64| v.is_finite() && nodata.is_none_or(|nd| v != nd);
         let (mut n, mut sum, mut sum2, mut lo, mut hi) = (0u64, 0.0f64, 0.0f64, f64::INFINITY, f64::NEG_INFINITY);
@@ -134,14 +137,16 @@ pub fn inspect(key: &str, path: &Path, limits: Limits) -> std::result::Result<As
     }
     // The outline: the convex hull of the first and last valid cell of every row.
     let gt = t.geo_transform();
-    let (fx, fy) = (t.width() as f64 / im.width as f64, t.height() as f64 / im.height as f64);
+    let (fx, fy) =
+        (t.width() as f64 / im.width as f64 * step as f64, t.height() as f64 / im.height as f64 * step as f64);
     let mut corners = Vec::new();
     if let Some(mask) = &valid_mask {
-        for r in 0..im.height {
-            let row = &mask[r * im.width..(r + 1) * im.width];
+        for r in 0..oh {
+            let row = &mask[r * ow..(r + 1) * ow];
             let (Some(a), Some(b)) = (row.iter().position(|v| *v), row.iter().rposition(|v| *v)) else { continue };
             for (c, rr) in [(a, r), (b + 1, r), (a, r + 1), (b + 1, r + 1)] {
-                let (x, y) = gt.apply(c as f64 * fx, rr as f64 * fy);
+                let (x, y) =
+                    gt.apply((c as f64 * fx).min(t.width() as f64), (rr as f64 * fy).min(t.height() as f64));
                 corners.push(Point::new(x, y));
             }
         }
@@ -182,6 +187,33 @@ pub fn inspect(key: &str, path: &Path, limits: Limits) -> std::result::Result<As
         footprint,
         size,
     })
+}
+
+/// Every `step`-th cell of every `step`-th row of a band (all of it when `step` is 1), read in
+/// bands of rows of at most about 64 MiB.
+fn read_decimated(
+    t: &GeoTiff,
+    level: usize,
+    band: usize,
+    step: usize,
+) -> meridian_raster::Result<Vec<f64>> {
+    let im = &t.images()[level];
+    if step <= 1 {
+        return t.read_window::<f64>(level, band, Window::new(0, 0, im.width, im.height), f64::NAN);
+    }
+    let (ow, oh) = (im.width.div_ceil(step), im.height.div_ceil(step));
+    let rows = ((64usize << 20) / (im.width * 8).max(1) / step).max(1) * step;
+    let mut out = Vec::with_capacity(ow * oh);
+    let mut y = 0;
+    while y < im.height {
+        let h = rows.min(im.height - y);
+        let block = t.read_window::<f64>(level, band, Window::new(0, y as i64, im.width, h), f64::NAN)?;
+        for r in (0..h).step_by(step) {
+            out.extend(block[r * im.width..(r + 1) * im.width].iter().step_by(step));
+        }
+        y += h;
+    }
+    Ok(out)
 }
 
 fn round(v: f64) -> f64 {
@@ -500,6 +532,10 @@ impl JobHandler for IngestJobHandler {
             JobError::invalid(e.first().map(|x| format!("{}: {}", x.pointer, x.detail)).unwrap_or_default())
         })?;
         for (f, path) in &facts {
+            // Checked before each write: a worker that lost its lease writes nothing more.
+            if ctx.is_cancelled() {
+                return Err(JobError::Cancelled);
+            }
             svc.blobs()
                 .upload_file(&keys::asset(&account, &params.collection, &id, &f.key), path)
                 .await

@@ -77,9 +77,16 @@ pub struct JobContext {
     pub store: Store,
     progress: Arc<AtomicU8>,
     cancel: CancellationToken,
+    lost: CancellationToken,
 }
 
 impl JobContext {
+    /// Whether the lease was lost: another worker may own the job now, so the handler must not
+    /// write anything more of it, nor clean up what it wrote (it may be the new worker's).
+    pub fn lease_lost(&self) -> bool {
+        self.lost.is_cancelled()
+    }
+
     /// Records progress (0–100); it reaches the store within about a second.
     pub fn set_progress(&self, percent: u8) {
         self.progress.store(percent.min(100), Ordering::Relaxed);
@@ -201,12 +208,28 @@ impl WorkerPool {
             store: self.store.clone(),
             progress: Arc::new(AtomicU8::new(job.progress)),
             cancel: CancellationToken::new(),
+            lost: CancellationToken::new(),
         };
-        let lost = CancellationToken::new();
+        let lost = ctx.lost.clone();
         let beats = self.heartbeat(&ctx, worker, lost.clone());
+        let run = handler.run(&ctx);
+        tokio::pin!(run);
         let result = tokio::select! {
-            r = handler.run(&ctx) => r,
-            _ = beats => Err(JobError::Cancelled),
+            r = &mut run => r,
+            _ = beats => {
+                // Told to stop (cancelled, or the lease lost). The handler is not dropped here: work
+                // it handed to other threads would go on writing unseen. It is given time to reach
+                // a safe point, and dropped after that only if it never looks.
+                let grace = if lost.is_cancelled() { self.config.lease } else { self.config.lease / 2 };
+                match tokio::time::timeout(grace, &mut run).await {
+                    Ok(r) if !lost.is_cancelled() => r,
+                    Ok(_) => Err(JobError::Cancelled),
+                    Err(_) => {
+                        tracing::error!("the job's handler ignored cancellation for a whole lease; dropping it");
+                        Err(JobError::Cancelled)
+                    }
+                }
+            }
         };
         if lost.is_cancelled() {
             tracing::warn!("lease lost; leaving the job to its new worker");
@@ -270,9 +293,8 @@ impl WorkerPool {
             match self.store.jobs.heartbeat(&ctx.job.id, worker, self.config.lease, progress).await {
                 Ok(Heartbeat::Renewed) => {}
                 Ok(Heartbeat::CancelRequested) => {
-                    // Let the handler stop at a safe point; if it ignores us, stop it at the lease's end.
+                    // The handler stops at a safe point (given half a lease, the lease just renewed).
                     ctx.cancel.cancel();
-                    tokio::time::sleep(self.config.lease / 2).await;
                     return;
                 }
                 Ok(Heartbeat::Lost) => {

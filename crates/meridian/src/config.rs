@@ -23,6 +23,12 @@ pub(crate) fn load(file: Option<&Path>, env: &[(String, String)], flags: &Overri
     let mut figment = Figment::from(Toml::string(DEFAULTS));
     if let Some(file) = file {
         anyhow::ensure!(file.exists(), "configuration file {} does not exist", file.display());
+        // A syntax error is told with the file and line (figment would name neither).
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| anyhow::anyhow!("configuration file {} cannot be read: {e}", file.display()))?;
+        if let Err(e) = text.parse::<toml::Table>() {
+            anyhow::bail!("configuration file {} is not valid TOML: {}", file.display(), e.to_string().trim_end());
+        }
         figment = figment.merge(Toml::file(file));
     }
     figment = figment.merge(EnvSnapshot(env.to_vec()));

@@ -106,9 +106,11 @@ pub(crate) async fn serve(listener: TcpListener, app: Router, limits: Limits, sh
         let app = app.clone();
         let limits = limits.clone();
         let shutdown = shutdown.clone();
+        // Held by the connection and by whatever takes its socket over (a WebSocket), so that
+        // the caps count an upgraded socket until it closes.
+        let hold = meridian_api::extract::ConnectionHold(Arc::new((global_permit, ip_permit)));
         connections.spawn(async move {
-            serve_connection(stream, remote, app, &limits, shutdown).await;
-            drop((global_permit, ip_permit));
+            serve_connection(stream, remote, app, &limits, shutdown, hold).await;
         });
     }
     drop(listener);
@@ -159,6 +161,7 @@ async fn serve_connection(
     app: Router,
     limits: &Limits,
     shutdown: CancellationToken,
+    hold: meridian_api::extract::ConnectionHold,
 ) {
     let activity = Activity::new();
     let io = TokioIo::new(Tracked { inner: stream, activity: activity.clone() });
@@ -166,6 +169,7 @@ async fn serve_connection(
         let activity = activity.clone();
         hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
             req.extensions_mut().insert(ConnectInfo(remote));
+            req.extensions_mut().insert(hold.clone());
             let busy = activity.begin_request();
             let call = tower::ServiceExt::oneshot(app.clone(), req);
             async move {

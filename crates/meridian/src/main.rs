@@ -5,6 +5,7 @@
 
 mod config;
 mod http;
+mod retention;
 mod serve;
 
 use anyhow::Context;
@@ -21,7 +22,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Parser)]
 #[command(name = "meridian", version, about = "DNS, geospatial, digital twin and webhook platform")]
 struct Cli {
-    /// A TOML configuration file (see config.default.toml for every key).
+    /// A TOML configuration file (`meridian config print --defaults` prints every key with its default).
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Where the embedded database and blobs live.
@@ -59,7 +60,11 @@ enum Command {
 #[derive(Subcommand)]
 enum ConfigAction {
     /// Prints the effective configuration, secrets hidden.
-    Print,
+    Print {
+        /// Prints the built-in defaults instead: every key, commented, a starting point for a file.
+        #[arg(long)]
+        defaults: bool,
+    },
     /// Checks the configuration and exits.
     Check,
 }
@@ -105,7 +110,11 @@ fn run() -> anyhow::Result<()> {
             println!("migrations applied to {}", redact_url(&config.database_url()));
             Ok(())
         }),
-        Command::Config { action: ConfigAction::Print } => {
+        Command::Config { action: ConfigAction::Print { defaults: true } } => {
+            print!("{}", config::DEFAULTS);
+            Ok(())
+        }
+        Command::Config { action: ConfigAction::Print { defaults: false } } => {
             print!("{}", config::print(&config)?);
             Ok(())
         }

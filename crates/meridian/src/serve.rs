@@ -112,6 +112,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
                 }
             });
         }
+        tasks.spawn(crate::retention::run(store.clone(), config.clone(), shutdown.clone()));
         if !config.twin.mqtt_url.is_empty() {
             tasks.spawn(meridian_twin::service::mqtt::run(state.twin.clone(), shutdown.clone()));
         }

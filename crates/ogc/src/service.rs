@@ -121,6 +121,19 @@ pub struct OgcService {
     /// other draws). Drawing is CPU work; more at a time only share the cores and lengthen every
     /// map, while the FIFO queue keeps the slowest answers close to the typical ones.
     drawing: tokio::sync::Semaphore,
+    /// Memory of maps being drawn, in MiB: each map takes what its canvas, one layer being drawn
+    /// onto it and its encoded copy need, and waits while others hold the rest.
+    drawing_memory: tokio::sync::Semaphore,
+}
+
+/// MiB that maps being drawn at once may hold in all.
+const DRAWING_MEMORY_MIB: u32 = 1024;
+
+/// MiB a map of `width` × `height` holds at its peak: the canvas, the layer being drawn onto it
+/// and the RGBA copy the encoder reads, 4 bytes a pixel each.
+pub(crate) fn map_memory_mib(width: u32, height: u32) -> u32 {
+    let bytes = u64::from(width) * u64::from(height) * 4 * 3;
+    u32::try_from(bytes.div_ceil(1 << 20)).unwrap_or(u32::MAX).clamp(1, DRAWING_MEMORY_MIB)
 }
 
 /// Tiles kept in memory; the cache starts afresh when full.
@@ -142,6 +155,7 @@ impl OgcService {
             config,
             tiles: std::sync::Mutex::new(std::collections::HashMap::new()),
             drawing: tokio::sync::Semaphore::new(cores * 2),
+            drawing_memory: tokio::sync::Semaphore::new(DRAWING_MEMORY_MIB as usize),
         }
     }
 
@@ -223,21 +237,40 @@ impl OgcService {
         format: ImageFormat,
         background: Option<[u8; 3]>,
     ) -> Result<Vec<u8>, OgcError> {
+        let (w, h) = (view.width, view.height);
+        let _memory = self.drawing_memory.acquire_many(map_memory_mib(w, h)).await.map_err(|_| OgcError::internal())?;
         let _turn = self.drawing.acquire().await.map_err(|_| OgcError::internal())?;
-        let mut images = Vec::with_capacity(layers.len());
+        // Each layer is drawn onto the canvas as soon as it is ready and then dropped, so a map of
+        // many layers holds two images at most, not one per layer.
+        let mut canvas: Option<tiny_skia::Pixmap> = None;
         for l in layers {
-            match l.source.render(account, &l.info, &l.style, view).await {
-                Ok(Some(p)) => images.push(p),
-                Ok(None) => {}
+            let layer = match l.source.render(account, &l.info, &l.style, view).await {
+                Ok(Some(p)) => p,
+                Ok(None) => continue,
                 Err(e) => {
                     tracing::error!(error = %e, layer = %l.info.name, "rendering a layer failed");
                     return Err(OgcError::internal());
                 }
-            }
+            };
+            let under = canvas.take();
+            canvas = Some(
+                tokio::task::spawn_blocking(move || match under {
+                    None => render::compose_all(w, h, background, vec![layer]),
+                    Some(mut c) => {
+                        render::compose(&mut c, &layer);
+                        Some(c)
+                    }
+                })
+                .await
+                .map_err(|_| OgcError::internal())?
+                .ok_or_else(OgcError::internal)?,
+            );
         }
-        let (w, h) = (view.width, view.height);
         tokio::task::spawn_blocking(move || {
-            let canvas = render::compose_all(w, h, background, images).ok_or_else(OgcError::internal)?;
+            let canvas = match canvas {
+                Some(c) => c,
+                None => render::compose_all(w, h, background, Vec::new()).ok_or_else(OgcError::internal)?,
+            };
             let rgba = render::rgba_of(&canvas);
             render::encode(&rgba, w, h, format, background.unwrap_or([255, 255, 255])).map_err(|e| {
                 tracing::error!(error = %e, "encoding a map failed");

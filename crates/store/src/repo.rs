@@ -69,6 +69,9 @@ pub trait JobRepo: Send + Sync {
     /// Asks for cancellation: a queued job is cancelled at once, a running one at its next
     /// heartbeat. A job that already ended is a conflict.
     async fn cancel(&self, account: &AccountId, id: &JobId) -> Result<Job>;
+    /// Removes at most `limit` jobs that finished before `before`; returns them (their outputs
+    /// may need removing too).
+    async fn purge_finished(&self, before: Timestamp, limit: u32) -> Result<Vec<Job>>;
 }
 
 /// The transactional outbox. Area repositories insert events in the same transaction as their
@@ -81,6 +84,8 @@ pub trait OutboxRepo: Send + Sync {
     async fn pending(&self, limit: u32) -> Result<Vec<Event>>;
     /// Marks events handed on.
     async fn mark_dispatched(&self, seqs: &[i64], at: Timestamp) -> Result<()>;
+    /// Removes at most `limit` dispatched events committed before `before`; returns how many.
+    async fn purge_dispatched(&self, before: Timestamp, limit: u32) -> Result<u64>;
     /// The account's events, newest first, and how many there are.
     async fn list_events(&self, account: &AccountId, page: Page) -> Result<(Vec<Event>, u64)>;
 }
@@ -89,6 +94,9 @@ pub trait OutboxRepo: Send + Sync {
 /// delivery is not found.
 #[async_trait]
 pub trait WebhookRepo: Send + Sync {
+    /// Removes at most `limit` finished deliveries (succeeded or exhausted) that finished before
+    /// `before`, with their attempts; returns how many.
+    async fn purge_completed(&self, before: Timestamp, limit: u32) -> Result<u64>;
     /// Stores a new subscription.
     async fn create_subscription(&self, sub: &Subscription) -> Result<()>;
     /// One subscription of the account.
@@ -710,8 +718,14 @@ pub trait TwinRepo: Send + Sync {
     async fn feature_sensors(&self, twin: &str, feature: &str) -> Result<Vec<crate::twin::SensorRow>>;
     /// Forgets a sensor and its readings; false when there was none.
     async fn delete_sensor(&self, twin: &str, id: &str) -> Result<bool>;
-    /// Stores readings in one transaction (a reading at a taken instant replaces it).
-    async fn insert_readings(&self, twin: &str, readings: &[crate::twin::ReadingRow]) -> Result<u64>;
+    /// Stores readings in one transaction: one at an instant the client chose replaces the
+    /// reading already there (a retry stores nothing twice); one the server stamped takes the
+    /// first free instant from its own and never replaces.
+    async fn insert_readings(
+        &self,
+        twin: &str,
+        readings: Vec<crate::twin::NewReading>,
+    ) -> Result<crate::twin::StoredReadings>;
     /// A sensor's readings with `from <= ts <= to`, oldest first, at most `limit`.
     async fn readings(
         &self,

@@ -44,6 +44,25 @@ pub struct ReadingRow {
     pub value: String,
 }
 
+/// A reading to store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewReading {
+    pub row: ReadingRow,
+    /// Stamped by the server: `row.ts` is the earliest instant it may take, and it takes the first
+    /// instant from there that the sensor has free (a stamped reading never replaces another).
+    /// Otherwise the client chose the instant and a reading already there is replaced.
+    pub stamped: bool,
+}
+
+/// What storing readings did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StoredReadings {
+    /// The readings as stored (stamped ones at the instant they took), in the order given.
+    pub rows: Vec<ReadingRow>,
+    /// How many replaced a reading the sensor already had at their instant.
+    pub replaced: u64,
+}
+
 /// A tileset build kept for a twin.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BuildRow {

@@ -199,14 +199,18 @@ fn protected_routes() -> OpenApiRouter<AppState> {
 pub fn router(state: AppState) -> Router {
     let protected =
         Router::from(protected_routes()).route_layer(axum::middleware::from_fn_with_state(state.clone(), require_auth));
-    Router::from(public_routes())
+    let app = Router::from(public_routes())
         .merge(protected)
         .route_layer(axum::middleware::from_fn(tag_route))
         .layer(DefaultBodyLimit::max(state.config.limits.body_bytes))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn_with_state(state.clone(), deadline))
-        .layer(axum::middleware::from_fn(observe))
-        .with_state(state)
+        .layer(axum::middleware::from_fn(observe));
+    let app = match state.config.server.cors_origins.as_slice() {
+        [] => app,
+        origins => app.layer(crate::middleware::cors(origins)),
+    };
+    app.with_state(state)
 }
 
 pub use crate::paging::page_links;

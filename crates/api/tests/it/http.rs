@@ -187,3 +187,73 @@ async fn requests_still_running_stop_when_the_server_stops_waiting() {
     let response = call.await.unwrap().unwrap();
     assert_eq!(response.status(), 503);
 }
+
+/// Browsers ask before a cross-origin call with a credential or a range: the preflight is
+/// answered before authentication (it carries none), for every area, and the answers a page then
+/// reads expose the headers clients use (STAC Browser, copc.js, OpenLayers).
+#[tokio::test]
+async fn cors_preflights_are_answered_and_answers_expose_their_headers() {
+    let h = Harness::new().await;
+    let (_, key) = h.account("cors@example.com").await;
+    for path in [
+        "/api/v1/eo/collections",
+        "/api/v1/pointcloud/datasets",
+        "/api/v1/collections/parcels/items",
+        "/v1/dns/zones",
+        "/api/v1/realtime/twin",
+        "/api/v1/ogc/wms",
+    ] {
+        let req = Request::builder()
+            .method("OPTIONS")
+            .uri(path)
+            .header("origin", "https://stac-browser.example")
+            .header("access-control-request-method", "GET")
+            .header("access-control-request-headers", "authorization, range, if-none-match, x-api-key")
+            .body(Body::empty())
+            .unwrap();
+        let response = meridian_api::router(h.state.clone()).oneshot(req).await.unwrap();
+        assert!(response.status().is_success(), "{path}: {}", response.status());
+        let headers = response.headers();
+        assert_eq!(headers["access-control-allow-origin"], "*", "{path}");
+        let allowed = headers["access-control-allow-headers"].to_str().unwrap().to_ascii_lowercase();
+        for h in ["authorization", "range", "if-none-match", "x-api-key"] {
+            assert!(allowed.contains(h), "{path}: {allowed}");
+        }
+        assert!(headers["access-control-allow-methods"].to_str().unwrap().contains("GET"));
+    }
+    let req = Request::builder()
+        .uri("/api/v1/eo/collections")
+        .header("origin", "https://stac-browser.example")
+        .header("authorization", format!("Bearer {key}"))
+        .body(Body::empty())
+        .unwrap();
+    let response = meridian_api::router(h.state.clone()).oneshot(req).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["access-control-allow-origin"], "*");
+    let exposed = response.headers()["access-control-expose-headers"].to_str().unwrap().to_ascii_lowercase();
+    for h in ["etag", "content-range", "link"] {
+        assert!(exposed.contains(h), "{exposed}");
+    }
+}
+
+/// With a list of origins only those are allowed, and answers vary by origin.
+#[tokio::test]
+async fn cors_origins_can_be_listed() {
+    let mut config = Config::default();
+    config.server.cors_origins = vec!["https://maps.example.com".into()];
+    let h = Harness::with_config(config).await;
+    let preflight = |origin: &str| {
+        Request::builder()
+            .method("OPTIONS")
+            .uri("/api/v1/eo/collections")
+            .header("origin", origin)
+            .header("access-control-request-method", "GET")
+            .body(Body::empty())
+            .unwrap()
+    };
+    let ok = meridian_api::router(h.state.clone()).oneshot(preflight("https://maps.example.com")).await.unwrap();
+    assert_eq!(ok.headers()["access-control-allow-origin"], "https://maps.example.com");
+    assert!(ok.headers()["vary"].to_str().unwrap().to_ascii_lowercase().contains("origin"));
+    let other = meridian_api::router(h.state.clone()).oneshot(preflight("https://evil.example")).await.unwrap();
+    assert!(other.headers().get("access-control-allow-origin").is_none());
+}

@@ -37,11 +37,12 @@ pub(crate) fn jobs_config() -> JobsConfig {
         poll_interval: Duration::from_millis(20),
         max_attempts: 3,
         retry_backoff: Duration::from_millis(10),
+        ..JobsConfig::default()
     }
 }
 
 pub(crate) fn events_config(batch_size: u32) -> EventsConfig {
-    EventsConfig { poll_interval: Duration::from_millis(20), batch_size }
+    EventsConfig { poll_interval: Duration::from_millis(20), batch_size, ..EventsConfig::default() }
 }
 
 /// Creates an account (jobs belong to one) and returns its id.

@@ -398,3 +398,66 @@ async fn progress_reaches_the_store_well_before_the_next_heartbeat() -> TestResu
     assert_eq!(done.status, JobStatus::Cancelled);
     Ok(())
 }
+
+/// A worker that loses its lease (another worker took the job over) does not drop its handler
+/// and walk away: the handler's blocking work is told and waited for, so nothing of the old
+/// attempt writes after `execute` returns, and the old worker records nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_lease_waits_for_the_handlers_blocking_work_to_stop() -> TestResult {
+    struct Blocking {
+        writes: Arc<AtomicU32>,
+    }
+    #[async_trait]
+    impl JobHandler for Blocking {
+        fn kind(&self) -> &'static str {
+            "test.job"
+        }
+        async fn run(&self, ctx: &JobContext) -> Result<JobOutcome, JobError> {
+            let (cancel, writes) = (ctx.cancellation(), self.writes.clone());
+            let work = tokio::task::spawn_blocking(move || {
+                // Each step is long between checks, as a chunk of a real computation is.
+                while !cancel.is_cancelled() {
+                    std::thread::sleep(Duration::from_millis(150));
+                    writes.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+            // Moving progress makes the worker write a heartbeat, which finds the lease taken.
+            ctx.set_progress(10);
+            work.await.map_err(JobError::internal)?;
+            Err(JobError::Cancelled)
+        }
+    }
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = create_account(&store, "ann@example.com").await?;
+    let job = submit(&store, &account, 3).await?;
+    // A lease far shorter than the heartbeat: it runs out while the handler works.
+    let config = meridian_core::config::JobsConfig {
+        lease: Duration::from_millis(200),
+        heartbeat: Duration::from_secs(60),
+        ..jobs_config()
+    };
+    let claimed = store.jobs.claim(&["test.job".to_owned()], "old", config.lease).await?.ok_or("nothing claimed")?;
+    let writes = Arc::new(AtomicU32::new(0));
+    let mut pool = meridian_jobs::WorkerPool::new(store.clone(), config, meridian_jobs::Waker::new());
+    pool.register(Arc::new(Blocking { writes: writes.clone() }));
+    let pool = Arc::new(pool);
+    let running = tokio::spawn({
+        let pool = pool.clone();
+        async move { pool.execute(claimed, "old").await }
+    });
+    // The lease runs out; another worker claims the job.
+    let taken = crate::common::eventually("another worker to take the job over", || {
+        let store = store.clone();
+        async move { Ok(store.jobs.claim(&["test.job".to_owned()], "new", Duration::from_secs(60)).await?) }
+    })
+    .await?;
+    assert_eq!(taken.id, job.id);
+    tokio::time::timeout(Duration::from_secs(10), running).await.map_err(|_| "execute did not return")??;
+    let seen = writes.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(writes.load(Ordering::SeqCst), seen, "the old attempt's blocking work wrote after execute returned");
+    let now = store.jobs.get_job(&account, &job.id).await?.ok_or("the job vanished")?;
+    assert_eq!((now.status, now.lease_owner.as_deref()), (JobStatus::Running, Some("new")));
+    Ok(())
+}

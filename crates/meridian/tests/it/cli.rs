@@ -44,6 +44,29 @@ fn unknown_configuration_keys_are_refused_by_name() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope"));
 }
 
+/// A syntax error names the file and the line; `--help` points at a command a binary user has;
+/// `config print --defaults` prints the built-in defaults, which load as a file of their own.
+#[test]
+fn configuration_mistakes_and_defaults_are_told_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("broken.toml");
+    std::fs::write(&file, "[server]\nhttp = \"127.0.0.1:1\"\n[jobs\nworkers = 2\n").unwrap();
+    let out = meridian(dir.path(), &["--config", file.to_str().unwrap(), "config", "check"], &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("broken.toml") && err.contains("line 3"), "{err}");
+    let help = meridian(dir.path(), &["--help"], &[]);
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("config print --defaults") && !help.contains("config.default.toml"), "{help}");
+    let out = meridian(dir.path(), &["config", "print", "--defaults"], &[]);
+    assert!(out.status.success());
+    let defaults = dir.path().join("defaults.toml");
+    std::fs::write(&defaults, &out.stdout).unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cors_origins"));
+    let out = meridian(dir.path(), &["--config", defaults.to_str().unwrap(), "config", "check"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 #[test]
 fn migrate_is_idempotent() {
     let dir = tempfile::tempdir().unwrap();

@@ -198,6 +198,12 @@ async fn pointcloud_upload_classify_and_download() {
         .count();
     assert!(expected > 0);
     assert_eq!(part.len(), expected);
+    // A selection of no point: an empty LAS/LAZ file, and a 422 for COPC (an octree needs a cube).
+    let none = s.pc_download(&key, &id, "?format=laz&classes=99").await;
+    assert_eq!(none.status(), 200);
+    assert_eq!(read(&none.bytes().await.unwrap()).len(), 0);
+    let p = problem(s.pc_download(&key, &id, "?format=copc&classes=99").await, 422, "validation_failed").await;
+    assert_eq!(p["errors"][0]["code"], "empty_selection", "{p}");
     problem(s.pc_download(&key, &id, "?format=xyz").await, 422, "validation_failed").await;
     problem(s.pc_download(&key, &id, "?bbox=1,2,3").await, 422, "validation_failed").await;
 

@@ -861,6 +861,74 @@ async fn readings_published_over_mqtt_are_stored_and_streamed() {
         stored["readings"].as_array().unwrap().iter().map(|r| r["value"].as_f64().unwrap()).collect();
     assert!(values.contains(&3.25) && values.contains(&4.5), "{values:?}");
     assert!(values.iter().all(|v| *v == 3.25 || *v == 4.5), "only the good readings are stored: {values:?}");
+
+    // A message larger than a value can be (9 KB) is skipped and counted; the connection stays,
+    // so the readings right after it all arrive.
+    let big = json!({"value": "x".repeat(9000)}).to_string();
+    client.publish(format!("{prefix}/{id}/level"), rumqttc::QoS::AtLeastOnce, false, big).await.unwrap();
+    let base = chrono::Utc::now();
+    for i in 0..14 {
+        let payload = json!({"value": 100 + i, "ts": rfc3339(base + chrono::Duration::milliseconds(i))}).to_string();
+        client.publish(format!("{prefix}/{id}/level"), rumqttc::QoS::AtLeastOnce, false, payload).await.unwrap();
+    }
+    let path = format!("/api/v1/realtime/twin/{id}/sensors/level/readings?from={}", rfc3339(base));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let stored: Value = s.get(&path, &key).await.json().await.unwrap();
+        let n = stored["readings"].as_array().unwrap().len();
+        if n == 14 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{n} of the 14 readings after the large message were stored");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let metrics = s.client.get(s.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    assert!(
+        metrics.lines().any(|l| l.starts_with("meridian_twin_mqtt_messages_total") && l.contains("too_large")),
+        "the skipped message is counted"
+    );
+}
+
+/// 300 readings posted to one sensor at once without `ts`, each answered 202, are all stored:
+/// stamps the server gives in the same millisecond take the next free one instead of replacing
+/// each other, and a live client receives every one. A `ts` sent again replaces, and says so.
+#[tokio::test]
+async fn a_burst_of_server_stamped_readings_keeps_every_one() {
+    let s = Server::start();
+    let (_, key) = s.signup("burst@example.com").await;
+    let t = twin(&s, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    assert_eq!(sensor(&s, &key, &id, json!({"id": "count", "unit": "1"})).await.status(), 201);
+    let mut ws = connect(&s, Some(&key), &id, "").await.unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
+    let path = format!("/api/v1/realtime/twin/{id}/sensors/count/readings");
+    let posts = (0..300).map(|i| {
+        let (s, key, path) = (&s, &key, &path);
+        async move {
+            let r = post(s, key, path, json!({"value": i})).await;
+            assert_eq!(r.status(), 202);
+            let body: Value = r.json().await.unwrap();
+            assert_eq!(body, json!({"accepted": 1, "replaced": 0}));
+        }
+    });
+    futures::StreamExt::collect::<Vec<()>>(futures::StreamExt::buffer_unordered(futures::stream::iter(posts), 32)).await;
+    let far = rfc3339(chrono::Utc::now() + chrono::Duration::minutes(4));
+    let stored: Value = s.get(&format!("{path}?to={far}&limit=1000"), &key).await.json().await.unwrap();
+    let mut values: Vec<i64> = stored["readings"].as_array().unwrap().iter().map(|r| r["value"].as_i64().unwrap()).collect();
+    values.sort_unstable();
+    assert_eq!(values, (0..300).collect::<Vec<_>>(), "every acknowledged reading is stored once");
+    let mut live = Vec::new();
+    while live.len() < 300 {
+        let r = tokio::time::timeout(Duration::from_secs(10), next_reading(&mut ws)).await.expect("a live reading");
+        live.push(r["value"].as_i64().unwrap());
+    }
+    live.sort_unstable();
+    assert_eq!(live, (0..300).collect::<Vec<_>>(), "the live client receives every reading");
+    // A client's own ts sent twice: idempotent, and the answer says it replaced.
+    let ts = rfc3339(chrono::Utc::now() - chrono::Duration::minutes(1));
+    let once: Value = post(&s, &key, &path, json!({"value": 1, "ts": ts})).await.json().await.unwrap();
+    let again: Value = post(&s, &key, &path, json!({"value": 2, "ts": ts})).await.json().await.unwrap();
+    assert_eq!((once["replaced"].as_u64(), again["replaced"].as_u64()), (Some(0), Some(1)));
 }
 
 /// The Python `websockets` client, as docs/twin.md shows it: connects with an access token in

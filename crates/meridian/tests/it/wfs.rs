@@ -95,9 +95,31 @@ async fn wfs_over_http_answers_documents_and_exception_reports() {
     let (_, other) = s.signup("other-wfs@example.com").await;
     let r = wfs(&s, &other, "service=WFS&version=2.0.0&request=GetFeature&typeNames=parcels&resultType=hits").await;
     assert!(r.text().await.unwrap().contains("numberMatched=\"0\""));
-    // No credentials: the platform's 401.
+    // No credentials: the platform's 401, as the OWS exception report WFS clients read.
     let r = s.client.get(s.url("/api/v1/ogc/wfs?service=WFS&request=GetCapabilities")).send().await.unwrap();
     assert_eq!(r.status(), 401);
+    assert!(r.headers().contains_key("www-authenticate"));
+    assert_eq!(r.headers()["content-type"], "application/xml");
+    let body = r.text().await.unwrap();
+    assert!(body.contains("<ows:ExceptionReport") && body.contains("locator=\"authorization\""), "{body}");
+    // A body over the limit is a report too, not plain text.
+    let big = format!("<wfs:GetFeature>{}</wfs:GetFeature>", " ".repeat(3 << 20));
+    let r = s.client.post(s.url("/api/v1/ogc/wfs")).bearer_auth(&key).body(big).send().await.unwrap();
+    assert_eq!(r.status(), 413);
+    assert_eq!(r.headers()["content-type"], "application/xml");
+    assert!(r.text().await.unwrap().contains("<ows:ExceptionReport"));
+    // Elsewhere the same overflow is a problem document.
+    let r = s
+        .client
+        .post(s.url("/v1/dns/zones"))
+        .bearer_auth(&key)
+        .header("content-type", "application/json")
+        .body(" ".repeat(3 << 20))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 413);
+    assert_eq!(r.headers()["content-type"], "application/problem+json");
 }
 
 /// A Python that has GDAL's bindings (Debian's python3-gdal installs them for the system Python).

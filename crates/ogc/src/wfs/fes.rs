@@ -12,7 +12,7 @@ use super::gml;
 use super::xml::{self, Element, XmlLimits};
 use crate::ows::{OgcError, OgcResult};
 use crate::srs;
-use geo::{Buffer, MapCoords};
+use geo::MapCoords;
 use meridian_cadastre::query::bbox_to_crs84;
 use meridian_core::crs::{Crs, Transformer};
 use meridian_features::cql2::{CmpOp, Expr, Operand, SpatialOp};
@@ -380,11 +380,32 @@ fn metres_per_unit(uom: &str) -> OgcResult<Option<f64>> {
     }))
 }
 
+/// Most vertices of a `DWithin`/`Beyond` geometry: its grown form has a few dozen per vertex.
+pub const MAX_DISTANCE_VERTICES: usize = 5_000;
+/// Segments of a half circle in a grown geometry's round ends.
+const ARC_STEPS: usize = 16;
+
 /// The geometry grown by `distance`: in degrees directly, or in metres in an equirectangular frame
 /// centred on the geometry (accurate to well under 1% for distances of a few kilometres).
+///
+/// The grown geometry is the geometry's own polygons and, for every segment of it, the capsule of
+/// points within `distance` of that segment (a disc for a point), left as separate overlapping
+/// parts: a feature meets the union exactly when it meets one of them, so no union is computed.
+/// Cost and size are linear in the vertices (a general buffer's are not: a zigzag line of a few
+/// hundred vertices can take minutes and gigabytes).
 fn buffer(g: &geo::Geometry<f64>, distance: f64, uom: &str) -> OgcResult<geo::Geometry<f64>> {
+    use geo::CoordsIter;
+    let vertices = g.coords_count();
+    if vertices > MAX_DISTANCE_VERTICES {
+        return Err(bad(format!(
+            "a DWithin or Beyond geometry has at most {MAX_DISTANCE_VERTICES} vertices; this one has {vertices}"
+        )));
+    }
+    if distance == 0.0 {
+        return Ok(g.clone());
+    }
     let Some(per_unit) = metres_per_unit(uom)? else {
-        return Ok(geo::Geometry::MultiPolygon(g.buffer(distance)));
+        return Ok(geo::Geometry::MultiPolygon(grow(g, distance)));
     };
     let metres = distance * per_unit;
     let b = geometry::bbox_of(g).ok_or_else(|| bad("the geometry is empty"))?;
@@ -392,7 +413,80 @@ fn buffer(g: &geo::Geometry<f64>, distance: f64, uom: &str) -> OgcResult<geo::Ge
     let ky = 111_132.954 - 559.822 * (2.0 * lat0.to_radians()).cos();
     let kx = (111_412.84 * lat0.to_radians().cos()).max(1.0);
     let local = g.map_coords(|c| geo::Coord { x: (c.x - lon0) * kx, y: (c.y - lat0) * ky });
-    let grown = local.buffer(metres);
+    let grown = grow(&local, metres);
     let back = grown.map_coords(|c| geo::Coord { x: c.x / kx + lon0, y: c.y / ky + lat0 });
     Ok(geo::Geometry::MultiPolygon(back))
+}
+
+/// The parts of `g` grown by `r` (see [`buffer`]).
+fn grow(g: &geo::Geometry<f64>, r: f64) -> geo::MultiPolygon<f64> {
+    use geo::CoordsIter;
+    let mut parts = Vec::new();
+    let mut polygons = |p: &geo::Polygon<f64>| parts.push(p.clone());
+    match g {
+        geo::Geometry::Polygon(p) => polygons(p),
+        geo::Geometry::MultiPolygon(m) => m.0.iter().for_each(polygons),
+        geo::Geometry::Rect(rect) => polygons(&rect.to_polygon()),
+        geo::Geometry::Triangle(t) => polygons(&t.to_polygon()),
+        geo::Geometry::GeometryCollection(c) => {
+            for part in &c.0 {
+                parts.extend(grow(part, r).0);
+            }
+            return geo::MultiPolygon(parts);
+        }
+        _ => {}
+    }
+    let mut rings: Vec<&geo::LineString<f64>> = Vec::new();
+    let (rect, triangle);
+    match g {
+        geo::Geometry::LineString(l) => rings.push(l),
+        geo::Geometry::MultiLineString(m) => rings.extend(&m.0),
+        geo::Geometry::Polygon(p) => rings.extend(std::iter::once(p.exterior()).chain(p.interiors())),
+        geo::Geometry::MultiPolygon(m) => {
+            rings.extend(m.0.iter().flat_map(|p| std::iter::once(p.exterior()).chain(p.interiors())))
+        }
+        geo::Geometry::Rect(r) => {
+            rect = r.to_polygon();
+            rings.push(rect.exterior());
+        }
+        geo::Geometry::Triangle(t) => {
+            triangle = t.to_polygon();
+            rings.push(triangle.exterior());
+        }
+        geo::Geometry::Line(l) => parts.push(capsule(l.start, l.end, r)),
+        _ => {}
+    }
+    let mut segments = usize::from(matches!(g, geo::Geometry::Line(_)));
+    for line in rings.iter().flat_map(|l| l.lines()) {
+        segments += 1;
+        parts.push(capsule(line.start, line.end, r));
+    }
+    if segments == 0 {
+        // Points: discs.
+        for c in g.coords_iter() {
+            parts.push(capsule(c, c, r));
+        }
+    }
+    geo::MultiPolygon(parts)
+}
+
+/// The points within `r` of the segment `a`–`b` (a disc when they are one point), as a polygon
+/// whose round ends lie just outside the circle, so that no point within `r` is left out.
+fn capsule(a: geo::Coord<f64>, b: geo::Coord<f64>, r: f64) -> geo::Polygon<f64> {
+    let step = std::f64::consts::PI / ARC_STEPS as f64;
+    let outer = r / (step / 2.0).cos();
+    let (dx, dy) = (b.x - a.x, b.y - a.y);
+    let len = dx.hypot(dy);
+    // The direction along the segment (any, for a point).
+    let along = if len > 0.0 { dy.atan2(dx) } else { 0.0 };
+    let mut ring = Vec::with_capacity(2 * ARC_STEPS + 3);
+    // Round end at b from the left side to the right side, then at a back to the left.
+    for (centre, start) in [(b, along + std::f64::consts::FRAC_PI_2), (a, along - std::f64::consts::FRAC_PI_2)] {
+        for i in 0..=ARC_STEPS {
+            let t = start - step * i as f64;
+            ring.push(geo::Coord { x: centre.x + outer * t.cos(), y: centre.y + outer * t.sin() });
+        }
+    }
+    ring.push(ring[0]);
+    geo::Polygon::new(geo::LineString(ring), Vec::new())
 }

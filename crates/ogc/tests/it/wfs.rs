@@ -327,6 +327,45 @@ fn fes_filters_become_cql2_and_evaluate() -> TestResult {
     Ok(())
 }
 
+/// A zigzag line of 500 vertices grown by 5 km (the filter a 12 KB GET can carry) used to take
+/// minutes and gigabytes in a general buffer; the grown form is now linear in the vertices, and
+/// still exact: a parcel 4.9 km from the line is within 5 km, one 5.1 km away is not. Past
+/// `MAX_DISTANCE_VERTICES` the filter is refused with the figure.
+#[test]
+fn dwithin_a_zigzag_line_is_linear_and_exact() -> TestResult {
+    let q = meridian_cadastre::query::parcel_queryables();
+    let props = json!({"lot": "1"}).as_object().cloned().ok_or("props")?;
+    let line = |n: usize| -> String {
+        // Along latitude -33.9 from longitude 151, 0.0005° apart, zigzagging by 0.01°.
+        (0..n)
+            .map(|i| format!("{} {}", -33.9 + if i % 2 == 0 { 0.0 } else { 0.01 }, 151.0 + i as f64 * 0.0005))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let filter = |n: usize, d: f64| {
+        format!(
+            "<fes:Filter xmlns:fes=\"http://www.opengis.net/fes/2.0\" xmlns:gml=\"http://www.opengis.net/gml/3.2\">\
+             <fes:DWithin><fes:ValueReference>geometry</fes:ValueReference><gml:LineString srsName=\"urn:ogc:def:crs:EPSG::4326\">\
+             <gml:posList>{}</gml:posList></gml:LineString><fes:Distance uom=\"m\">{d}</fes:Distance></fes:DWithin></fes:Filter>",
+            line(n)
+        )
+    };
+    let e = fes::parse_text(&filter(500, 5000.0), &fes_ctx(&q)).map_err(|e| e.to_string())?;
+    // A point south of the line's lowest latitude (-33.9), 4.9 km and 5.1 km away (1° of latitude
+    // is 110.95 km here).
+    let at = |metres: f64| geo::Geometry::Point(geo::Point::new(151.1, -33.9 - metres / 110_950.0));
+    let near = at(4_900.0);
+    let far = at(5_100.0);
+    let eval = |g: &geo::Geometry<f64>| {
+        cql2::eval(&e, &Subject { id: "p", properties: &props, geometry: Some(g), geometry_name: "geometry" })
+    };
+    assert_eq!(eval(&near), Some(true));
+    assert_eq!(eval(&far), Some(false));
+    let refused = fes::parse_text(&filter(fes::MAX_DISTANCE_VERTICES + 1, 10.0), &fes_ctx(&q)).err().ok_or("accepted")?;
+    assert!(refused.to_string().contains("at most 5000 vertices"), "{refused}");
+    Ok(())
+}
+
 #[test]
 fn xml_limits_refuse_hostile_documents() {
     let limits = XmlLimits { max_bytes: 10_000, max_depth: 16, max_elements: 50 };

@@ -201,7 +201,10 @@ impl JobHandler for ClassifyJobHandler {
         let report = match result {
             Ok(r) => r,
             Err(PipelineError::Cancelled) => {
-                self.settle_failure(d, "cancelled", None).await;
+                // With the lease lost the cloud is the new worker's to settle.
+                if !ctx.lease_lost() {
+                    self.settle_failure(d, "cancelled", None).await;
+                }
                 return Err(JobError::Cancelled);
             }
             Err(PipelineError::Io(e)) => return Err(JobError::internal(e)),
@@ -212,6 +215,12 @@ impl JobHandler for ClassifyJobHandler {
                 return Err(JobError::Permanent(p));
             }
         };
+        if ctx.is_cancelled() {
+            if !ctx.lease_lost() {
+                self.settle_failure(d, "cancelled", None).await;
+            }
+            return Err(JobError::Cancelled);
+        }
         // The new version replaces the previous one; conversions of the old one are dropped.
         let size =
             svc.blobs().upload_file(&keys::classified(&account, &d.id), &output).await.map_err(JobError::internal)?;

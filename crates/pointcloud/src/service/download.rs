@@ -221,7 +221,18 @@ fn convert(
     wkt: Option<String>,
 ) -> Result<()> {
     let never = |_f: f64| true;
-    let failed = |e: crate::writer::WriteError| Error::Internal(format!("writing the download failed: {e}"));
+    let failed = |e: crate::writer::WriteError| match e {
+        crate::writer::WriteError::Empty => Error::Domain(DomainError::invalid(
+            "/classes",
+            "empty_selection",
+            "the bbox and classes select no point, and a COPC file cannot be empty (an octree needs a cube); \
+             ask for format=las or laz to get a file with no points",
+        )),
+        crate::writer::WriteError::Limit { what, value, limit } => Error::Domain(DomainError::TooLarge(format!(
+            "the download holds {value} {what}, more than {limit}"
+        ))),
+        other => Error::Internal(format!("writing the download failed: {other}")),
+    };
     match format {
         DownloadFormat::Copc => {
             let opts = CopcOptions { bbox, classes, max_points_per_node: node_points, wkt, ..CopcOptions::default() };

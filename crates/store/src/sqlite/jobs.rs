@@ -67,6 +67,21 @@ impl JobRepo for SqliteDb {
         job_from_row(&row)
     }
 
+    async fn purge_finished(&self, before: Timestamp, limit: u32) -> Result<Vec<Job>> {
+        let mut tx = self.write().await?;
+        let rows = sqlx::query(&format!(
+            "DELETE FROM jobs WHERE id IN (
+                 SELECT id FROM jobs WHERE status IN ('succeeded', 'failed', 'cancelled') AND finished_at < ?1 LIMIT ?2)
+             RETURNING {COLUMNS}"
+        ))
+        .bind(before.millis())
+        .bind(i64::from(limit))
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        rows.iter().map(job_from_row).collect()
+    }
+
     async fn get_job(&self, account: &AccountId, id: &JobId) -> Result<Option<Job>> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM jobs WHERE account_id = ? AND id = ?"))
             .bind(account.as_str())

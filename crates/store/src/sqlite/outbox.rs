@@ -119,6 +119,21 @@ impl SqliteDb {
 
 #[async_trait]
 impl OutboxRepo for SqliteDb {
+    async fn purge_dispatched(&self, before: Timestamp, limit: u32) -> Result<u64> {
+        let mut tx = self.write().await?;
+        let n = sqlx::query(
+            "DELETE FROM outbox WHERE seq IN (
+                 SELECT seq FROM outbox WHERE dispatched_at IS NOT NULL AND created_at < ?1 ORDER BY seq LIMIT ?2)",
+        )
+        .bind(before.millis())
+        .bind(i64::from(limit))
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        Ok(n)
+    }
+
     async fn append(&self, events: &[NewEvent]) -> Result<()> {
         if events.is_empty() {
             return Ok(());

@@ -2,7 +2,9 @@ use super::outbox::insert_events;
 use super::SqliteDb;
 use crate::error::is_unique_violation;
 use crate::repo::TwinRepo;
-use crate::twin::{BucketRow, BuildRow, Downsample, FeatureAsOf, ReadingRow, SensorRow, TwinRow};
+use crate::twin::{
+    BucketRow, BuildRow, Downsample, FeatureAsOf, NewReading, ReadingRow, SensorRow, StoredReadings, TwinRow,
+};
 use crate::{Result, StoreError};
 use async_trait::async_trait;
 use meridian_core::event::NewEvent;
@@ -308,20 +310,93 @@ impl TwinRepo for SqliteDb {
         Ok(gone > 0)
     }
 
-    async fn insert_readings(&self, twin: &str, readings: &[ReadingRow]) -> Result<u64> {
+    async fn insert_readings(&self, twin: &str, readings: Vec<NewReading>) -> Result<StoredReadings> {
         let mut tx = self.write().await?;
-        let mut n = 0;
-        // One multi-row statement per 200 readings (4 parameters each, under SQLite's limit).
-        for chunk in readings.chunks(200) {
+        let mut replaced = 0;
+        let (stamped, chosen): (Vec<(usize, NewReading)>, Vec<(usize, NewReading)>) =
+            readings.into_iter().enumerate().partition(|(_, r)| r.stamped);
+        let mut out: Vec<(usize, ReadingRow)> = Vec::with_capacity(stamped.len() + chosen.len());
+        // Instants the client chose: count those already taken, then replace them.
+        for chunk in chosen.chunks(200) {
+            let mut b = sqlx::QueryBuilder::new("SELECT count(*) FROM twin_readings WHERE twin_id = ");
+            b.push_bind(twin).push(" AND (sensor_id, ts) IN (VALUES ");
+            let mut sep = b.separated(", ");
+            for (_, r) in chunk {
+                sep.push("(").push_bind_unseparated(&r.row.sensor_id);
+                sep.push_unseparated(", ").push_bind_unseparated(r.row.ts).push_unseparated(")");
+            }
+            b.push(")");
+            let (taken,): (i64,) = b.build_query_as().fetch_one(&mut *tx).await?;
+            replaced += u64::try_from(taken).unwrap_or(0);
+            // One multi-row statement per 200 readings (4 parameters each, under SQLite's limit).
             let mut b =
                 sqlx::QueryBuilder::new("INSERT OR REPLACE INTO twin_readings (twin_id, sensor_id, ts, value) ");
-            b.push_values(chunk, |mut row, r| {
-                row.push_bind(twin).push_bind(&r.sensor_id).push_bind(r.ts).push_bind(&r.value);
+            b.push_values(chunk, |mut row, (_, r)| {
+                row.push_bind(twin).push_bind(&r.row.sensor_id).push_bind(r.row.ts).push_bind(&r.row.value);
             });
-            n += b.build().execute(&mut *tx).await?.rows_affected();
+            b.build().execute(&mut *tx).await?;
+        }
+        out.extend(chosen.into_iter().map(|(i, r)| (i, r.row)));
+        // Stamped readings, per sensor in order: each takes the first instant at or after its own
+        // that the sensor has free, so that two readings stamped in the same millisecond (or a
+        // stamp that meets a client's instant) both stay.
+        let mut by_sensor: std::collections::BTreeMap<String, Vec<(usize, ReadingRow)>> = Default::default();
+        for (i, r) in stamped {
+            by_sensor.entry(r.row.sensor_id.clone()).or_default().push((i, r.row));
+        }
+        for (sensor, mut rows) in by_sensor {
+            rows.sort_by_key(|(i, r)| (r.ts, *i));
+            let from = rows[0].1.ts;
+            let taken: Vec<i64> = {
+                use futures::TryStreamExt;
+                // The readings from the first stamp on, as far as the stamps could reach.
+                let mut found = Vec::new();
+                let mut stream = sqlx::query_scalar::<_, i64>(
+                    "SELECT ts FROM twin_readings WHERE twin_id = ? AND sensor_id = ? AND ts >= ? ORDER BY ts",
+                )
+                .bind(twin)
+                .bind(&sensor)
+                .bind(from)
+                .fetch(&mut *tx);
+                let mut reach = rows.last().map_or(from, |(_, r)| r.ts).saturating_add(rows.len() as i64);
+                while let Some(ts) = stream.try_next().await? {
+                    if ts > reach {
+                        break;
+                    }
+                    found.push(ts);
+                    reach = reach.saturating_add(1);
+                }
+                found
+            };
+            let mut taken = taken.into_iter().peekable();
+            let mut next = i64::MIN;
+            for (_, r) in &mut rows {
+                let mut ts = r.ts.max(next);
+                while let Some(&t) = taken.peek() {
+                    if t < ts {
+                        taken.next();
+                    } else if t == ts {
+                        taken.next();
+                        ts += 1;
+                    } else {
+                        break;
+                    }
+                }
+                r.ts = ts;
+                next = ts + 1;
+            }
+            for chunk in rows.chunks(200) {
+                let mut b = sqlx::QueryBuilder::new("INSERT INTO twin_readings (twin_id, sensor_id, ts, value) ");
+                b.push_values(chunk, |mut row, (_, r)| {
+                    row.push_bind(twin).push_bind(&r.sensor_id).push_bind(r.ts).push_bind(&r.value);
+                });
+                b.build().execute(&mut *tx).await?;
+            }
+            out.extend(rows);
         }
         tx.commit().await?;
-        Ok(n)
+        out.sort_by_key(|(i, _)| *i);
+        Ok(StoredReadings { rows: out.into_iter().map(|(_, r)| r).collect(), replaced })
     }
 
     async fn readings(&self, twin: &str, sensor: &str, from: i64, to: i64, limit: u32) -> Result<Vec<ReadingRow>> {

@@ -131,6 +131,26 @@ fn check_version(sub: &Subscription, if_version: Option<i64>) -> Result<()> {
 
 #[async_trait]
 impl WebhookRepo for SqliteDb {
+    async fn purge_completed(&self, before: Timestamp, limit: u32) -> Result<u64> {
+        let mut tx = self.write().await?;
+        // Attempts first (the foreign key cascades too, but only with foreign keys on).
+        let ids = "SELECT id FROM webhook_deliveries
+                   WHERE status IN ('succeeded', 'exhausted') AND completed_at < ?1 ORDER BY id LIMIT ?2";
+        sqlx::query(&format!("DELETE FROM webhook_attempts WHERE delivery_id IN ({ids})"))
+            .bind(before.millis())
+            .bind(i64::from(limit))
+            .execute(&mut *tx)
+            .await?;
+        let n = sqlx::query(&format!("DELETE FROM webhook_deliveries WHERE id IN ({ids})"))
+            .bind(before.millis())
+            .bind(i64::from(limit))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok(n)
+    }
+
     async fn create_subscription(&self, sub: &Subscription) -> Result<()> {
         let mut tx = self.write().await?;
         sqlx::query(&format!(

@@ -254,6 +254,7 @@ fn build(
 ) -> Result<(Value, Vec<(String, Vec<u8>)>, Value)> {
     let area = twin.area_geometry();
     let filter = twin.filter_expr();
+    let max_vertices = TilesetOptions::default().max_vertices_per_polygon;
     let mut footprints = Vec::new();
     let mut assets = 0usize;
     for f in features {
@@ -266,6 +267,7 @@ fn build(
         assets += 1;
         let height = height_of(twin, &f.properties);
         for p in polygons {
+            let p = within_vertices(p, max_vertices);
             let ring = |l: &geo::LineString<f64>| l.0.iter().map(|c| [c.x, c.y]).collect::<Vec<_>>();
             let mut rings = vec![ring(p.exterior())];
             rings.extend(p.interiors().iter().map(ring));
@@ -302,8 +304,25 @@ fn build(
             | TwinError::TooManyTriangles { .. }
             | TwinError::TileTooLarge { .. }),
         ) => Err(DomainError::Invalid(vec![FieldError::new("/bbox", "too_many_parcels", e.to_string())]).into()),
+        Err(e @ TwinError::TooManyVertices { .. }) => {
+            Err(DomainError::Invalid(vec![FieldError::new("/collection", "footprint_too_complex", e.to_string())]).into())
+        }
         Err(e) => Err(Error::Internal(e.to_string())),
     }
+}
+
+/// A footprint with at most `max` vertices: a finer one (the cadastre takes up to 250,000) is
+/// simplified (Douglas–Peucker, the tolerance doubled from about a centimetre until it fits),
+/// which a building's outline at tile scale does not show.
+fn within_vertices(p: geo::Polygon<f64>, max: usize) -> geo::Polygon<f64> {
+    use geo::{CoordsIter, Simplify};
+    let mut tolerance = 1e-7;
+    let mut out = p;
+    while out.coords_count() > max && tolerance < 1.0 {
+        out = out.simplify(tolerance);
+        tolerance *= 2.0;
+    }
+    out
 }
 
 /// A content's file name in a build's folder: its path with `_` for `/` (`tiles_3_2_5.glb`).
@@ -416,7 +435,50 @@ impl JobHandler for BuildJobHandler {
                 }
                 Err(JobError::Permanent(problem))
             }
-            Err(e) => Err(JobError::internal(e)),
+            Err(e) => {
+                // The last attempt: the twin says it failed instead of building for ever.
+                if ctx.job.attempts >= ctx.job.max_attempts {
+                    let problem = Problem::new(
+                        500,
+                        meridian_core::problem::code::TWIN_BUILD_FAILED,
+                        "The tileset cannot be built",
+                        "the build failed on every attempt; the server's log has the cause",
+                    );
+                    let mut next = twin.clone();
+                    next.status = Status::Failed;
+                    next.error = Some(json!(problem));
+                    if let Ok(body) = serde_json::to_value(next.body()) {
+                        let _ =
+                            svc.store.twin.update_twin(&account, &id, Status::Failed.as_str(), &body, None, &[]).await;
+                    }
+                }
+                Err(JobError::internal(e))
+            }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::within_vertices;
+    use geo::{Area, CoordsIter};
+
+    /// A parcel of 30,000 vertices (a surveyed curve) is simplified under the mesh's limit, its
+    /// area kept within a thousandth; one under the limit is left alone.
+    #[test]
+    fn footprints_over_the_vertex_limit_are_simplified() {
+        let ring: Vec<geo::Coord<f64>> = (0..=30_000)
+            .map(|i| {
+                let t = std::f64::consts::TAU * f64::from(i) / 30_000.0;
+                geo::Coord { x: 151.0 + 0.001 * t.cos(), y: -33.9 + 0.001 * t.sin() }
+            })
+            .collect();
+        let p = geo::Polygon::new(geo::LineString(ring), Vec::new());
+        let small = within_vertices(p.clone(), 10_000);
+        assert!(small.coords_count() <= 10_000, "{}", small.coords_count());
+        assert!(small.coords_count() > 100);
+        assert!((small.unsigned_area() / p.unsigned_area() - 1.0).abs() < 1e-3);
+        assert_eq!(within_vertices(p.clone(), 40_000), p);
     }
 }

@@ -19,8 +19,8 @@ pub use build::{BuildJobHandler, Tileset};
 pub use clock::{Clock, ClockChange};
 pub use feed::{Feed, FeedOptions};
 pub use sensors::{
-    check_value, parse_instant, parse_readings, sensor_json, valid_sensor_id, Bucket, Incoming, NewSensor, Reading,
-    ReadingsPage, ReadingsQuery, Sensor, ValueType,
+    check_value, parse_instant, parse_readings, sensor_json, valid_sensor_id, Bucket, Incoming, Ingested, NewSensor,
+    Reading, ReadingsPage, ReadingsQuery, Sensor, ValueType,
 };
 pub use twins::{NewTwin, Status, Twin};
 
@@ -85,6 +85,9 @@ pub struct TwinService {
     pub(crate) sensor_types: dashmap::DashMap<String, Arc<std::collections::HashMap<String, ValueType>>>,
     /// One build at a time per twin.
     pub(crate) building: dashmap::DashMap<String, Arc<tokio::sync::Mutex<()>>>,
+    /// Ingest of a twin's readings, from storing to publishing, one batch at a time (a twin's id
+    /// picks one of these), so that live readings leave in the order they were stamped.
+    pub(crate) ingest_order: Vec<tokio::sync::Mutex<()>>,
 }
 
 impl std::fmt::Debug for TwinService {
@@ -104,6 +107,7 @@ impl TwinService {
             hub: hub::Hub::new(config.twin.ws_queue),
             sensor_types: dashmap::DashMap::new(),
             building: dashmap::DashMap::new(),
+            ingest_order: (0..64).map(|_| tokio::sync::Mutex::new(())).collect(),
         }
     }
 

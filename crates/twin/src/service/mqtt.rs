@@ -1,13 +1,16 @@
 //! Readings from an MQTT broker: the server subscribes to `twin.mqtt_topic` with its `{twin}` and
-//! `{sensor}` levels as wildcards (QoS 1), and stores what arrives in batches (one transaction per
-//! twin and batch), then fans it out like any other reading. A payload is a JSON value, or an
+//! `{sensor}` levels as wildcards (QoS 1, MQTT 5, a persistent session), stores what arrives in
+//! batches (one transaction per twin and batch), fans it out like any other reading, and only then
+//! acknowledges it. A payload is a JSON value, or an
 //! object `{"value": ..., "ts": ...}`; what cannot be stored (unknown twin or sensor, a value of
 //! the wrong type, not JSON) is counted and logged, and never holds up the rest.
 
 use super::sensors::Incoming;
 use super::{Error, TwinService};
 use meridian_core::DomainError;
-use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+use rumqttc::v5::mqttbytes::v5::{Packet, Publish};
+use rumqttc::v5::mqttbytes::QoS;
+use rumqttc::v5::{AsyncClient, Event, MqttOptions};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -85,23 +88,76 @@ fn rejected(reason: &'static str, n: u64) {
     metrics::counter!("meridian_twin_mqtt_messages_total", "outcome" => reason).increment(n);
 }
 
+/// Unacknowledged messages the broker may have in flight to us (MQTT 5 Receive Maximum): the
+/// queue between the connection and the writer never holds more, so neither side waits on the
+/// other.
+const RECEIVE_MAXIMUM: u16 = 1000;
+/// How long the broker keeps our session (subscription and unacknowledged messages) while we are
+/// away.
+const SESSION_EXPIRY_SECS: u32 = 24 * 3600;
+/// The broker's count of messages it dropped (Mosquitto: queues full, inflight limits).
+const BROKER_DROPPED: &str = "$SYS/broker/publish/messages/dropped";
+/// Twins looked up by id that are remembered at most (found or not).
+const KNOWN_TWINS: usize = 4096;
+
+/// What the connection hands the writer, in the order the broker sent it: every message is
+/// acknowledged in that order once what it carries is stored (or refused for good).
+#[derive(Debug)]
+enum Delivery {
+    Reading { twin: String, reading: Incoming, ack: Publish },
+    Skipped(Publish),
+}
+
+/// The largest payload worth reading: a value of `max_value_bytes` with room for `ts`, the
+/// `{"value": ...}` wrapper and whitespace. Larger ones are counted (`too_large`) and skipped.
+fn payload_limit(max_value_bytes: usize) -> usize {
+    max_value_bytes.saturating_mul(2).saturating_add(1024)
+}
+
+/// The packet size the broker is told (MQTT 5 Maximum Packet Size): messages up to it reach us
+/// and are counted when too large; larger ones the broker discards without breaking the
+/// connection.
+fn packet_limit(max_value_bytes: usize) -> u32 {
+    u32::try_from(payload_limit(max_value_bytes).saturating_mul(4).max(1 << 20)).unwrap_or(u32::MAX)
+}
+
 /// Subscribes to the configured broker and ingests until `stop`; reconnects after failures.
+///
+/// MQTT 5 with a session kept for a day under a client id stored once per installation, QoS 1
+/// and manual acknowledgements: a message is acknowledged only after the batch holding it is
+/// committed, so readings in flight when the process stops are sent again when it comes back.
 pub async fn run(svc: Arc<TwinService>, stop: CancellationToken) {
     let cfg = svc.config.clone();
     let (Some((host, port)), Some(pattern)) = (host_port(&cfg.mqtt_url), TopicPattern::parse(&cfg.mqtt_topic)) else {
         tracing::error!(url = %cfg.mqtt_url, topic = %cfg.mqtt_topic, "MQTT ingest not started: bad twin.mqtt_url or twin.mqtt_topic");
         return;
     };
-    let mut options = MqttOptions::new(format!("meridian-{}", ulid::Ulid::new()), host, port);
+    let client_id = match svc
+        .store
+        .settings
+        .get_or_init("twin.mqtt_client_id", &format!("meridian-{}", ulid::Ulid::new().to_string().to_lowercase()))
+        .await
+    {
+        Ok(id) => id,
+        Err(e) => {
+            tracing::error!(error = %e, "MQTT ingest not started: the client id could not be read");
+            return;
+        }
+    };
+    let mut options = MqttOptions::new(client_id.clone(), host, port);
     options.set_keep_alive(Duration::from_secs(30));
-    options.set_clean_session(true);
-    options.set_max_packet_size(cfg.max_value_bytes + 4096, 4096);
-    options.set_inflight(200);
-    let (client, mut eventloop) = AsyncClient::new(options, 100);
+    options.set_clean_start(false);
+    options.set_session_expiry_interval(Some(SESSION_EXPIRY_SECS));
+    options.set_receive_maximum(Some(RECEIVE_MAXIMUM));
+    options.set_max_packet_size(Some(packet_limit(cfg.max_value_bytes)));
+    options.set_manual_acks(true);
+    let queue = usize::from(RECEIVE_MAXIMUM) * 2;
+    let (client, mut eventloop) = AsyncClient::new(options, queue);
     let filter = pattern.filter();
-    let (tx, rx) = mpsc::channel::<(String, Incoming)>(cfg.max_batch.max(1000));
-    let writer = tokio::spawn(write_batches(svc.clone(), rx, stop.clone()));
-    tracing::info!(url = %cfg.mqtt_url, filter = %filter, "MQTT ingest started");
+    let (tx, rx) = mpsc::channel::<Delivery>(queue);
+    let writer = tokio::spawn(write_batches(svc.clone(), client.clone(), rx, stop.clone()));
+    tracing::info!(url = %cfg.mqtt_url, filter = %filter, client_id = %client_id, "MQTT ingest started");
+    let limit = payload_limit(cfg.max_value_bytes);
     let mut seq: u64 = 0;
     loop {
         let event = tokio::select! {
@@ -109,24 +165,36 @@ pub async fn run(svc: Arc<TwinService>, stop: CancellationToken) {
             e = eventloop.poll() => e,
         };
         match event {
-            Ok(Event::Incoming(Packet::ConnAck(_))) => {
-                // A clean session forgets subscriptions: subscribe on every connection.
-                if let Err(e) = client.subscribe(filter.clone(), QoS::AtLeastOnce).await {
-                    tracing::warn!(error = %e, "MQTT subscribe failed");
+            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
+                metrics::counter!("meridian_twin_mqtt_connections_total").increment(1);
+                if !ack.session_present {
+                    if let Err(e) = client.subscribe(filter.clone(), QoS::AtLeastOnce).await {
+                        tracing::warn!(error = %e, "MQTT subscribe failed");
+                    }
                 }
+                // The broker's own count of what it dropped (a queue limit reached while the
+                // ingest was slow or away); brokers without it never answer.
+                let _ = client.subscribe(BROKER_DROPPED, QoS::AtMostOnce).await;
             }
             Ok(Event::Incoming(Packet::Publish(p))) => {
-                let Some((twin, sensor)) = pattern.ids(&p.topic) else {
-                    rejected("bad_topic", 1);
+                if p.topic.as_ref() == BROKER_DROPPED.as_bytes() {
+                    if let Some(n) = std::str::from_utf8(&p.payload).ok().and_then(|t| t.trim().parse::<f64>().ok()) {
+                        metrics::gauge!("meridian_twin_mqtt_broker_dropped_messages").set(n);
+                    }
                     continue;
+                }
+                let delivery = match classify(&pattern, &p, limit) {
+                    Ok((twin, sensor, value, ts)) => {
+                        seq += 1;
+                        let reading = Incoming { pointer: format!("/mqtt/{seq}"), sensor, value, ts };
+                        Delivery::Reading { twin, reading, ack: p }
+                    }
+                    Err(reason) => {
+                        rejected(reason, 1);
+                        Delivery::Skipped(p)
+                    }
                 };
-                let Some((value, ts)) = parse_payload(&p.payload) else {
-                    rejected("bad_payload", 1);
-                    continue;
-                };
-                seq += 1;
-                let r = Incoming { pointer: format!("/mqtt/{seq}"), sensor: sensor.to_owned(), value, ts };
-                if tx.send((twin.to_owned(), r)).await.is_err() {
+                if tx.send(delivery).await.is_err() {
                     break;
                 }
             }
@@ -142,13 +210,67 @@ pub async fn run(svc: Arc<TwinService>, stop: CancellationToken) {
     }
     drop(tx);
     let _ = writer.await;
+    // Acknowledgements queued by the writer's last batch go out before the connection closes.
+    let _ = client.disconnect().await;
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while let Ok(e) = eventloop.poll().await {
+            if matches!(e, Event::Outgoing(rumqttc::Outgoing::Disconnect)) {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
-/// Stores what the broker sent: everything that arrived since the last batch, per twin.
-async fn write_batches(svc: Arc<TwinService>, mut rx: mpsc::Receiver<(String, Incoming)>, stop: CancellationToken) {
-    let mut known: HashMap<String, (bool, Instant)> = HashMap::new();
-    let max = svc.config.max_batch;
-    let mut batch = Vec::with_capacity(max);
+/// The twin, sensor, value and instant a message carries, or why it is skipped.
+fn classify(
+    pattern: &TopicPattern,
+    p: &Publish,
+    limit: usize,
+) -> Result<(String, String, Value, Option<Value>), &'static str> {
+    let topic = std::str::from_utf8(&p.topic).map_err(|_| "bad_topic")?;
+    let (twin, sensor) = pattern.ids(topic).ok_or("bad_topic")?;
+    if p.payload.len() > limit {
+        return Err("too_large");
+    }
+    let (value, ts) = parse_payload(&p.payload).ok_or("bad_payload")?;
+    Ok((twin.to_owned(), sensor.to_owned(), value, ts))
+}
+
+/// Twins looked up by id, found or not, each remembered for [`TWIN_CACHE`] and at most
+/// [`KNOWN_TWINS`] of them.
+#[derive(Default)]
+struct KnownTwins(HashMap<String, (bool, Instant)>);
+
+impl KnownTwins {
+    async fn exists(&mut self, svc: &TwinService, twin: &str) -> bool {
+        if let Some((e, at)) = self.0.get(twin) {
+            if at.elapsed() < TWIN_CACHE {
+                return *e;
+            }
+        }
+        let e = svc.twin_by_id(twin).await.is_ok();
+        if self.0.len() >= KNOWN_TWINS {
+            self.0.retain(|_, (_, at)| at.elapsed() < TWIN_CACHE);
+        }
+        if self.0.len() < KNOWN_TWINS {
+            self.0.insert(twin.to_owned(), (e, Instant::now()));
+        }
+        e
+    }
+}
+
+/// Stores what the broker sent: everything that arrived since the last batch, per twin, then
+/// acknowledges it in the order it arrived.
+async fn write_batches(
+    svc: Arc<TwinService>,
+    client: AsyncClient,
+    mut rx: mpsc::Receiver<Delivery>,
+    stop: CancellationToken,
+) {
+    let mut known = KnownTwins::default();
+    let max = svc.config.max_batch.max(1);
+    let mut batch = Vec::with_capacity(max.min(usize::from(RECEIVE_MAXIMUM) * 2));
     loop {
         batch.clear();
         let n = tokio::select! {
@@ -158,36 +280,45 @@ async fn write_batches(svc: Arc<TwinService>, mut rx: mpsc::Receiver<(String, In
         if n == 0 {
             return;
         }
-        let mut by_twin: HashMap<String, Vec<Incoming>> = HashMap::new();
-        for (twin, r) in batch.drain(..) {
-            by_twin.entry(twin).or_default().push(r);
+        let mut by_twin: HashMap<&str, Vec<Incoming>> = HashMap::new();
+        for d in &batch {
+            if let Delivery::Reading { twin, reading, .. } = d {
+                by_twin.entry(twin.as_str()).or_default().push(reading.clone());
+            }
         }
         for (twin, readings) in by_twin {
-            let exists = match known.get(&twin) {
-                Some((e, at)) if at.elapsed() < TWIN_CACHE => *e,
-                _ => {
-                    let e = svc.twin_by_id(&twin).await.is_ok();
-                    known.insert(twin.clone(), (e, Instant::now()));
-                    e
-                }
-            };
-            if !exists {
+            if !known.exists(&svc, twin).await {
                 rejected("unknown_twin", readings.len() as u64);
                 continue;
             }
-            store_lenient(&svc, &twin, readings).await;
+            if !store_lenient(&svc, twin, readings, &stop).await {
+                // Stopping with readings not stored: left unacknowledged, the broker sends
+                // them again to the next session.
+                return;
+            }
+        }
+        for d in &batch {
+            let p = match d {
+                Delivery::Reading { ack, .. } => ack,
+                Delivery::Skipped(p) => p,
+            };
+            if let Err(e) = client.ack(p).await {
+                tracing::warn!(error = %e, "MQTT acknowledgement not sent; the broker will send the message again");
+            }
         }
     }
 }
 
-/// Stores the readings that can be stored, leaving out (and counting) the others.
-async fn store_lenient(svc: &TwinService, twin: &str, mut readings: Vec<Incoming>) {
-    for _ in 0..20 {
+/// Stores the readings that can be stored, leaving out (and counting) the others; a store that
+/// fails is tried again until it works or the server stops (false then).
+async fn store_lenient(svc: &TwinService, twin: &str, mut readings: Vec<Incoming>, stop: &CancellationToken) -> bool {
+    let mut wait = Duration::from_millis(100);
+    loop {
         let n = readings.len() as u64;
         match svc.ingest_checked(twin, readings.clone()).await {
             Ok(_) => {
                 metrics::counter!("meridian_twin_mqtt_messages_total", "outcome" => "stored").increment(n);
-                return;
+                return true;
             }
             Err(Error::Domain(DomainError::Invalid(errors))) => {
                 let bad: std::collections::HashSet<String> =
@@ -195,14 +326,27 @@ async fn store_lenient(svc: &TwinService, twin: &str, mut readings: Vec<Incoming
                 tracing::debug!(twin, rejected = bad.len(), first = ?errors.first(), "MQTT readings refused");
                 readings.retain(|r| !bad.contains(&r.pointer));
                 rejected("invalid", n - readings.len() as u64);
-                if readings.is_empty() || bad.is_empty() {
-                    return;
+                if readings.is_empty() {
+                    return true;
+                }
+                if bad.is_empty() {
+                    rejected("invalid", readings.len() as u64);
+                    return true;
                 }
             }
+            Err(Error::Domain(e)) => {
+                tracing::debug!(twin, error = %e, "MQTT readings refused");
+                rejected("invalid", n);
+                return true;
+            }
             Err(e) => {
-                tracing::warn!(twin, error = %e, "storing MQTT readings failed");
-                rejected("store_failed", n);
-                return;
+                tracing::warn!(twin, error = %e, retry_in = ?wait, "storing MQTT readings failed; trying again");
+                metrics::counter!("meridian_twin_mqtt_store_retries_total").increment(1);
+                tokio::select! {
+                    () = stop.cancelled() => return false,
+                    () = tokio::time::sleep(wait) => {}
+                }
+                wait = (wait * 2).min(Duration::from_secs(5));
             }
         }
     }

@@ -7,7 +7,7 @@ use super::hub::Message;
 use super::{twin_not_found, Error, Result, TwinService};
 use meridian_core::id::AccountId;
 use meridian_core::{DomainError, FieldError, Timestamp};
-use meridian_store::twin::{ReadingRow, SensorRow};
+use meridian_store::twin::{NewReading, ReadingRow, SensorRow};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -202,6 +202,15 @@ pub fn parse_instant(v: &Value) -> Option<i64> {
     }
 }
 
+/// What ingest stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Ingested {
+    /// Readings stored.
+    pub accepted: u64,
+    /// Of those, how many replaced a reading at the same instant (a `ts` the client sent again).
+    pub replaced: u64,
+}
+
 /// One reading as sent, before it is checked.
 #[derive(Clone, Debug)]
 pub struct Incoming {
@@ -388,15 +397,15 @@ impl TwinService {
 
     /// Ingests readings of a twin of `account`: every one is checked (its sensor exists, its
     /// value has the sensor's type, its instant is not in the future) or none is stored.
-    pub async fn ingest(&self, account: &AccountId, twin: &str, readings: Vec<Incoming>) -> Result<u64> {
+    pub async fn ingest(&self, account: &AccountId, twin: &str, readings: Vec<Incoming>) -> Result<Ingested> {
         self.twin_exists(account, twin).await?;
         self.ingest_checked(twin, readings).await
     }
 
     /// Ingests readings of a twin known to exist (MQTT names only the twin).
-    pub(crate) async fn ingest_checked(&self, twin: &str, readings: Vec<Incoming>) -> Result<u64> {
+    pub(crate) async fn ingest_checked(&self, twin: &str, readings: Vec<Incoming>) -> Result<Ingested> {
         if readings.is_empty() {
-            return Ok(0);
+            return Ok(Ingested::default());
         }
         if readings.len() > self.config.max_batch {
             return Err(DomainError::TooLarge(format!(
@@ -438,10 +447,10 @@ impl TwinService {
                 ));
                 continue;
             };
-            let ts = match &r.ts {
-                None | Some(Value::Null) => now,
+            let (ts, stamped) = match &r.ts {
+                None | Some(Value::Null) => (now, true),
                 Some(v) => match parse_instant(v) {
-                    Some(ts) if ts <= now + MAX_FUTURE_MS && ts >= -62_135_596_800_000 => ts,
+                    Some(ts) if ts <= now + MAX_FUTURE_MS && ts >= -62_135_596_800_000 => (ts, false),
                     Some(_) => {
                         errors.push(FieldError::new(
                             format!("{}/ts", r.pointer),
@@ -461,7 +470,7 @@ impl TwinService {
                 },
             };
             match check_value(*t, &r.value, self.config.max_value_bytes) {
-                Ok(value) => rows.push(ReadingRow { sensor_id: r.sensor, ts, value }),
+                Ok(value) => rows.push(NewReading { row: ReadingRow { sensor_id: r.sensor, ts, value }, stamped }),
                 Err(detail) => errors.push(FieldError::new(format!("{}/value", r.pointer), "invalid_value", detail)),
             }
             if errors.len() >= 100 {
@@ -471,10 +480,15 @@ impl TwinService {
         if !errors.is_empty() {
             return Err(DomainError::Invalid(errors).into());
         }
-        let n = self.store.twin.insert_readings(twin, &rows).await?;
-        metrics::counter!("meridian_twin_readings_total").increment(rows.len() as u64);
-        self.publish(twin, &rows);
-        Ok(n)
+        // Stored and published under the twin's turn: readings stamped in one order are
+        // published in that order, so live clients see every one of them.
+        let turn = &self.ingest_order[stripe(twin, self.ingest_order.len())];
+        let _turn = turn.lock().await;
+        let stored = self.store.twin.insert_readings(twin, rows).await?;
+        let accepted = stored.rows.len() as u64;
+        metrics::counter!("meridian_twin_readings_total").increment(accepted);
+        self.publish(twin, &stored.rows);
+        Ok(Ingested { accepted, replaced: stored.replaced })
     }
 
     /// Sends stored readings to the twin's live subscribers, serialised once.
@@ -561,6 +575,14 @@ impl TwinService {
             None => Err(twin_not_found(id)),
         }
     }
+}
+
+/// Which of `n` stripes a twin's id falls in.
+fn stripe(twin: &str, n: usize) -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    twin.hash(&mut h);
+    (h.finish() % n.max(1) as u64) as usize
 }
 
 /// The interface's message for a reading: `{"sensorId", "value", "ts"}`.

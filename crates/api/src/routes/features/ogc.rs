@@ -83,6 +83,9 @@ fn json_response(body: Value) -> Response {
 /// Only `f` is allowed on metadata resources.
 fn only_f(raw: &Option<String>) -> Result<(), ApiError> {
     for (k, v) in form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()) {
+        if k == "access_token" {
+            continue;
+        }
         if k != "f" {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,

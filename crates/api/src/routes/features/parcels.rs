@@ -40,7 +40,7 @@ fn output_crs(raw: &Option<String>) -> Result<Crs, ApiError> {
     for (k, v) in form_urlencoded::parse(raw.as_bytes()) {
         match k.as_ref() {
             "crs" => return parse_crs("crs", &v),
-            "f" => {}
+            "f" | "access_token" => {}
             other => {
                 return Err(ApiError::new(
                     StatusCode::BAD_REQUEST,

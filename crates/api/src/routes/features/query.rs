@@ -186,6 +186,8 @@ pub fn parse(
             other if collection != PARCELS && known.iter().any(|(k, _)| k == other) => {
                 q.equals.push((other.to_owned(), value.clone()))
             }
+            // Authentication read it (QGIS sends it in the URL); links carry it on.
+            "access_token" => {}
             other => return Err(bad(other, "unknown_parameter", "this parameter is not supported here")),
         }
     }

@@ -165,7 +165,7 @@ pub struct ReadingIn {
     request_body(content = ReadingIn, description = "`{\"value\": 21.5, \"ts\": \"...\"}`, `{\"readings\": [{value, ts}, ...]}` or an array; \
         every reading is checked (value against the sensor's type, ts) or none is stored"),
     responses(
-        (status = 202, description = "`{accepted}`: stored, and sent to the twin's WebSocket clients", content_type = "application/json"),
+        (status = 202, description = "`{accepted, replaced}`: stored, and sent to the twin's WebSocket clients; `replaced` counts readings whose `ts` the sensor already had (a retry: the earlier reading was replaced). Readings without `ts` are stamped by the server and never replace one", content_type = "application/json"),
         (status = 413, description = "More readings than `twin.max_batch`", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 422, description = "A reading is wrong (its pointer says which); nothing was stored", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
@@ -178,8 +178,8 @@ async fn post_sensor_readings(
 ) -> ApiResult<Response> {
     state.twin.sensor(&caller.account_id, &twin_id, &sensor_id).await.map_err(twin_error)?;
     let readings = parse_readings(body, Some(&sensor_id), state.twin.config().max_batch).map_err(twin_error)?;
-    let n = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(twin_error)?;
-    Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": n }))).into_response())
+    let stored = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(twin_error)?;
+    Ok((StatusCode::ACCEPTED, Json(stored)).into_response())
 }
 
 #[utoipa::path(
@@ -190,7 +190,7 @@ async fn post_sensor_readings(
     request_body(content = ReadingIn, description = "`{\"readings\": [{\"sensorId\", \"value\", \"ts\"}, ...]}` or an array: readings of any \
         sensors of the twin, checked all or none"),
     responses(
-        (status = 202, description = "`{accepted}`: stored, and sent to the twin's WebSocket clients", content_type = "application/json"),
+        (status = 202, description = "`{accepted, replaced}`: stored, and sent to the twin's WebSocket clients; `replaced` counts readings whose `ts` the sensor already had (a retry: the earlier reading was replaced). Readings without `ts` are stamped by the server and never replace one", content_type = "application/json"),
         (status = 413, description = "More readings than `twin.max_batch`", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 422, description = "A reading is wrong (unknown sensor, value of the wrong type, bad ts); nothing was stored", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
@@ -202,8 +202,8 @@ async fn post_readings(
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
     let readings = parse_readings(body, None, state.twin.config().max_batch).map_err(twin_error)?;
-    let n = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(twin_error)?;
-    Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": n }))).into_response())
+    let stored = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(twin_error)?;
+    Ok((StatusCode::ACCEPTED, Json(stored)).into_response())
 }
 
 /// A time range of readings.

@@ -33,6 +33,19 @@ const MAX_CLIENT_MESSAGE: usize = 64 * 1024;
 const READ_BUFFER: usize = 4 * 1024;
 /// Most frames written before one flush.
 const BATCH: usize = 256;
+/// Longest a write to the client may take: a client that stops reading is closed after it, and
+/// pings and shutdown never wait behind it for longer.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One WebSocket of an account, counted until dropped: when the session ends, when the upgrade
+/// never happens, and when the session panics.
+struct OpenSocket(Arc<AtomicUsize>);
+
+impl Drop for OpenSocket {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// Routes of the WebSocket.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -97,8 +110,9 @@ async fn twin_socket(
     let limit = state.config.twin.max_ws_per_account;
     let open =
         state.twin_sockets.entry(caller.account_id.clone()).or_insert_with(|| Arc::new(AtomicUsize::new(0))).clone();
+    let counted = OpenSocket(open.clone());
     if open.fetch_add(1, Ordering::SeqCst) >= limit {
-        open.fetch_sub(1, Ordering::SeqCst);
+        drop(counted);
         return Err(ApiError::new(
             axum::http::StatusCode::TOO_MANY_REQUESTS,
             "rate_limited",
@@ -108,14 +122,17 @@ async fn twin_socket(
     }
     let ping = state.config.twin.ws_ping;
     let stop = state.requests.clone();
+    // The socket stays counted against the server's connection caps while it is open.
+    let hold = parts.extensions.get::<crate::extract::ConnectionHold>().cloned();
     Ok(ws
         .max_message_size(MAX_CLIENT_MESSAGE)
         .read_buffer_size(READ_BUFFER)
         .on_upgrade(move |socket| async move {
+            let _counted = counted;
+            let _hold = hold;
             metrics::gauge!("meridian_twin_websockets").increment(1.0);
             session(socket, feed, ping, stop).await;
             metrics::gauge!("meridian_twin_websockets").decrement(1.0);
-            open.fetch_sub(1, Ordering::SeqCst);
         })
         .into_response())
 }
@@ -151,6 +168,21 @@ enum Incoming {
     Binary,
     /// Any frame (a pong, a ping): the client is alive.
     Heard,
+    /// The client broke the protocol: the close code and reason to answer with.
+    Broken(u16, &'static str),
+}
+
+/// The close code for a read error: 1009 for a message over the limit, 1007 for text that is
+/// not UTF-8, 1002 for any other protocol error.
+fn close_code(e: &axum::Error) -> (u16, &'static str) {
+    let text = e.to_string().to_ascii_lowercase();
+    if text.contains("too long") || text.contains("space limit") || text.contains("too big") {
+        (1009, "message too big")
+    } else if text.contains("utf-8") || text.contains("utf8") {
+        (1007, "text frames are UTF-8")
+    } else {
+        (1002, "protocol error")
+    }
 }
 
 /// Reads the client's frames on its own task, so that writing readings never polls the socket's
@@ -162,7 +194,12 @@ fn spawn_reader(mut rx: futures::stream::SplitStream<WebSocket>) -> tokio::sync:
             let m = match frame {
                 Ok(Message::Text(t)) => Incoming::Text(t.as_str().to_owned()),
                 Ok(Message::Binary(_)) => Incoming::Binary,
-                Ok(Message::Close(_)) | Err(_) => break,
+                Ok(Message::Close(_)) => break,
+                Err(e) => {
+                    let (code, reason) = close_code(&e);
+                    let _ = tx.send(Incoming::Broken(code, reason)).await;
+                    break;
+                }
                 Ok(_) => Incoming::Heard,
             };
             if tx.send(m).await.is_err() {
@@ -176,6 +213,11 @@ fn spawn_reader(mut rx: futures::stream::SplitStream<WebSocket>) -> tokio::sync:
 /// A frame for the client: the shared bytes, checked as UTF-8 once more by the type.
 fn text(b: bytes::Bytes) -> Option<Message> {
     axum::extract::ws::Utf8Bytes::try_from(b).ok().map(Message::Text)
+}
+
+/// Sends one frame within [`WRITE_TIMEOUT`]; false when it could not.
+async fn send(tx: &mut futures::stream::SplitSink<WebSocket, Message>, m: Message) -> bool {
+    matches!(tokio::time::timeout(WRITE_TIMEOUT, tx.send(m)).await, Ok(Ok(())))
 }
 
 /// Carries a feed to a socket until either ends.
@@ -194,19 +236,19 @@ async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: Cancel
         tokio::select! {
             biased;
             () = &mut stopped => {
-                let _ = tx.send(close(1001, "server shutting down")).await;
+                let _ = send(&mut tx, close(1001, "server shutting down")).await;
                 return;
             }
             out = feed.next() => {
                 let first = match out {
                     Ok(Some(o)) => o,
                     Ok(None) => {
-                        let _ = tx.send(close(1000, "feed ended")).await;
+                        let _ = send(&mut tx, close(1000, "feed ended")).await;
                         return;
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "twin feed failed");
-                        let _ = tx.send(close(1011, "server error")).await;
+                        let _ = send(&mut tx, close(1011, "server error")).await;
                         return;
                     }
                 };
@@ -216,12 +258,12 @@ async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: Cancel
                     match o {
                         Out::Text(t) => {
                             let Some(frame) = text(t) else { continue };
-                            if tx.feed(frame).await.is_err() {
+                            if !matches!(tokio::time::timeout(WRITE_TIMEOUT, tx.feed(frame)).await, Ok(Ok(()))) {
                                 return;
                             }
                         }
                         Out::Close(code, reason) => {
-                            let _ = tx.send(close(code, reason)).await;
+                            let _ = send(&mut tx, close(code, reason)).await;
                             return;
                         }
                     }
@@ -230,7 +272,7 @@ async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: Cancel
                         next = feed.try_next();
                     }
                 }
-                if tx.flush().await.is_err() {
+                if !matches!(tokio::time::timeout(WRITE_TIMEOUT, tx.flush()).await, Ok(Ok(()))) {
                     return;
                 }
             }
@@ -239,7 +281,11 @@ async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: Cancel
                 match m {
                     None => return,
                     Some(Incoming::Binary) => {
-                        let _ = tx.send(close(1003, "text frames only")).await;
+                        let _ = send(&mut tx, close(1003, "text frames only")).await;
+                        return;
+                    }
+                    Some(Incoming::Broken(code, reason)) => {
+                        let _ = send(&mut tx, close(code, reason)).await;
                         return;
                     }
                     Some(Incoming::Heard) => {}
@@ -247,11 +293,11 @@ async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: Cancel
                         if let Err(detail) = client_message(&mut feed, &t) {
                             strikes += 1;
                             if strikes >= 10 {
-                                let _ = tx.send(close(1008, "too many bad messages")).await;
+                                let _ = send(&mut tx, close(1008, "too many bad messages")).await;
                                 return;
                             }
                             let notice = serde_json::json!({ "type": "error", "detail": detail }).to_string();
-                            if tx.send(Message::Text(notice.into())).await.is_err() {
+                            if !send(&mut tx, Message::Text(notice.into())).await {
                                 return;
                             }
                         }
@@ -260,10 +306,10 @@ async fn session(socket: WebSocket, mut feed: Feed, ping: Duration, stop: Cancel
             }
             _ = ticker.tick() => {
                 if heard.elapsed() > ping * 3 {
-                    let _ = tx.send(close(1001, "no answer to pings")).await;
+                    let _ = send(&mut tx, close(1001, "no answer to pings")).await;
                     return;
                 }
-                if tx.send(Message::Ping(Vec::new().into())).await.is_err() {
+                if !send(&mut tx, Message::Ping(Vec::new().into())).await {
                     return;
                 }
             }
