@@ -310,6 +310,14 @@ pub fn like(text: &str, pattern: &str, case_insensitive: bool) -> bool {
 }
 
 fn spatial(op: SpatialOp, a: &Geometry<f64>, b: &Geometry<f64>) -> bool {
+    // Intersection is tested directly, part by part with bounding-box shortcuts: a full DE-9IM
+    // matrix builds a topology graph of every edge, which for a many-part literal (a DWithin
+    // distance grown into capsules) costs seconds per feature.
+    match op {
+        SpatialOp::Intersects => return geo::Intersects::intersects(a, b),
+        SpatialOp::Disjoint => return !geo::Intersects::intersects(a, b),
+        _ => {}
+    }
     let m = a.relate(b);
     match op {
         SpatialOp::Intersects => m.is_intersects(),

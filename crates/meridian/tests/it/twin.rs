@@ -835,6 +835,7 @@ async fn readings_published_over_mqtt_are_stored_and_streamed() {
 
     let mut options = rumqttc::MqttOptions::new(format!("{prefix}-pub"), "127.0.0.1", 1883);
     options.set_keep_alive(Duration::from_secs(5));
+    options.set_max_packet_size(1 << 20, 1 << 20);
     let (client, mut eventloop) = rumqttc::AsyncClient::new(options, 100);
     tokio::spawn(async move { while eventloop.poll().await.is_ok() {} });
     let ts = rfc3339(chrono::Utc::now());
@@ -862,9 +863,9 @@ async fn readings_published_over_mqtt_are_stored_and_streamed() {
     assert!(values.contains(&3.25) && values.contains(&4.5), "{values:?}");
     assert!(values.iter().all(|v| *v == 3.25 || *v == 4.5), "only the good readings are stored: {values:?}");
 
-    // A message larger than a value can be (9 KB) is skipped and counted; the connection stays,
+    // A message larger than a value can be (20 KB) is skipped and counted; the connection stays,
     // so the readings right after it all arrive.
-    let big = json!({"value": "x".repeat(9000)}).to_string();
+    let big = json!({"value": "x".repeat(20_000)}).to_string();
     client.publish(format!("{prefix}/{id}/level"), rumqttc::QoS::AtLeastOnce, false, big).await.unwrap();
     let base = chrono::Utc::now();
     for i in 0..14 {
