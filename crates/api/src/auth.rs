@@ -91,10 +91,7 @@ fn has_header(req: &Request) -> bool {
 /// Paths whose answers carry the URL's `access_token` on into their own links (OGC capabilities,
 /// OGC API Features pages, the twin's tileset): the token stays in their query.
 fn keeps_query_token(path: &str) -> bool {
-    path.starts_with("/api/v1/ogc/")
-        || path.starts_with("/api/v1/realtime/")
-        || path.starts_with("/api/v1/collections")
-        || path == "/api/v1/conformance"
+    path.starts_with("/api/v1/ogc/") || path.starts_with("/api/v1/realtime/")
 }
 
 /// Takes `access_token` out of the request's query, so that areas whose parameters are checked

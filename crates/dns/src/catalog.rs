@@ -123,7 +123,13 @@ impl Catalog {
             })
             .await;
             let Ok((data, cache)) = built else {
-                tracing::error!(zone = %v.name, "building the zone snapshot failed");
+                // The zone keeps being served as it was: a rebuild that fails must not take it
+                // off the air.
+                tracing::error!(zone = %v.name, "building the zone snapshot failed; serving the previous one");
+                metrics::counter!("meridian_dns_zone_build_failures_total").increment(1);
+                if let Some(z) = current.get(&v.name) {
+                    next.insert(v.name.clone(), z.clone());
+                }
                 continue;
             };
             if let Ok(mut caches) = self.caches.lock() {

@@ -125,7 +125,13 @@ pub struct DnsServer {
     keys: KeyRing,
     transfer_from: Vec<IpNet>,
     config: Arc<DnsConfig>,
+    /// Dynamic updates over UDP being handled at once; past it new ones are dropped (counted), as
+    /// an overloaded server does, and the client's retry comes later.
+    updates: Arc<tokio::sync::Semaphore>,
 }
+
+/// Most UDP dynamic updates handled at once.
+const MAX_UDP_UPDATES: usize = 64;
 
 fn rcode_name(rcode: ResponseCode) -> &'static str {
     match rcode {
@@ -161,7 +167,8 @@ impl DnsServer {
     pub fn new(catalog: Arc<Catalog>, service: Arc<DnsService>, config: Arc<DnsConfig>) -> Result<Self, String> {
         let keys = KeyRing::from_config(&config.tsig_keys)?;
         let transfer_from = parse_networks(&config.allow_transfer)?;
-        Ok(Self { catalog, service, keys, transfer_from, config })
+        let updates = Arc::new(tokio::sync::Semaphore::new(MAX_UDP_UPDATES));
+        Ok(Self { catalog, service, keys, transfer_from, config, updates })
     }
 
     /// Serves until `shutdown`: a thread per UDP socket and a TCP acceptor.
@@ -222,10 +229,16 @@ impl DnsServer {
                     }
                     UdpReply::Later => {
                         sender.cancel();
-                        // A dynamic update: answered in its own task, so that queries keep flowing.
+                        // A dynamic update: answered in its own task, so that queries keep flowing,
+                        // and only so many at once.
+                        let Ok(permit) = self.updates.clone().try_acquire_owned() else {
+                            metrics::counter!("meridian_dns_updates_dropped_total").increment(1);
+                            continue;
+                        };
                         let (server, socket, msg) = (self.clone(), socket.clone(), msg.to_vec());
                         let (from, dest) = (r.from, r.dest);
                         runtime.spawn(async move {
+                            let _permit = permit;
                             for reply in server.handle(&msg, from, false).await {
                                 if let Err(e) = crate::udp::send_one(&socket, &reply, from, dest) {
                                     tracing::debug!(error = %e, %from, "udp send failed");

@@ -16,8 +16,9 @@ use tokio::runtime::Handle;
 /// Bytes one range request fetches (aligned blocks).
 const BLOCK: u64 = 256 * 1024;
 
-/// Blocks kept per open file; the cache starts afresh when full.
-const CACHED_BLOCKS: usize = 64;
+/// Blocks kept per open file (2 MiB; up to 256 files stay open, so 512 MiB in all at most); the
+/// cache starts afresh when full.
+const CACHED_BLOCKS: usize = 8;
 
 /// A client for remote assets under `policy`.
 pub fn client(policy: Policy) -> reqwest::Result<reqwest::Client> {
@@ -74,11 +75,21 @@ impl RemoteFile {
             if r.status() != StatusCode::PARTIAL_CONTENT {
                 return Err(std::io::Error::other(format!("{}: answered {} to a range request", self.url, r.status())));
             }
-            let bytes = r.bytes().await.map_err(std::io::Error::other)?;
-            if bytes.len() as u64 != end - start + 1 {
+            // Read as it arrives and stopped at the length asked for: a server that sends more
+            // than the range is not buffered whole.
+            let want = (end - start + 1) as usize;
+            let mut bytes = Vec::with_capacity(want);
+            let mut r = r;
+            while let Some(chunk) = r.chunk().await.map_err(std::io::Error::other)? {
+                if bytes.len() + chunk.len() > want {
+                    return Err(std::io::Error::other(format!("{}: a range came back longer than asked", self.url)));
+                }
+                bytes.extend_from_slice(&chunk);
+            }
+            if bytes.len() != want {
                 return Err(std::io::Error::other(format!("{}: a range came back short", self.url)));
             }
-            Ok(bytes.to_vec())
+            Ok(bytes)
         };
         let data = Arc::new(self.handle.block_on(fetch)?);
         let mut blocks = self.blocks.lock().unwrap_or_else(|p| p.into_inner());

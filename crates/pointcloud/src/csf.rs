@@ -40,6 +40,9 @@ use rayon::prelude::*;
 use std::collections::VecDeque;
 
 /// Errors of the cloth simulation filter.
+/// Most grid cells a point: a sparser cloud is refused for the cell size asked for.
+pub const SPARSE: u64 = 256;
+
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum CsfError {
     /// A parameter is out of its range.
@@ -119,7 +122,7 @@ impl Default for Csf {
             hdiff: 0.3,
             ignore: Vec::new(),
             returns: vec![ReturnKind::Last, ReturnKind::Only],
-            max_cells: 50_000_000,
+            max_cells: 20_000_000,
         }
     }
 }
@@ -242,8 +245,11 @@ impl Csf {
         let cols = ((x1 - x0) / self.resolution).floor() + 1.0 + extra;
         let rows = ((y1 - y0) / self.resolution).floor() + 1.0 + extra;
         let cells = cols * rows;
-        if cells.is_nan() || cells > self.max_cells as f64 {
-            return Err(CsfError::GridTooLarge { cells: cells.min(u64::MAX as f64) as u64, limit: self.max_cells });
+        // A grid far larger than its points (a few points over kilometres) buys no detail and
+        // costs memory and time in proportion to its cells: it is held to `SPARSE` cells a point.
+        let limit = self.max_cells.min((points.len() as u64).saturating_mul(SPARSE).max(1 << 16));
+        if cells.is_nan() || cells > limit as f64 {
+            return Err(CsfError::GridTooLarge { cells: cells.min(u64::MAX as f64) as u64, limit });
         }
         let grid = Grid {
             cols: cols as usize,

@@ -16,7 +16,11 @@
 
 use crate::reader::PointCloud;
 
+/// Most grid cells a point: a sparser cloud is refused for the cell size asked for.
+pub const SPARSE: u64 = 256;
+
 /// Errors of the ground filter.
+
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum SmrfError {
     /// A parameter is out of its range.
@@ -104,7 +108,7 @@ impl Default for Smrf {
             cut: 0.0,
             ignore: Vec::new(),
             returns: vec![ReturnKind::Last, ReturnKind::Only],
-            max_cells: 50_000_000,
+            max_cells: 20_000_000,
         }
     }
 }
@@ -207,8 +211,11 @@ impl Smrf {
         let cols = ((x1 - x0) / self.cell).floor() + 1.0;
         let rows = ((y1 - y0) / self.cell).floor() + 1.0;
         let cells = cols * rows;
-        if cells.is_nan() || cells > self.max_cells as f64 {
-            return Err(SmrfError::GridTooLarge { cells: cells.min(u64::MAX as f64) as u64, limit: self.max_cells });
+        // A grid far larger than its points (a few points over kilometres) buys no detail and
+        // costs memory and time in proportion to its cells: it is held to `SPARSE` cells a point.
+        let limit = self.max_cells.min(((0..n).filter(|&i| take(i)).count() as u64).saturating_mul(SPARSE).max(1 << 16));
+        if cells.is_nan() || cells > limit as f64 {
+            return Err(SmrfError::GridTooLarge { cells: cells.min(u64::MAX as f64) as u64, limit });
         }
         let grid = Grid { cols: cols as usize, rows: rows as usize, x0, y0, cell: self.cell };
         let cell_of = |i: usize| grid.index(x[i], y[i]);
@@ -575,5 +582,22 @@ mod tests {
         let s = Smrf { max_cells: 100, ..Smrf::default() };
         assert!(matches!(s.classify(&[0.0, 1e6], &[0.0, 1e6], &[0.0, 0.0], None), Err(SmrfError::GridTooLarge { .. })));
         assert_eq!(Smrf::default().classify(&[], &[], &[], None).unwrap(), Vec::<bool>::new());
+    }
+
+    /// 50 points over 7 × 7 km at a 1 m cell: 49 million cells for 50 points used to take minutes
+    /// and gigabytes; the grid is now held to `SPARSE` cells a point and the filter refuses it
+    /// before allocating anything.
+    #[test]
+    fn a_sparse_cloud_is_refused_before_its_grid_is_built() {
+        let x: Vec<f64> = (0..50).map(|i| f64::from(i) * 140.0).collect();
+        let y: Vec<f64> = (0..50).map(|i| f64::from(i % 7) * 1000.0).collect();
+        let z = vec![10.0; 50];
+        match Smrf::default().classify(&x, &y, &z, None) {
+            Err(SmrfError::GridTooLarge { cells, limit }) => {
+                assert!(cells > 40_000_000, "{cells}");
+                assert_eq!(limit, 1 << 16);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -292,8 +292,22 @@ async fn ogc_other_tenants_layers_are_invisible_and_tokens_ride_in_links() {
         .await
         .unwrap();
     assert_eq!(r.status(), 401);
-    // Other areas do not read the query string.
+    // One rule for every area: a read takes an access token in the URL (QGIS's OAPIF provider,
+    // a COG or COPC viewer), and the areas whose parameters are checked strictly never see it; a
+    // write never takes one.
     let r = s.client.get(s.url(&format!("/api/v1/account?access_token={token}"))).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let r = s.client.get(s.url(&format!("/api/v1/ogc/v1/features/collections/parcels/items?limit=1&access_token={token}"))).send().await.unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let r = s.client.get(s.url(&format!("/api/v1/pointcloud?access_token={token}"))).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let r = s
+        .client
+        .post(s.url(&format!("/api/v1/realtime/twins?access_token={token}")))
+        .json(&serde_json::json!({"bbox": [0, 0, 1, 1]}))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 401);
 }
 

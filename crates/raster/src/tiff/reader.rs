@@ -32,6 +32,9 @@ impl Default for Limits {
     }
 }
 
+/// Most bytes of one tag's values.
+const MAX_TAG_BYTES: u64 = 32 << 20;
+
 /// Uncompressed single strips are read in slices of about this many bytes.
 const STRIP_SLICE_BYTES: usize = 1 << 20;
 
@@ -333,6 +336,11 @@ impl GeoTiff {
         let size = (type_size(e.typ).unwrap_or(1) as u64).saturating_mul(e.count);
         if size > self.src.size() || e.offset.saturating_add(size) > self.src.size() {
             return Err(Error::invalid("tag values past end of file"));
+        }
+        // The file's size bounds nothing when the source is remote (its server states the size):
+        // no tag of a readable image is this large (a million tile offsets are 8 MiB).
+        if size > MAX_TAG_BYTES {
+            return Err(Error::invalid(format!("a tag holds {size} bytes of values, more than {MAX_TAG_BYTES}")));
         }
         let mut buf = vec![0u8; size as usize];
         self.src.read_exact_at(&mut buf, e.offset)?;
