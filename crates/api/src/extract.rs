@@ -16,7 +16,8 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Json<T>(pub T);
 
-fn is_json(content_type: Option<&str>) -> bool {
+/// Whether a Content-Type is JSON (`application/json` or `application/*+json`).
+pub fn is_json(content_type: Option<&str>) -> bool {
     let Some(ct) = content_type else { return false };
     let essence = ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
@@ -321,4 +322,10 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestCancel {
         // Outside the router's layers (a handler called directly) nothing cancels: a fresh token.
         Ok(parts.extensions.get::<RequestCancel>().cloned().unwrap_or_default())
     }
+}
+
+/// Whether an `Accept` header asks for HTML before JSON (a browser's does; a client that names
+/// an `application/` type first does not).
+pub fn prefers_html(accept: &str) -> bool {
+    accept.contains("text/html") && !accept.trim_start().starts_with("application/")
 }

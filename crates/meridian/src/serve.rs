@@ -36,9 +36,35 @@ fn init_logging(config: &Config) {
     };
 }
 
+/// Takes the data folder for this process: a second `serve` on the same folder would share the
+/// embedded database's writer and the blobs with the first, unseen. The lock is the operating
+/// system's (`flock`), so it goes with the process however it ends.
+fn lock_data_dir(config: &Config) -> anyhow::Result<std::fs::File> {
+    let dir = &config.server.data_dir;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating the data folder {}", dir.display()))?;
+    let path = dir.join("meridian.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => anyhow::bail!(
+            "another meridian process is serving the data folder {} (it holds {}); stop it, or give this one \
+             its own --data-dir",
+            dir.display(),
+            path.display()
+        ),
+        Err(std::fs::TryLockError::Error(e)) => Err(e).with_context(|| format!("locking {}", path.display())),
+    }
+}
+
 /// Runs the platform until a shutdown signal.
 pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     init_logging(&config);
+    let _data_dir = lock_data_dir(&config)?;
     let signal = shutdown_signal();
     let config = Arc::new(config);
     let store = open_store(&config).await?;

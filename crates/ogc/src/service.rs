@@ -170,8 +170,13 @@ impl OgcService {
     }
 
     /// Whether `crs` is offered.
+    /// The capabilities list `config.crs` (and each layer its own UTM zone); a map is drawn in
+    /// any CRS the CRS module can transform to (a Landsat scene's UTM zone, a national grid), as
+    /// WFS answers in them.
     pub(crate) fn offers(&self, crs: Crs) -> bool {
-        self.config.crs.contains(&crs) || (crs == Crs::Crs84 && self.config.crs.contains(&Crs::Epsg(4326)))
+        self.config.crs.contains(&crs)
+            || (crs == Crs::Crs84 && self.config.crs.contains(&Crs::Epsg(4326)))
+            || meridian_core::crs::Transformer::new(Crs::Crs84, crs).is_ok()
     }
 
     /// Every layer of `account`, grouped by source (the capabilities documents).

@@ -138,7 +138,7 @@ pub(crate) fn write_glb(
                            "count": mesh.indices.len(), "type": "SCALAR" }));
     let mut primitive = json!({ "attributes": attributes, "indices": accessors.len() - 1, "material": 0, "mode": 4 });
     let mut root = Map::new();
-    root.insert("asset".into(), json!({ "version": "2.0", "generator": "meridian-twin" }));
+    root.insert("asset".into(), json!({ "version": "2.0", "generator": crate::GENERATOR }));
     if let Some(md) = metadata {
         primitive["extensions"] = json!({ "EXT_mesh_features": { "featureIds": [
             { "featureCount": md.count, "attribute": 0, "propertyTable": 0 }

@@ -25,6 +25,9 @@ pub use frame::{geodetic_to_ecef, EnuFrame, WGS84_A, WGS84_F};
 pub use metadata::{CLASS, SCHEMA_ID};
 pub use tileset::{build_tileset, TERRAIN_URI};
 
+/// The `asset.generator` of every tileset and glTF the area writes, whichever path built it.
+pub const GENERATOR: &str = concat!("Meridian ", env!("CARGO_PKG_VERSION"));
+
 use serde_json::Value;
 
 /// A building or parcel footprint to extrude.

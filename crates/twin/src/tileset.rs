@@ -295,7 +295,7 @@ pub fn build_tileset(
     root.0["transform"] = json!(frame.transform());
     let root_error = root.0["geometricError"].as_f64().unwrap_or(0.0);
     let tileset = json!({
-        "asset": { "version": "1.1", "generator": "meridian-twin" },
+        "asset": { "version": "1.1", "generator": crate::GENERATOR },
         "geometricError": (2.0 * root_error).max(diagonal(root.1) / 4.0).max(1.0),
         "root": root.0,
     });

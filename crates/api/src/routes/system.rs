@@ -83,20 +83,55 @@ pub fn landing_body() -> serde_json::Value {
             {"rel": "cadastre", "type": "application/geo+json", "href": "/api/v1/cadastre/parcels"},
             {"rel": "dem", "type": "application/json", "href": "/api/v1/dem/datasets"},
             {"rel": "ogc-features", "type": "application/json", "href": "/api/v1/ogc/v1/features"},
+            {"rel": "wms", "type": "text/xml", "href": "/api/v1/ogc/wms?SERVICE=WMS&REQUEST=GetCapabilities"},
+            {"rel": "wmts", "type": "application/xml", "href": "/api/v1/ogc/wmts/1.0.0/WMTSCapabilities.xml"},
+            {"rel": "wfs", "type": "application/xml", "href": "/api/v1/ogc/wfs?SERVICE=WFS&REQUEST=GetCapabilities"},
+            {"rel": "eo", "type": "application/json", "title": "STAC API", "href": "/api/v1/eo"},
+            {"rel": "pointcloud", "type": "application/json", "href": "/api/v1/pointcloud"},
+            {"rel": "twins", "type": "application/json", "href": "/api/v1/realtime/twins"},
             {"rel": "webhooks", "type": "application/json", "href": "/api/v1/webhooks/subscriptions"},
             {"rel": "jobs", "type": "application/json", "href": "/api/v1/jobs"},
         ]
     })
 }
 
-#[utoipa::path(get, path = "/", tag = "system", responses((status = 200, description = "Links to the APIs and docs", body = Object)))]
-async fn root() -> Json<serde_json::Value> {
-    Json(landing_body())
+/// The landing page as a browser asks for it: the same links as HTML.
+fn landing_html() -> String {
+    let body = landing_body();
+    let escape = |t: &str| t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
+    let mut items = String::new();
+    for l in body["links"].as_array().into_iter().flatten() {
+        let href = escape(l["href"].as_str().unwrap_or(""));
+        let rel = escape(l["rel"].as_str().unwrap_or(""));
+        let title = l["title"].as_str().map(|t| format!(" ({})", escape(t))).unwrap_or_default();
+        items.push_str(&format!("<li><a href=\"{href}\">{rel}</a>{title} <code>{href}</code></li>\n"));
+    }
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Meridian</title></head>\n\
+         <body><h1>Meridian</h1><p>DNS, geospatial, digital twin and webhook platform. Every API but sign-up \
+         takes an API key (<code>Authorization: Bearer mrd_...</code>); the reference is at <a href=\"/docs\">/docs</a>.</p>\n\
+         <ul>\n{items}</ul></body></html>\n"
+    )
 }
 
-#[utoipa::path(get, path = "/api/v1", tag = "system", responses((status = 200, description = "Links to the APIs and docs", body = Object)))]
-async fn landing() -> Json<serde_json::Value> {
-    Json(landing_body())
+/// JSON, or HTML for a client that prefers it (a browser).
+fn landing_answer(headers: &axum::http::HeaderMap) -> Response {
+    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if crate::extract::prefers_html(accept) {
+        Html(landing_html()).into_response()
+    } else {
+        Json(landing_body()).into_response()
+    }
+}
+
+#[utoipa::path(get, path = "/", tag = "system", responses((status = 200, description = "Links to every area's API and the docs; HTML for a browser (Accept: text/html)", body = Object)))]
+async fn root(headers: axum::http::HeaderMap) -> Response {
+    landing_answer(&headers)
+}
+
+#[utoipa::path(get, path = "/api/v1", tag = "system", responses((status = 200, description = "Links to every area's API and the docs; HTML for a browser (Accept: text/html)", body = Object)))]
+async fn landing(headers: axum::http::HeaderMap) -> Response {
+    landing_answer(&headers)
 }
 
 #[utoipa::path(

@@ -257,3 +257,25 @@ async fn cors_origins_can_be_listed() {
     let other = meridian_api::router(h.state.clone()).oneshot(preflight("https://evil.example")).await.unwrap();
     assert!(other.headers().get("access-control-allow-origin").is_none());
 }
+
+/// The landing page links every area, and a browser gets it as HTML.
+#[tokio::test]
+async fn the_landing_page_links_every_area_and_speaks_html_to_browsers() {
+    let h = Harness::new().await;
+    let (_, key) = h.account("landing@example.com").await;
+    let (_, body) = h.call("GET", "/", &key).await;
+    let rels: Vec<&str> = body["links"].as_array().unwrap().iter().map(|l| l["rel"].as_str().unwrap()).collect();
+    for rel in ["dns", "cadastre", "dem", "eo", "pointcloud", "twins", "ogc-features", "wms", "wmts", "wfs", "webhooks"] {
+        assert!(rels.contains(&rel), "{rel} missing from {rels:?}");
+    }
+    let req = Request::builder()
+        .uri("/")
+        .header("accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+        .body(Body::empty())
+        .unwrap();
+    let response = meridian_api::router(h.state.clone()).oneshot(req).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    let html = String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(html.contains("href=\"/api/v1/eo\"") && html.contains("/api/v1/ogc/wms?SERVICE=WMS&amp;REQUEST=GetCapabilities"));
+}

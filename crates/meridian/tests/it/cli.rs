@@ -90,3 +90,17 @@ async fn account_create_prints_a_working_key() {
     let me: serde_json::Value = s.get("/api/v1/account", &key).await.json().await.unwrap();
     assert_eq!(me["email"], "ops@example.com");
 }
+
+/// A second `serve` on a data folder another process serves is refused, naming the folder; once
+/// the first has stopped the folder can be served again.
+#[test]
+fn a_data_folder_is_served_by_one_process_at_a_time() {
+    let s = Server::start();
+    let out = meridian(s.dir.path(), &["serve", "--http", "127.0.0.1:0", "--dns", "127.0.0.1:0"], &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("another meridian process is serving the data folder"), "{err}");
+    let dir = s.stop();
+    let again = Server::start_in(dir, &[]);
+    drop(again);
+}

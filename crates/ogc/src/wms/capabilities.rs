@@ -162,11 +162,17 @@ impl OgcService {
         }
         x.close();
         if let Some(b) = l.bbox {
+            // The layer's own UTM zone, beside the service's CRSs (inherited from the parent).
+            let mut crs_list = self.config.crs.clone();
+            if let Some(utm) = utm_zone(b).filter(|c| !crs_list.contains(c)) {
+                x.text("CRS", &[], &srs::name(utm));
+                crs_list.push(utm);
+            }
             // A point or a line along a meridian still needs a box with an area.
             let pad = |lo: f64, hi: f64| if hi - lo < 1e-9 { (lo - 1e-6, hi + 1e-6) } else { (lo, hi) };
             let (x0, x1) = pad(b[0], b[2]);
             let (y0, y1) = pad(b[1], b[3]);
-            bounding_boxes(x, &self.config.crs, [x0, y0, x1, y1]);
+            bounding_boxes(x, &crs_list, [x0, y0, x1, y1]);
         }
         for s in &l.styles {
             x.open("Style", &[]);
@@ -188,6 +194,17 @@ impl OgcService {
         }
         x.close();
     }
+}
+
+/// The WGS 84 UTM zone (EPSG:326zz north, 327zz south) of a CRS84 box's centre, when the box
+/// lies within one zone's reach (at most 6° wide, between 80°S and 84°N).
+fn utm_zone(b: [f64; 4]) -> Option<Crs> {
+    let (lon, lat) = ((b[0] + b[2]) / 2.0, (b[1] + b[3]) / 2.0);
+    if b[2] - b[0] > 6.0 || !(-80.0..=84.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
+        return None;
+    }
+    let zone = (((lon + 180.0) / 6.0).floor() as u16).min(59) + 1;
+    Some(Crs::Epsg(if lat >= 0.0 { 32600 + zone } else { 32700 + zone }))
 }
 
 /// The box holding every box.

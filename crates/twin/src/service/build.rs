@@ -356,7 +356,7 @@ fn rebase_uris(v: &mut Value, stamp: i64) {
 fn empty_tileset(b: [f64; 4]) -> Value {
     let r = |d: f64| d.to_radians();
     json!({
-        "asset": { "version": "1.1", "generator": "Meridian" },
+        "asset": { "version": "1.1", "generator": crate::GENERATOR },
         "geometricError": 0.0,
         "root": {
             "boundingVolume": { "region": [r(b[0]), r(b[1]), r(b[2]), r(b[3]), 0.0, 1.0] },

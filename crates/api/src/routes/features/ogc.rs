@@ -70,7 +70,7 @@ fn wants_html(raw: &Option<String>, headers: &HeaderMap) -> bool {
         None => headers
             .get(header::ACCEPT)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|a| a.contains("text/html") && !a.starts_with("application/")),
+            .is_some_and(crate::extract::prefers_html),
     }
 }
 
@@ -258,7 +258,9 @@ fn describe(base: &str, c: &FeatureCollection, extent: Option<&Extent>) -> Value
         "title": c.title,
         "description": c.description,
         "itemType": "feature",
-        "crs": LISTED_CRS.iter().map(|c| c.uri()).chain(std::iter::once("http://www.opengis.net/def/crs/EPSG/0/*".into())).collect::<Vec<_>>(),
+        // Concrete CRSs only (clients such as GDAL offer each entry as a choice); `crs=` also
+        // takes any other EPSG code the server can transform to (docs/ogc.md).
+        "crs": LISTED_CRS.iter().map(|c| c.uri()).collect::<Vec<_>>(),
         "storageCrs": CRS84_URI,
         "links": [
             {"rel": "self", "type": "application/json", "href": href},

@@ -42,10 +42,19 @@ async fn classify_point_cloud(
     State(state): State<AppState>,
     caller: Caller,
     Path(point_cloud_id): Path<String>,
+    headers: axum::http::HeaderMap,
     body: Bytes,
 ) -> ApiResult<Response> {
-    let value: Value =
-        if body.iter().all(u8::is_ascii_whitespace) { Value::Object(Default::default()) } else { parse_json(&body)? };
+    let empty = body.iter().all(u8::is_ascii_whitespace);
+    // The same rule as every JSON body: a body that says it is something else is a 415.
+    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    if !empty && !crate::extract::is_json(content_type) {
+        return Err(ApiError::unsupported_media_type(format!(
+            "expected Content-Type: application/json, got {}",
+            content_type.unwrap_or("none")
+        )));
+    }
+    let value: Value = if empty { Value::Object(Default::default()) } else { parse_json(&body)? };
     if !value.is_object() {
         return Err(ApiError::invalid(vec![FieldError::new(
             "",

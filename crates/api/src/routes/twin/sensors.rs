@@ -301,8 +301,13 @@ async fn get_readings(
         }
         format!("/api/v1/realtime/twin/{twin_id}/sensors/{sensor_id}/readings?{}", qs.finish())
     });
+    // The sensor as it is described, without `latest`: the page itself holds the readings.
+    let mut sensor = sensor_json(&page.sensor, None);
+    if let Some(o) = sensor.as_object_mut() {
+        o.remove("latest");
+    }
     let mut body = json!({
-        "sensor": sensor_json(&page.sensor, None),
+        "sensor": sensor,
         "from": if page.from == i64::MIN { Value::Null } else { json!(rfc(page.from)) },
         "to": rfc(page.to),
         "next": next.clone(),
