@@ -160,8 +160,10 @@ pub async fn require_auth(State(state): State<AppState>, mut req: Request, next:
     // clients that cannot set a header (map clients, QGIS's OAPIF provider, viewers opening a COG
     // or COPC URL, CesiumJS carrying the tileset's query to every tile, a browser's WebSocket).
     // Writes never take one.
-    let from_query =
-        (access == Access::Read).then(|| req.uri().query().and_then(query_token)).flatten().filter(|_| !has_header(&req));
+    let from_query = (access == Access::Read)
+        .then(|| req.uri().query().and_then(query_token))
+        .flatten()
+        .filter(|_| !has_header(&req));
     if from_query.is_some() && !keeps_query_token(req.uri().path()) {
         strip_query_token(&mut req);
     }

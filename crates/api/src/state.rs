@@ -46,9 +46,18 @@ pub struct AppState {
     /// Parent of every request's cancellation token ([`crate::extract::RequestCancel`]);
     /// cancelled when the process stops waiting for in-flight requests.
     pub requests: CancellationToken,
+    /// Parts of this process still starting (the DNS zones loading): `/readyz` answers 503
+    /// naming them until they are done.
+    pub starting: Arc<std::sync::Mutex<Vec<&'static str>>>,
 }
 
 impl AppState {
+    /// Marks `part` as starting until the returned guard is dropped.
+    pub fn starting(&self, part: &'static str) -> Starting {
+        self.starting.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(part);
+        Starting { list: self.starting.clone(), part }
+    }
+
     /// Builds the state; the token-signing key comes from configuration or, when unset, from the
     /// store (generated once and shared by every node).
     pub async fn new(
@@ -103,6 +112,7 @@ impl AppState {
             wfs,
             subscriptions,
             requests: CancellationToken::new(),
+            starting: Arc::new(std::sync::Mutex::new(Vec::new())),
         })
     }
 }
@@ -133,4 +143,20 @@ fn ogc_service(
             ..meridian_ogc::MapConfig::default()
         },
     )
+}
+
+/// A part of the process still starting; ready when dropped.
+#[derive(Debug)]
+pub struct Starting {
+    list: Arc<std::sync::Mutex<Vec<&'static str>>>,
+    part: &'static str,
+}
+
+impl Drop for Starting {
+    fn drop(&mut self) {
+        let mut list = self.list.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(i) = list.iter().position(|p| *p == self.part) {
+            list.remove(i);
+        }
+    }
 }

@@ -94,6 +94,24 @@ pub fn closing(e: ApiError) -> ApiError {
     e.with_header(header::CONNECTION, axum::http::HeaderValue::from_static("close"))
 }
 
+/// Longest file name kept from an upload, in bytes.
+pub const MAX_FILENAME_BYTES: usize = 255;
+
+/// A client's file name as it is kept: its last path component, without control characters, at
+/// most [`MAX_FILENAME_BYTES`] (cut on a character boundary); none when nothing is left.
+pub fn clean_filename(name: &str) -> Option<String> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or("");
+    let mut out = String::new();
+    for c in base.chars().filter(|c| !c.is_control()) {
+        if out.len() + c.len_utf8() > MAX_FILENAME_BYTES {
+            break;
+        }
+        out.push(c);
+    }
+    let out = out.trim().to_owned();
+    (!out.is_empty()).then_some(out)
+}
+
 /// The `file` part (staged on disk, with its file name) and the `params` part (at most
 /// `limits.body_bytes`) of an upload; a repeated or unknown part is a 422.
 pub async fn file_and_params(
@@ -107,7 +125,7 @@ pub async fn file_and_params(
         let name = field.name().unwrap_or("").to_owned();
         match name.as_str() {
             "file" if file.is_none() => {
-                let filename = field.file_name().map(str::to_owned);
+                let filename = field.file_name().and_then(clean_filename);
                 file = Some((stage(state, &mut field, limits.upload_bytes, multipart_error).await?, filename));
             }
             "params" if params.is_none() => params = Some(read_small(&mut field, limits.body_bytes, "params").await?),
@@ -138,5 +156,21 @@ pub async fn drain(multipart: &mut Multipart) {
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean_filename;
+
+    #[test]
+    fn file_names_are_kept_short_and_plain() {
+        assert_eq!(clean_filename("survey.laz").as_deref(), Some("survey.laz"));
+        assert_eq!(clean_filename("C:\\scans\\a.las").as_deref(), Some("a.las"));
+        assert_eq!(clean_filename("../../etc/passwd").as_deref(), Some("passwd"));
+        assert_eq!(clean_filename("a\u{0}b\nc.las").as_deref(), Some("abc.las"));
+        assert_eq!(clean_filename("x".repeat(2 << 20).as_str()).map(|n| n.len()), Some(255));
+        assert_eq!(clean_filename("é".repeat(200).as_str()).map(|n| n.len()), Some(254));
+        assert_eq!(clean_filename("dir/"), None);
     }
 }

@@ -1,5 +1,5 @@
 //! Uploaded DEMs: a GeoTIFF checked by opening it with the engine (header, georeferencing, and
-//! its first block decoded), its file stored in the blob store under the account and its record
+//! every block decoded), its file stored in the blob store under the account and its record
 //! as a row (`meridian_store::DemRepo`).
 
 use crate::blobs::keys;
@@ -10,6 +10,7 @@ use meridian_core::{DomainError, FieldError, Timestamp};
 use meridian_raster::tiff::{GeoTiff, Limits};
 use meridian_raster::tile::TileRenderer;
 use meridian_store::dem::DemDataset;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -75,7 +76,7 @@ pub struct Dataset {
     pub created_at: Timestamp,
 }
 
-/// Opens a file with the engine under `limits` and decodes its first block: the check an upload
+/// Opens a file with the engine under `limits` and decodes every block: the check an upload
 /// must pass. Blocking. The error is a field error at `pointer`: `raster_too_large` when the file
 /// declares more than the limits allow, `invalid_raster` when its data cannot be decoded,
 /// `not_a_geotiff` otherwise.
@@ -95,8 +96,14 @@ pub fn inspect(path: &Path, pointer: &str, limits: Limits) -> std::result::Resul
     if t.width() == 0 || t.height() == 0 || t.bands() == 0 {
         return Err(FieldError::new(pointer, "not_a_geotiff", "the GeoTIFF holds no pixels"));
     }
-    // The header can be fine while the data uses a compression the engine cannot decode.
-    t.read_chunk(0, 0).map_err(not_tiff)?;
+    // The header can be fine while the data cannot be decoded: a compression the engine lacks, or
+    // one chunk among many that is damaged or inflates past `dem.max_chunk_bytes` (a bomb). Every
+    // chunk of every level is decoded once here, one at a time per thread, so that a dataset that
+    // is stored can be drawn and processed.
+    for (level, im) in t.images().iter().enumerate() {
+        let chunks = im.chunks_across() * im.chunks_down() * if im.planar { im.samples_per_pixel } else { 1 };
+        (0..chunks).into_par_iter().try_for_each(|i| t.read_chunk(level, i).map(drop)).map_err(not_tiff)?;
+    }
     Ok(RasterInfo::of(&t))
 }
 
@@ -273,5 +280,30 @@ mod tests {
         let e = inspect(&dem, "/file", small).unwrap_err();
         assert_eq!((e.code.as_str(), e.pointer.as_str()), ("raster_too_large", "/file"));
         assert!(e.detail.contains("dem.max_pixels"), "{}", e.detail);
+    }
+
+    /// A file whose first block is fine and whose last is damaged used to be stored (only the
+    /// first block was decoded) and then failed every map drawn from it; every block is decoded
+    /// at upload now.
+    #[test]
+    fn inspect_decodes_every_block_not_only_the_first() {
+        let dem = Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif");
+        let t = GeoTiff::open_with(&dem, Limits::default()).unwrap();
+        let raster = t.read_band::<f32>(0).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let cog = dir.path().join("cog.tif");
+        let opts = meridian_raster::tiff::CogOptions { tile_size: 128, ..Default::default() };
+        meridian_raster::tiff::write_raster_cog(&raster, &cog, &opts).unwrap();
+        assert!(inspect(&cog, "/file", Limits::default()).is_ok());
+        // The full-resolution tiles come last in a COG: damage the end of the last one.
+        let mut bytes = std::fs::read(&cog).unwrap();
+        let n = bytes.len();
+        for b in &mut bytes[n - 64..] {
+            *b = 0xA5;
+        }
+        std::fs::write(&cog, &bytes).unwrap();
+        let reopened = GeoTiff::open_with(&cog, Limits::default()).unwrap();
+        assert!(reopened.read_chunk(0, 0).is_ok(), "the first block is still fine");
+        assert_eq!(inspect(&cog, "/file", Limits::default()).unwrap_err().code, "invalid_raster");
     }
 }

@@ -145,8 +145,7 @@ pub fn inspect(key: &str, path: &Path, limits: Limits) -> std::result::Result<As
             let row = &mask[r * ow..(r + 1) * ow];
             let (Some(a), Some(b)) = (row.iter().position(|v| *v), row.iter().rposition(|v| *v)) else { continue };
             for (c, rr) in [(a, r), (b + 1, r), (a, r + 1), (b + 1, r + 1)] {
-                let (x, y) =
-                    gt.apply((c as f64 * fx).min(t.width() as f64), (rr as f64 * fy).min(t.height() as f64));
+                let (x, y) = gt.apply((c as f64 * fx).min(t.width() as f64), (rr as f64 * fy).min(t.height() as f64));
                 corners.push(Point::new(x, y));
             }
         }
@@ -191,12 +190,7 @@ pub fn inspect(key: &str, path: &Path, limits: Limits) -> std::result::Result<As
 
 /// Every `step`-th cell of every `step`-th row of a band (all of it when `step` is 1), read in
 /// bands of rows of at most about 64 MiB.
-fn read_decimated(
-    t: &GeoTiff,
-    level: usize,
-    band: usize,
-    step: usize,
-) -> meridian_raster::Result<Vec<f64>> {
+fn read_decimated(t: &GeoTiff, level: usize, band: usize, step: usize) -> meridian_raster::Result<Vec<f64>> {
     let im = &t.images()[level];
     if step <= 1 {
         return t.read_window::<f64>(level, band, Window::new(0, 0, im.width, im.height), f64::NAN);

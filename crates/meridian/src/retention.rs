@@ -75,7 +75,12 @@ pub(crate) async fn sweep(store: &Store, config: &Config, stop: &CancellationTok
         }
     }
     if swept != Swept::default() {
-        tracing::info!(jobs = swept.jobs, events = swept.events, deliveries = swept.deliveries, "records past their retention removed");
+        tracing::info!(
+            jobs = swept.jobs,
+            events = swept.events,
+            deliveries = swept.deliveries,
+            "records past their retention removed"
+        );
     }
     Ok(swept)
 }
@@ -123,7 +128,8 @@ mod tests {
             )
             .await
             .unwrap();
-        let submit = || NewJob { account_id: account.clone(), kind: "k".into(), params: serde_json::json!({}), max_attempts: 1 };
+        let submit =
+            || NewJob { account_id: account.clone(), kind: "k".into(), params: serde_json::json!({}), max_attempts: 1 };
         let done = store.jobs.submit(submit()).await.unwrap();
         let running = store.jobs.submit(submit()).await.unwrap();
         let lease = Duration::from_secs(60);

@@ -81,6 +81,9 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     }
 
     let mut tasks = JoinSet::new();
+    // Until the DNS zones are loaded (a large catalogue takes seconds) the node says it is not
+    // ready, although its HTTP API already answers.
+    let dns_loading = config.server.roles.dns.then(|| state.starting("dns zones loading"));
     if config.server.roles.api {
         let listener = tokio::net::TcpListener::bind(config.server.http)
             .await
@@ -173,6 +176,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
             .await
             .with_context(|| format!("binding dns {}", config.server.dns))?;
         println!("listening on dns {}", bound.addr);
+        drop(dns_loading);
         let stop = shutdown.clone();
         tasks.spawn(async move { Arc::new(server).run(bound, stop).await });
         let stop = shutdown.clone();

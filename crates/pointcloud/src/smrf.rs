@@ -213,7 +213,8 @@ impl Smrf {
         let cells = cols * rows;
         // A grid far larger than its points (a few points over kilometres) buys no detail and
         // costs memory and time in proportion to its cells: it is held to `SPARSE` cells a point.
-        let limit = self.max_cells.min(((0..n).filter(|&i| take(i)).count() as u64).saturating_mul(SPARSE).max(1 << 16));
+        let limit =
+            self.max_cells.min(((0..n).filter(|&i| take(i)).count() as u64).saturating_mul(SPARSE).max(1 << 16));
         if cells.is_nan() || cells > limit as f64 {
             return Err(SmrfError::GridTooLarge { cells: cells.min(u64::MAX as f64) as u64, limit });
         }

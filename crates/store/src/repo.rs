@@ -84,6 +84,9 @@ pub trait OutboxRepo: Send + Sync {
     async fn pending(&self, limit: u32) -> Result<Vec<Event>>;
     /// Marks events handed on.
     async fn mark_dispatched(&self, seqs: &[i64], at: Timestamp) -> Result<()>;
+    /// Events not yet dispatched with a position after `after`, oldest first, at most `limit`
+    /// (a sink that is ahead of the others reads on from its own position).
+    async fn pending_after(&self, after: i64, limit: u32) -> Result<Vec<Event>>;
     /// Removes at most `limit` dispatched events committed before `before`; returns how many.
     async fn purge_dispatched(&self, before: Timestamp, limit: u32) -> Result<u64>;
     /// The account's events, newest first, and how many there are.

@@ -45,10 +45,20 @@ async fn healthz() -> Json<Health> {
     tag = "system",
     responses(
         (status = 200, description = "The store answers", body = Health),
-        (status = 503, description = "The store does not answer", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The store does not answer, or a part of the process is still starting (the DNS zones loading)", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]
 async fn readyz(State(state): State<AppState>) -> Response {
+    let starting = state.starting.lock().map(|l| l.join(", ")).unwrap_or_default();
+    if !starting.is_empty() {
+        return ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            code::UNAVAILABLE,
+            "Not ready",
+            format!("still starting: {starting}"),
+        )
+        .into_response();
+    }
     match state.store.health.ping().await {
         Ok(()) => Json(Health { status: "ok".into() }).into_response(),
         Err(e) => {

@@ -265,7 +265,8 @@ async fn the_landing_page_links_every_area_and_speaks_html_to_browsers() {
     let (_, key) = h.account("landing@example.com").await;
     let (_, body) = h.call("GET", "/", &key).await;
     let rels: Vec<&str> = body["links"].as_array().unwrap().iter().map(|l| l["rel"].as_str().unwrap()).collect();
-    for rel in ["dns", "cadastre", "dem", "eo", "pointcloud", "twins", "ogc-features", "wms", "wmts", "wfs", "webhooks"] {
+    for rel in ["dns", "cadastre", "dem", "eo", "pointcloud", "twins", "ogc-features", "wms", "wmts", "wfs", "webhooks"]
+    {
         assert!(rels.contains(&rel), "{rel} missing from {rels:?}");
     }
     let req = Request::builder()
@@ -277,5 +278,25 @@ async fn the_landing_page_links_every_area_and_speaks_html_to_browsers() {
     assert_eq!(response.status(), 200);
     assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
     let html = String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
-    assert!(html.contains("href=\"/api/v1/eo\"") && html.contains("/api/v1/ogc/wms?SERVICE=WMS&amp;REQUEST=GetCapabilities"));
+    assert!(
+        html.contains("href=\"/api/v1/eo\"")
+            && html.contains("/api/v1/ogc/wms?SERVICE=WMS&amp;REQUEST=GetCapabilities")
+    );
+}
+
+/// `/readyz` is 503 naming what is still starting (the DNS zones of a large catalogue), and 200
+/// once it is done.
+#[tokio::test]
+async fn readyz_waits_for_what_is_still_starting() {
+    let h = Harness::new().await;
+    let ready = || async {
+        let req = Request::builder().uri("/readyz").body(Body::empty()).unwrap();
+        send(&h, req).await
+    };
+    let loading = h.state.starting("dns zones loading");
+    let (status, body) = ready().await;
+    assert_eq!(status, 503);
+    assert!(body["detail"].as_str().unwrap().contains("dns zones loading"), "{body}");
+    drop(loading);
+    assert_eq!(ready().await.0, 200);
 }

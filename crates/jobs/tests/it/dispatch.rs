@@ -147,3 +147,41 @@ async fn a_failing_sink_leaves_events_pending_until_it_recovers() -> TestResult 
     assert_eq!(heard, new_ids(&appended));
     Ok(())
 }
+
+/// One sink that keeps failing does not hold up another: the working sink receives every event,
+/// in batches past the failing one's position, while the events stay pending (not dispatched)
+/// until the failing sink has them too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_sink_does_not_stall_the_others() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let account = AccountId::generate();
+    let appended = events(&account, 25);
+    store.outbox.append(&appended).await?;
+
+    let down = Arc::new(RecordingSink { failing: AtomicBool::new(true), ..RecordingSink::default() });
+    let up = Arc::new(RecordingSink::default());
+    // Batches of 10: the working sink must read on past the first batch on its own.
+    let mut dispatcher = Dispatcher::new(store.clone(), events_config(10), Waker::new());
+    dispatcher.add_sink(down.clone());
+    dispatcher.add_sink(up.clone());
+    let running = start_dispatcher(dispatcher);
+
+    eventually("the working sink to receive every event", || {
+        let up = up.clone();
+        async move { Ok((up.accepted().len() == 25).then_some(())) }
+    })
+    .await?;
+    assert_eq!(ids(&up.accepted()), new_ids(&appended), "in order, each once");
+    assert_eq!(store.outbox.pending(100).await?.len(), 25, "not dispatched while a sink lacks them");
+    down.failing.store(false, Ordering::SeqCst);
+    eventually("every event to be dispatched", || {
+        let store = store.clone();
+        async move { Ok(store.outbox.pending(100).await?.is_empty().then_some(())) }
+    })
+    .await?;
+    running.stop().await?;
+    assert_eq!(ids(&down.accepted()), new_ids(&appended));
+    assert_eq!(up.accepted().len(), 25, "the working sink got nothing twice");
+    Ok(())
+}

@@ -297,7 +297,12 @@ async fn ogc_other_tenants_layers_are_invisible_and_tokens_ride_in_links() {
     // write never takes one.
     let r = s.client.get(s.url(&format!("/api/v1/account?access_token={token}"))).send().await.unwrap();
     assert_eq!(r.status(), 200);
-    let r = s.client.get(s.url(&format!("/api/v1/ogc/v1/features/collections/parcels/items?limit=1&access_token={token}"))).send().await.unwrap();
+    let r = s
+        .client
+        .get(s.url(&format!("/api/v1/ogc/v1/features/collections/parcels/items?limit=1&access_token={token}")))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     let r = s.client.get(s.url(&format!("/api/v1/pointcloud?access_token={token}"))).send().await.unwrap();
     assert_eq!(r.status(), 200);

@@ -912,10 +912,12 @@ async fn a_burst_of_server_stamped_readings_keeps_every_one() {
             assert_eq!(body, json!({"accepted": 1, "replaced": 0}));
         }
     });
-    futures::StreamExt::collect::<Vec<()>>(futures::StreamExt::buffer_unordered(futures::stream::iter(posts), 32)).await;
+    futures::StreamExt::collect::<Vec<()>>(futures::StreamExt::buffer_unordered(futures::stream::iter(posts), 32))
+        .await;
     let far = rfc3339(chrono::Utc::now() + chrono::Duration::minutes(4));
     let stored: Value = s.get(&format!("{path}?to={far}&limit=1000"), &key).await.json().await.unwrap();
-    let mut values: Vec<i64> = stored["readings"].as_array().unwrap().iter().map(|r| r["value"].as_i64().unwrap()).collect();
+    let mut values: Vec<i64> =
+        stored["readings"].as_array().unwrap().iter().map(|r| r["value"].as_i64().unwrap()).collect();
     values.sort_unstable();
     assert_eq!(values, (0..300).collect::<Vec<_>>(), "every acknowledged reading is stored once");
     let mut live = Vec::new();
@@ -1047,4 +1049,38 @@ async fn readings_past_the_retention_are_removed_and_the_clock_persists() {
         assert!(Instant::now() < deadline, "the old reading was never removed: {values:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// A client that breaks the protocol is told why in a close frame before the connection ends:
+/// 1009 for a message over the limit (64 KiB), 1007 for text that is not UTF-8. Its socket stops
+/// counting against the account's WebSockets once closed.
+#[tokio::test]
+async fn protocol_errors_close_with_a_code() {
+    let s = Server::start_with(&[("MERIDIAN_TWIN__MAX_WS_PER_ACCOUNT", "1")]);
+    let (_, key) = s.signup("ws-errors@example.com").await;
+    let t = twin(&s, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    let mut ws = connect(&s, Some(&key), &id, "").await.unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
+    ws.send(WsMessage::Text("x".repeat(1 << 20).into())).await.unwrap();
+    let closed = loop {
+        let v = next_json(&mut ws).await;
+        if v.get("closed").is_some() {
+            break v;
+        }
+    };
+    assert_eq!(closed["closed"], 1009, "{closed}");
+    drop(ws);
+    // The only socket the account may hold was given back: a new one is accepted.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut ws = loop {
+        match connect(&s, Some(&key), &id, "").await {
+            Ok(ws) => break ws,
+            Err(e) => {
+                assert!(Instant::now() < deadline, "the closed socket is still counted: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    };
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
 }

@@ -140,8 +140,11 @@ async fn targets(
     };
     loop {
         let page = svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, locator))?;
+        // The first page tells how many match when the store knows it exactly: an action over
+        // the cap is refused then, before the rest is read.
+        let over = page.number_matched.is_some_and(|n| n > u64::from(max));
         out.extend(page.features);
-        if out.len() > max as usize {
+        if over || out.len() > max as usize {
             return Err(OgcError::at(
                 ExceptionCode::OperationProcessingFailed,
                 locator,

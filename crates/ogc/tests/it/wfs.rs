@@ -361,7 +361,8 @@ fn dwithin_a_zigzag_line_is_linear_and_exact() -> TestResult {
     };
     assert_eq!(eval(&near), Some(true));
     assert_eq!(eval(&far), Some(false));
-    let refused = fes::parse_text(&filter(fes::MAX_DISTANCE_VERTICES + 1, 10.0), &fes_ctx(&q)).err().ok_or("accepted")?;
+    let refused =
+        fes::parse_text(&filter(fes::MAX_DISTANCE_VERTICES + 1, 10.0), &fes_ctx(&q)).err().ok_or("accepted")?;
     assert!(refused.to_string().contains("at most 5000 vertices"), "{refused}");
     Ok(())
 }

@@ -136,7 +136,8 @@ async fn transparent_png8_and_jpeg_decode_back() {
 #[tokio::test]
 async fn maps_are_drawn_in_any_crs_the_crs_module_knows() {
     let (s, owner) = service();
-    for (crs, bbox) in [("EPSG:32617", "500000,4000000,510000,4010000"), ("EPSG:27700", "400000,100000,410000,110000")] {
+    for (crs, bbox) in [("EPSG:32617", "500000,4000000,510000,4010000"), ("EPSG:27700", "400000,100000,410000,110000")]
+    {
         let r = s.wms(&owner, &map_query(crs, bbox, ""), &ctx()).await;
         assert_eq!(r.content_type, "image/png", "{crs}: {}", String::from_utf8_lossy(&r.body));
     }

@@ -82,9 +82,60 @@ pub struct DownloadRequest {
     pub classes: Option<Vec<u8>>,
 }
 
+/// How long a request waits for a whole-file conversion before it is answered 202 (the
+/// conversion goes on, once, and the next request finds its result).
+const CONVERSION_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Why a shared conversion failed, as every request waiting on it is told.
+#[derive(Clone, Debug)]
+enum ConversionFailure {
+    TooLarge(String),
+    Invalid(FieldError),
+    Internal(String),
+}
+
+impl From<ConversionFailure> for Error {
+    fn from(f: ConversionFailure) -> Self {
+        match f {
+            ConversionFailure::TooLarge(m) => Error::Domain(DomainError::TooLarge(m)),
+            ConversionFailure::Invalid(e) => Error::Domain(DomainError::Invalid(vec![e])),
+            ConversionFailure::Internal(m) => Error::Internal(m),
+        }
+    }
+}
+
+impl From<Error> for ConversionFailure {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Domain(DomainError::TooLarge(m)) => Self::TooLarge(m),
+            Error::Domain(DomainError::Invalid(mut v)) if !v.is_empty() => Self::Invalid(v.remove(0)),
+            other => Self::Internal(other.to_string()),
+        }
+    }
+}
+
+type Outcome = Option<std::result::Result<(), ConversionFailure>>;
+
+/// Conversions running, each watched by the requests waiting for it.
+#[derive(Default)]
+pub(crate) struct Conversions(
+    std::sync::Mutex<std::collections::HashMap<String, tokio::sync::watch::Receiver<Outcome>>>,
+);
+
+/// What a whole-file conversion reads and writes.
+struct Conversion {
+    source_key: String,
+    key: String,
+    format: DownloadFormat,
+    wkt: Option<String>,
+}
+
 /// A download ready to serve.
 #[derive(Debug)]
 pub enum Prepared {
+    /// A conversion of the whole file is running (started by this request or an earlier one):
+    /// ask again after `retry_after` seconds.
+    Pending { retry_after: u64 },
     /// A stored blob: served with its ETag and ranges.
     Stored { key: String, size: u64, etag: String, media_type: &'static str, filename: String },
     /// A file written for this request (deleted when dropped).
@@ -93,7 +144,12 @@ pub enum Prepared {
 
 impl PointCloudService {
     /// Prepares a download of point cloud `id` of `account`.
-    pub async fn download(&self, account: &AccountId, id: &str, req: &DownloadRequest) -> Result<Prepared> {
+    pub async fn download(
+        self: &std::sync::Arc<Self>,
+        account: &AccountId,
+        id: &str,
+        req: &DownloadRequest,
+    ) -> Result<Prepared> {
         let d = self.get(account, id).await?;
         if matches!(d.status, Status::Indexing | Status::Failed) {
             return Err(DomainError::conflict(
@@ -140,11 +196,6 @@ impl PointCloudService {
             let etag = format!("\"{}-{tag}-{}\"", d.id, vname);
             return Ok(Prepared::Stored { key: source_key, size, etag, media_type: req.format.media_type(), filename });
         }
-        let dir = self.staging_dir()?.to_path_buf();
-        let work = tempfile::tempdir_in(&dir)?;
-        let source = self.local_copy(&source_key, work.path()).await?;
-        let out = tempfile::NamedTempFile::new_in(&dir)?.into_temp_path();
-        let (src, dst, format, classes) = (source.clone(), out.to_path_buf(), req.format, req.classes.clone());
         let node_points = self.config.copc_node_points;
         // COPC readers look for a WKT CRS: when the file has none (GeoTIFF keys only, or the
         // uploader's override), the WKT of the EPSG code known for the point cloud is written.
@@ -155,21 +206,78 @@ impl PointCloudService {
         } else {
             d.epsg().and_then(crs_definitions::from_code).map(|def| def.wkt.to_owned())
         };
-        tokio::task::spawn_blocking(move || convert(&src, &dst, format, bbox, classes, node_points, wkt))
+        if filtered {
+            let dir = self.staging_dir()?.to_path_buf();
+            let work = tempfile::tempdir_in(&dir)?;
+            let source = self.local_copy(&source_key, work.path()).await?;
+            let out = tempfile::NamedTempFile::new_in(&dir)?.into_temp_path();
+            let (src, dst, format, classes) = (source.clone(), out.to_path_buf(), req.format, req.classes.clone());
+            tokio::task::spawn_blocking(move || convert(&src, &dst, format, bbox, classes, node_points, wkt))
+                .await
+                .map_err(|e| Error::Internal(e.to_string()))??;
+            drop(work);
+            let size = std::fs::metadata(&out)?.len();
+            return Ok(Prepared::Written { file: out, size, media_type: req.format.media_type(), filename });
+        }
+        // A whole version in another format: converted once (however many ask at once), kept for
+        // the next download.
+        let key = keys::cached(account, &d.id, &format!("{vname}-{tag}"), req.format.extension());
+        let etag = format!("\"{}-{tag}-{vname}-{}\"", d.id, req.format.extension());
+        if !self.blobs().exists(&key).await? {
+            let job = Conversion { source_key, key: key.clone(), format: req.format, wkt };
+            let mut done = self.convert_once(job);
+            let finished = tokio::time::timeout(CONVERSION_WAIT, done.wait_for(Option::is_some)).await;
+            match finished {
+                Err(_) => return Ok(Prepared::Pending { retry_after: 5 }),
+                Ok(Err(_)) => return Err(Error::Internal("the conversion task ended without an outcome".into())),
+                Ok(Ok(outcome)) => {
+                    if let Some(Err(f)) = outcome.clone() {
+                        return Err(f.into());
+                    }
+                }
+            }
+        }
+        let size = self.stored_size(&key).await?;
+        Ok(Prepared::Stored { key, size, etag, media_type: req.format.media_type(), filename })
+    }
+
+    /// The conversion of `job`, started unless it is running already: it runs on its own task
+    /// (a request that stops waiting does not stop it), writes its result under `job.key`, and
+    /// tells every watcher how it ended.
+    fn convert_once(self: &std::sync::Arc<Self>, job: Conversion) -> tokio::sync::watch::Receiver<Outcome> {
+        let mut running = self.conversions.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(rx) = running.get(&job.key) {
+            return rx.clone();
+        }
+        let (tx, rx) = tokio::sync::watch::channel(None);
+        running.insert(job.key.clone(), rx.clone());
+        drop(running);
+        let svc = self.clone();
+        tokio::spawn(async move {
+            let key = job.key.clone();
+            let outcome = svc.convert_whole(job).await.map_err(ConversionFailure::from);
+            if let Err(f) = &outcome {
+                tracing::warn!(key = %key, failure = ?f, "converting a point cloud for download failed");
+            }
+            svc.conversions.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
+            let _ = tx.send(Some(outcome));
+        });
+        rx
+    }
+
+    async fn convert_whole(&self, job: Conversion) -> Result<()> {
+        let dir = self.staging_dir()?.to_path_buf();
+        let work = tempfile::tempdir_in(&dir)?;
+        let source = self.local_copy(&job.source_key, work.path()).await?;
+        let out = tempfile::NamedTempFile::new_in(&dir)?.into_temp_path();
+        let (src, dst, format, wkt) = (source.clone(), out.to_path_buf(), job.format, job.wkt);
+        let node_points = self.config.copc_node_points;
+        tokio::task::spawn_blocking(move || convert(&src, &dst, format, None, None, node_points, wkt))
             .await
             .map_err(|e| Error::Internal(e.to_string()))??;
         drop(work);
-        let size = std::fs::metadata(&out)?.len();
-        if filtered {
-            return Ok(Prepared::Written { file: out, size, media_type: req.format.media_type(), filename });
-        }
-        // A whole version in another format: kept for the next download.
-        let key = keys::cached(account, &d.id, &format!("{vname}-{tag}"), req.format.extension());
-        if !self.blobs().exists(&key).await? {
-            self.blobs().upload_file(&key, &out).await?;
-        }
-        let etag = format!("\"{}-{tag}-{vname}-{}\"", d.id, req.format.extension());
-        Ok(Prepared::Stored { key, size, etag, media_type: req.format.media_type(), filename })
+        self.blobs().upload_file(&job.key, &out).await?;
+        Ok(())
     }
 
     async fn stored_size(&self, key: &str) -> Result<u64> {
@@ -228,9 +336,9 @@ fn convert(
             "the bbox and classes select no point, and a COPC file cannot be empty (an octree needs a cube); \
              ask for format=las or laz to get a file with no points",
         )),
-        crate::writer::WriteError::Limit { what, value, limit } => Error::Domain(DomainError::TooLarge(format!(
-            "the download holds {value} {what}, more than {limit}"
-        ))),
+        crate::writer::WriteError::Limit { what, value, limit } => {
+            Error::Domain(DomainError::TooLarge(format!("the download holds {value} {what}, more than {limit}")))
+        }
         other => Error::Internal(format!("writing the download failed: {other}")),
     };
     match format {

@@ -87,6 +87,9 @@ pub struct PointCloudService {
     pub(crate) tmp_dir: PathBuf,
     pub(crate) max_attempts: u32,
     pub(crate) model: std::sync::OnceLock<std::result::Result<std::sync::Arc<crate::learn::Model>, String>>,
+    /// Whole-file conversions running, by the key they will be kept under: each runs once
+    /// however many requests ask for it (docs/pointcloud.md, "Downloads").
+    pub(crate) conversions: download::Conversions,
 }
 
 impl std::fmt::Debug for PointCloudService {
@@ -104,6 +107,7 @@ impl PointCloudService {
             tmp_dir: config.server.data_dir.join("tmp"),
             max_attempts: config.jobs.max_attempts,
             model: std::sync::OnceLock::new(),
+            conversions: download::Conversions::default(),
         }
     }
 

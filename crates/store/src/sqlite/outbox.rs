@@ -169,6 +169,18 @@ impl OutboxRepo for SqliteDb {
         rows.iter().map(event_from_row).collect()
     }
 
+    async fn pending_after(&self, after: i64, limit: u32) -> Result<Vec<Event>> {
+        let rows = sqlx::query(
+            "SELECT seq, id, account_id, event_type, payload, created_at FROM outbox
+             WHERE dispatched_at IS NULL AND seq > ? ORDER BY seq LIMIT ?",
+        )
+        .bind(after)
+        .bind(i64::from(limit))
+        .fetch_all(self.read())
+        .await?;
+        rows.iter().map(event_from_row).collect()
+    }
+
     async fn mark_dispatched(&self, seqs: &[i64], at: Timestamp) -> Result<()> {
         if seqs.is_empty() {
             return Ok(());

@@ -305,7 +305,8 @@ fn build(
             | TwinError::TileTooLarge { .. }),
         ) => Err(DomainError::Invalid(vec![FieldError::new("/bbox", "too_many_parcels", e.to_string())]).into()),
         Err(e @ TwinError::TooManyVertices { .. }) => {
-            Err(DomainError::Invalid(vec![FieldError::new("/collection", "footprint_too_complex", e.to_string())]).into())
+            Err(DomainError::Invalid(vec![FieldError::new("/collection", "footprint_too_complex", e.to_string())])
+                .into())
         }
         Err(e) => Err(Error::Internal(e.to_string())),
     }

@@ -67,7 +67,8 @@ impl Platform {
     pub async fn start_in(dir: tempfile::TempDir, config: WebhooksConfig) -> Self {
         let store = open_store(&dir).await;
         let (events, deliveries, stop) = (Waker::new(), Waker::new(), CancellationToken::new());
-        let events_config = EventsConfig { poll_interval: Duration::from_millis(100), batch_size: 200, ..EventsConfig::default() };
+        let events_config =
+            EventsConfig { poll_interval: Duration::from_millis(100), batch_size: 200, ..EventsConfig::default() };
         let mut dispatcher = Dispatcher::new(store.clone(), events_config, events.clone());
         let deliverer = Deliverer::new(store.clone(), config, deliveries.clone()).unwrap();
         let sink = WebhookSink::new(store.clone(), deliveries.clone()).with_handoff(deliverer.handoff());

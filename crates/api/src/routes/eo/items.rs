@@ -240,7 +240,7 @@ async fn read_parts(state: &AppState, multipart: &mut Multipart) -> ApiResult<(O
         if files.len() >= 64 {
             return Err(ApiError::invalid(vec![FieldError::new("/assets", "too_many", "at most 64 files")]));
         }
-        let filename = field.file_name().map(str::to_owned);
+        let filename = field.file_name().and_then(crate::upload::clean_filename);
         let left = limits.upload_bytes.saturating_sub(total);
         let staged = crate::upload::stage(state, &mut field, left, multipart_error).await?;
         total += staged.as_file().metadata().map(|m| m.len()).unwrap_or(0);

@@ -67,10 +67,7 @@ fn wants_html(raw: &Option<String>, headers: &HeaderMap) -> bool {
     match f.as_deref() {
         Some("html") => true,
         Some(_) => false,
-        None => headers
-            .get(header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(crate::extract::prefers_html),
+        None => headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(crate::extract::prefers_html),
     }
 }
 

@@ -9,8 +9,8 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{Path, Query};
 use crate::state::AppState;
 use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::response::Response;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use meridian_core::FieldError;
 use meridian_pointcloud::service::{DownloadFormat, DownloadRequest, Prepared, Version};
 use serde::Deserialize;
@@ -102,6 +102,7 @@ impl DownloadQuery {
     params(("point_cloud_id" = String, Path, description = "`pc_...`"), DownloadQuery),
     responses(
         (status = 200, description = "The file (`application/vnd.laszip` for LAZ and COPC, `application/vnd.las` for LAS); `ETag` and `Accept-Ranges` unless filtered", content_type = "application/octet-stream"),
+        (status = 202, description = "A whole file in another format is being converted (once, whichever request started it): `Retry-After` says when to ask again", content_type = "application/json"),
         (status = 206, description = "The requested byte range of a stored file"),
         (status = 304, description = "`If-None-Match` names the current ETag"),
         (status = 409, description = "Not indexed yet, or no classified version yet", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
@@ -132,5 +133,16 @@ async fn download_point_cloud(
             serve(d, &headers).await
         }
         Prepared::Written { file, size, media_type, filename } => serve_file(file, size, media_type, &filename).await,
+        Prepared::Pending { retry_after } => {
+            let body = serde_json::json!({
+                "status": "converting",
+                "detail": "the file is being converted for download (once, for every request); ask again after Retry-After seconds",
+            });
+            let mut r = (StatusCode::ACCEPTED, crate::extract::Json(body)).into_response();
+            if let Ok(v) = HeaderValue::from_str(&retry_after.to_string()) {
+                r.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            Ok(r)
+        }
     }
 }
