@@ -527,13 +527,41 @@ async fn dem_job_that_cannot_be_processed_fails_with_an_event() {
         .await
         .unwrap();
     assert_eq!(r.status(), 201);
-    // A GeoTIFF whose first block decodes (so the upload is accepted) and a later one does not.
+    // A GeoTIFF whose first block decodes and a later one does not is refused at upload (every
+    // block is decoded there), so nothing can fail later on its data.
     let mut dem = synthetic_dem(s.dir.path(), 1024);
     let at = dem.len() * 3 / 4;
     for (i, b) in dem[at..at + 256].iter_mut().enumerate() {
         *b = (i * 37 % 251) as u8;
     }
     let r = s.upload(&key, dem, "broken.tif", json!({"operations": [{"type": "hillshade"}]})).await;
+    assert_eq!(r.status(), 422);
+    let p: Value = r.json().await.unwrap();
+    assert_eq!(p["errors"][0]["code"], "invalid_raster", "{p}");
+    // A stored dataset damaged afterwards (on the disk under the blob store) still fails its
+    // job with a problem and an event.
+    let dem = synthetic_dem(s.dir.path(), 1024);
+    let r = s.upload(&key, dem, "fine.tif", json!({"operations": [{"type": "hillshade"}]})).await;
+    assert_eq!(r.status(), 202);
+    let first: Value = r.json().await.unwrap();
+    let first_id = first["id"].as_str().unwrap().to_owned();
+    s.wait_job(&key, &first_id, "succeeded", |j| j["status"] == "succeeded").await;
+    let dataset = first["source"]["dataset_id"].as_str().unwrap().to_owned();
+    let account: Value = s.get("/api/v1/account", &key).await.json().await.unwrap();
+    let folder =
+        s.dir.path().join("blobs").join(account["id"].as_str().unwrap()).join("dem").join("datasets").join(&dataset);
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes.len() * 3 / 4;
+        for (i, b) in bytes[at..at + 256].iter_mut().enumerate() {
+            *b = (i * 37 % 251) as u8;
+        }
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let r = s
+        .process_json(&key, json!({"source": {"dataset_id": dataset}, "params": {"operations": [{"type": "slope"}]}}))
+        .await;
     assert_eq!(r.status(), 202);
     let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
     let deadline = Instant::now() + Duration::from_secs(120);
