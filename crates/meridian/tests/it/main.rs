@@ -21,6 +21,7 @@ mod ogc_interop;
 mod ogc_mapserver;
 mod ogc_schemas;
 mod pointcloud;
+mod readme;
 mod tools;
 mod twin;
 mod twin_browser;
