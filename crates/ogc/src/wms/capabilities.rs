@@ -178,7 +178,7 @@ impl OgcService {
             x.open("Style", &[]);
             x.text("Name", &[], &s.name);
             x.text("Title", &[], &s.title);
-            let (w, h) = legend::SIZE;
+            let (w, h) = legend::default_size(&s.legend);
             let (w, h) = (w.to_string(), h.to_string());
             x.open("LegendURL", &[("width", &w), ("height", &h)]);
             x.text("Format", &[], "image/png");

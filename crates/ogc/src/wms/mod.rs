@@ -343,9 +343,10 @@ impl OgcService {
                 )
             })?,
         };
-        let w = kvp.uint("WIDTH", 512)?.unwrap_or(u64::from(legend::SIZE.0)).max(1) as u32;
-        let h = kvp.uint("HEIGHT", 512)?.unwrap_or(u64::from(legend::SIZE.1)).max(1) as u32;
         let legend_of = layers[0].style.legend.clone();
+        let (dw, dh) = legend::default_size(&legend_of);
+        let w = kvp.uint("WIDTH", 512)?.unwrap_or(u64::from(dw)).max(1) as u32;
+        let h = kvp.uint("HEIGHT", 512)?.unwrap_or(u64::from(dh)).max(1) as u32;
         let body = tokio::task::spawn_blocking(move || {
             let p = legend::draw(&legend_of, w, h)?;
             render::encode(&render::rgba_of(&p), w, h, format, [255, 255, 255]).ok()
