@@ -1084,3 +1084,63 @@ async fn protocol_errors_close_with_a_code() {
     };
     assert_eq!(next_json(&mut ws).await["type"], "hello");
 }
+
+/// Readings published while the server is down are not lost: the MQTT session is kept by the
+/// broker under the installation's client id, and what was queued arrives when the server is
+/// back (QoS 1, acknowledged only once stored).
+#[tokio::test]
+async fn mqtt_readings_published_while_the_server_is_down_arrive_after_it_restarts() {
+    const TEST: &str = "twin::mqtt_readings_published_while_the_server_is_down_arrive_after_it_restarts";
+    if !have_tool("mosquitto", TEST) {
+        return;
+    }
+    if tokio::net::TcpStream::connect("127.0.0.1:1883").await.is_err() {
+        missing("a Mosquitto broker on 127.0.0.1:1883", TEST);
+        return;
+    }
+    let prefix = format!("meridian-down-{}", std::process::id());
+    let topic = format!("{prefix}/{{twin}}/{{sensor}}");
+    let env = [("MERIDIAN_TWIN__MQTT_URL", "mqtt://127.0.0.1:1883"), ("MERIDIAN_TWIN__MQTT_TOPIC", topic.as_str())];
+    let s = Server::start_with(&env);
+    let (_, key) = s.signup("mqtt-down@example.com").await;
+    let t = twin(&s, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    assert_eq!(sensor(&s, &key, &id, json!({"id": "flow", "unit": "l/s"})).await.status(), 201);
+
+    let mut options = rumqttc::MqttOptions::new(format!("{prefix}-pub"), "127.0.0.1", 1883);
+    options.set_keep_alive(Duration::from_secs(5));
+    let (client, mut eventloop) = rumqttc::AsyncClient::new(options, 100);
+    tokio::spawn(async move { while eventloop.poll().await.is_ok() {} });
+    let path = format!("/api/v1/realtime/twin/{id}/sensors/flow/readings?limit=1000");
+    // The server's subscription is in place once a first reading arrives.
+    let first = rfc3339(chrono::Utc::now() - chrono::Duration::seconds(30));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let payload = json!({"value": -1, "ts": first}).to_string();
+        client.publish(format!("{prefix}/{id}/flow"), rumqttc::QoS::AtLeastOnce, false, payload).await.unwrap();
+        let stored: Value = s.get(&path, &key).await.json().await.unwrap();
+        if !stored["readings"].as_array().unwrap().is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the MQTT ingest never stored a reading");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let dir = s.stop();
+    // Published while no server runs: the broker keeps them for the session.
+    let base = chrono::Utc::now() - chrono::Duration::seconds(10);
+    for i in 0..20 {
+        let payload = json!({"value": i, "ts": rfc3339(base + chrono::Duration::milliseconds(i))}).to_string();
+        client.publish(format!("{prefix}/{id}/flow"), rumqttc::QoS::AtLeastOnce, false, payload).await.unwrap();
+    }
+    let s = Server::start_in(dir, &env);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let stored: Value = s.get(&path, &key).await.json().await.unwrap();
+        let n = stored["readings"].as_array().unwrap().iter().filter(|r| r["value"].as_i64() >= Some(0)).count();
+        if n == 20 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{n} of the 20 readings published while the server was down arrived");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
