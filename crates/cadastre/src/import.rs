@@ -81,6 +81,9 @@ pub struct Imported {
     pub features: Vec<Feature>,
 }
 
+/// Features written in one transaction of an import.
+pub const IMPORT_BATCH: usize = 500;
+
 /// Whether `id` can name a user collection.
 pub fn valid_collection_id(id: &str) -> bool {
     (1..=64).contains(&id.len())
@@ -367,8 +370,32 @@ impl FeatureService {
         })
         .await
         .map_err(|e| Error::Join(e.to_string()))??;
-        self.store().features.create_collection(&imported.collection, &imported.features).await?;
+        self.store_imported(&imported).await?;
         Ok(imported)
+    }
+
+    /// Stores an imported collection in batches of [`IMPORT_BATCH`] features, one transaction
+    /// each, so that other writes (job heartbeats, webhook deliveries, DNS) wait for one batch at
+    /// most rather than for the whole file. The collection stays hidden until its last batch is
+    /// in, and is removed whole when a batch fails: all or nothing, as one transaction was.
+    pub async fn store_imported(&self, imported: &Imported) -> Result<()> {
+        let features = &self.store().features;
+        let c = &imported.collection;
+        features.begin_import(c).await?;
+        let stored = async {
+            for batch in imported.features.chunks(IMPORT_BATCH) {
+                features.import_features(&c.account_id, &c.id, batch).await?;
+            }
+            features.finish_import(&c.account_id, &c.id).await
+        }
+        .await;
+        if let Err(e) = stored {
+            if let Err(cleanup) = features.abort_import(&c.account_id, &c.id).await {
+                tracing::warn!(error = %cleanup, collection = %c.id, "removing a failed import failed; the next import of it removes it");
+            }
+            return Err(e.into());
+        }
+        Ok(())
     }
 
     /// Keeps an upload held in a local file as a blob and queues a `features.import` job for it
@@ -496,21 +523,14 @@ impl JobHandler for ImportJobHandler {
             return Err(JobError::Cancelled);
         }
         let outcome = match parsed {
-            Ok(imported) => self
-                .service
-                .store()
-                .features
-                .create_collection(&imported.collection, &imported.features)
-                .await
-                .map_err(Error::from)
-                .map(|()| JobOutcome {
-                    output: json!({
-                        "collection": imported.collection.id,
-                        "numberOfFeatures": imported.features.len(),
-                        "href": format!("/api/v1/ogc/v1/features/collections/{}", imported.collection.id),
-                    }),
-                    event: None,
+            Ok(imported) => self.service.store_imported(&imported).await.map(|()| JobOutcome {
+                output: json!({
+                    "collection": imported.collection.id,
+                    "numberOfFeatures": imported.features.len(),
+                    "href": format!("/api/v1/ogc/v1/features/collections/{}", imported.collection.id),
                 }),
+                event: None,
+            }),
             Err(e) => Err(e),
         }
         .map_err(to_job_error);

@@ -510,6 +510,17 @@ pub trait FeatureRepo: Send + Sync {
         collection: &crate::features::FeatureCollection,
         features: &[crate::features::Feature],
     ) -> Result<()>;
+    /// Starts importing a collection in batches: its row is written but hidden from every read
+    /// until [`FeatureRepo::finish_import`]. An existing collection of that id is a conflict; a
+    /// hidden one left by an import that died is removed first.
+    async fn begin_import(&self, collection: &crate::features::FeatureCollection) -> Result<()>;
+    /// Adds a batch of features to a collection being imported, in one transaction.
+    async fn import_features(&self, account: &AccountId, id: &str, features: &[crate::features::Feature])
+        -> Result<()>;
+    /// Makes an imported collection visible.
+    async fn finish_import(&self, account: &AccountId, id: &str) -> Result<()>;
+    /// Removes a collection being imported with whatever of it was written.
+    async fn abort_import(&self, account: &AccountId, id: &str) -> Result<()>;
     /// The account's collections.
     async fn list_collections(&self, account: &AccountId) -> Result<Vec<crate::features::FeatureCollection>>;
     /// One collection of the account.

@@ -215,12 +215,13 @@ impl FeatureRepo for SqliteDb {
 
     async fn delete_collection(&self, account: &AccountId, id: &str, expected: Option<i64>) -> Result<()> {
         let mut tx = self.write().await?;
-        let updated: Option<i64> =
-            sqlx::query_scalar("SELECT updated_at FROM feature_collections WHERE account_id = ? AND id = ?")
-                .bind(account.as_str())
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?;
+        let updated: Option<i64> = sqlx::query_scalar(
+            "SELECT updated_at FROM feature_collections WHERE account_id = ? AND id = ? AND importing = 0",
+        )
+        .bind(account.as_str())
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
         let Some(updated) = updated else { return Err(DomainError::not_found("collection", id).into()) };
         if expected.is_some_and(|e| e != updated) {
             return Err(DomainError::PreconditionFailed(
@@ -228,24 +229,93 @@ impl FeatureRepo for SqliteDb {
             )
             .into());
         }
-        let owned = "SELECT seq FROM features WHERE account_id = ? AND collection = ?";
-        for sql in [
-            format!("DELETE FROM features_rtree WHERE seq IN ({owned})"),
-            "DELETE FROM feature_values WHERE account_id = ? AND collection = ?".to_owned(),
-            "DELETE FROM feature_versions WHERE feature_id IN \
-             (SELECT id FROM features WHERE account_id = ? AND collection = ?)"
-                .to_owned(),
-            "DELETE FROM features WHERE account_id = ? AND collection = ?".to_owned(),
-            "DELETE FROM feature_collections WHERE account_id = ? AND id = ?".to_owned(),
-        ] {
-            sqlx::query(&sql).bind(account.as_str()).bind(id).execute(&mut *tx).await?;
+        remove_collection(&mut tx, account, id).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn begin_import(&self, c: &FeatureCollection) -> Result<()> {
+        let mut tx = self.write().await?;
+        let importing: Option<i64> =
+            sqlx::query_scalar("SELECT importing FROM feature_collections WHERE account_id = ? AND id = ?")
+                .bind(c.account_id.as_str())
+                .bind(&c.id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        match importing {
+            Some(0) => {
+                return Err(
+                    DomainError::conflict("collection_exists", format!("collection {} already exists", c.id)).into()
+                )
+            }
+            // Left by an import whose process died: its batches go.
+            Some(_) => remove_collection(&mut tx, &c.account_id, &c.id).await?,
+            None => {}
+        }
+        let inserted = sqlx::query(
+            "INSERT INTO feature_collections (account_id, id, title, description, created_at, updated_at, importing)
+             VALUES (?, ?, ?, ?, ?, ?, 1)",
+        )
+        .bind(c.account_id.as_str())
+        .bind(&c.id)
+        .bind(&c.title)
+        .bind(&c.description)
+        .bind(c.created_at.millis())
+        .bind(c.updated_at.millis())
+        .execute(&mut *tx)
+        .await;
+        match inserted {
+            Err(e) if is_unique_violation(&e) => {
+                return Err(
+                    DomainError::conflict("collection_exists", format!("collection {} already exists", c.id)).into()
+                )
+            }
+            other => other?,
+        };
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn import_features(&self, account: &AccountId, id: &str, features: &[Feature]) -> Result<()> {
+        let mut tx = self.write().await?;
+        for f in features {
+            insert_one(&mut tx, f).await?;
+        }
+        add_to_count(&mut tx, account, id, features.len() as i64).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn finish_import(&self, account: &AccountId, id: &str) -> Result<()> {
+        let mut tx = self.write().await?;
+        sqlx::query(
+            "UPDATE feature_collections SET importing = 0, extent = NULL WHERE account_id = ? AND id = ? AND importing = 1",
+        )
+        .bind(account.as_str())
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn abort_import(&self, account: &AccountId, id: &str) -> Result<()> {
+        let mut tx = self.write().await?;
+        let importing: Option<i64> =
+            sqlx::query_scalar("SELECT importing FROM feature_collections WHERE account_id = ? AND id = ?")
+                .bind(account.as_str())
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        if importing == Some(1) {
+            remove_collection(&mut tx, account, id).await?;
         }
         tx.commit().await?;
         Ok(())
     }
 
     async fn list_collections(&self, account: &AccountId) -> Result<Vec<FeatureCollection>> {
-        let rows = sqlx::query("SELECT * FROM feature_collections WHERE account_id = ? ORDER BY id")
+        let rows = sqlx::query("SELECT * FROM feature_collections WHERE account_id = ? AND importing = 0 ORDER BY id")
             .bind(account.as_str())
             .fetch_all(self.read())
             .await?;
@@ -253,7 +323,7 @@ impl FeatureRepo for SqliteDb {
     }
 
     async fn get_collection(&self, account: &AccountId, id: &str) -> Result<Option<FeatureCollection>> {
-        let row = sqlx::query("SELECT * FROM feature_collections WHERE account_id = ? AND id = ?")
+        let row = sqlx::query("SELECT * FROM feature_collections WHERE account_id = ? AND id = ? AND importing = 0")
             .bind(account.as_str())
             .bind(id)
             .fetch_optional(self.read())
@@ -752,6 +822,23 @@ async fn retire_in(
     clear_extent(conn, account, collection).await?;
     record_version(conn, &f, "retired", at).await?;
     Ok(f)
+}
+
+/// Removes a collection with its features, their versions and index rows.
+async fn remove_collection(conn: &mut SqliteConnection, account: &AccountId, id: &str) -> Result<()> {
+    let owned = "SELECT seq FROM features WHERE account_id = ? AND collection = ?";
+    for sql in [
+        format!("DELETE FROM features_rtree WHERE seq IN ({owned})"),
+        "DELETE FROM feature_values WHERE account_id = ? AND collection = ?".to_owned(),
+        "DELETE FROM feature_versions WHERE feature_id IN \
+         (SELECT id FROM features WHERE account_id = ? AND collection = ?)"
+            .to_owned(),
+        "DELETE FROM features WHERE account_id = ? AND collection = ?".to_owned(),
+        "DELETE FROM feature_collections WHERE account_id = ? AND id = ?".to_owned(),
+    ] {
+        sqlx::query(&sql).bind(account.as_str()).bind(id).execute(&mut *conn).await?;
+    }
+    Ok(())
 }
 
 async fn insert_one(conn: &mut SqliteConnection, f: &Feature) -> Result<()> {

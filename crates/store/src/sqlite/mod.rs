@@ -35,6 +35,7 @@ const MIGRATION_FILES: &[(i64, &str, &str)] = &[
     (8, "earth observation", include_str!("../../migrations/0008_eo.sql")),
     (9, "point clouds", include_str!("../../migrations/0009_pointcloud.sql")),
     (10, "digital twins", include_str!("../../migrations/0010_twin.sql")),
+    (11, "collection imports", include_str!("../../migrations/0011_collection_imports.sql")),
 ];
 
 /// The migrations compiled into the binary, built at run time (no compile-time macro, so the

@@ -74,3 +74,41 @@ async fn extents_follow_inserts_updates_and_retirements() -> TestResult {
     assert_eq!(fs.collection_extent(&a, "nothing").await?, Extent { bbox: None, updated: None });
     Ok(())
 }
+
+/// An import in batches is invisible until it is finished, and a batch that fails takes the
+/// whole import with it (no half collection); an import left by a dead process is replaced by
+/// the next one, while a finished collection of that id is a conflict.
+#[tokio::test]
+async fn imports_in_batches_are_all_or_nothing_and_hidden_until_finished() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let a = create_account(&store, "imports@example.com").await?;
+    let fs = &store.features;
+    let batch = |from: u32| (from..from + 10).map(|n| point(&a, "trees", n, 1.0, 2.0, 1_000)).collect::<Vec<_>>();
+
+    fs.begin_import(&collection(&a, "trees")).await?;
+    fs.import_features(&a, "trees", &batch(0)).await?;
+    assert!(fs.get_collection(&a, "trees").await?.is_none(), "hidden while importing");
+    assert!(fs.list_collections(&a).await?.is_empty());
+    // A later batch fails (a feature id already taken): the import is removed whole.
+    assert!(fs.import_features(&a, "trees", &batch(5)).await.is_err());
+    fs.abort_import(&a, "trees").await?;
+    assert!(fs.get_collection(&a, "trees").await?.is_none());
+    assert!(fs.get_feature(&a, "trees", &format!("f0-{}", a.as_str())).await?.is_none(), "no feature left behind");
+
+    // A dead process's import is replaced; the finished one is visible with every feature.
+    fs.begin_import(&collection(&a, "trees")).await?;
+    fs.import_features(&a, "trees", &batch(0)).await?;
+    fs.begin_import(&collection(&a, "trees")).await?;
+    for from in [0, 10, 20] {
+        fs.import_features(&a, "trees", &batch(from)).await?;
+    }
+    fs.finish_import(&a, "trees").await?;
+    assert!(fs.get_collection(&a, "trees").await?.is_some());
+    assert_eq!(fs.list_collections(&a).await?.len(), 1);
+    let e = fs.collection_extent(&a, "trees").await?;
+    assert_eq!(e.bbox, Some([1.0, 2.0, 1.0, 2.0]));
+    let err = fs.begin_import(&collection(&a, "trees")).await.err().ok_or("a finished collection was replaced")?;
+    assert!(err.to_string().contains("already exists"), "{err}");
+    Ok(())
+}
