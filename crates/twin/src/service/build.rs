@@ -35,16 +35,41 @@ pub struct Tileset {
     pub summary: Value,
 }
 
+/// How long a request waits for a tileset being built before it is answered 202.
+const TILESET_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A tileset asked for by a request.
+#[derive(Clone, Debug)]
+pub enum TilesetAnswer {
+    Ready(Tileset),
+    /// Still being built (on its own task, once): ask again after this many seconds.
+    Building { retry_after: u64 },
+}
+
 impl TwinService {
     /// The tileset of `twin` as of `at` (ms; its clock when `None`), built if no kept build
-    /// shows the features of that instant.
-    pub async fn tileset(&self, account: &AccountId, id: &str, at: Option<i64>) -> Result<(Twin, Tileset)> {
+    /// shows the features of that instant. The build runs on its own task (one at a time per
+    /// twin, so requests asking at once share it): a request that leaves does not stop it, and
+    /// one that has waited [`TILESET_WAIT`] is told to come back.
+    pub async fn tileset(
+        self: &Arc<Self>,
+        account: &AccountId,
+        id: &str,
+        at: Option<i64>,
+    ) -> Result<(Twin, TilesetAnswer)> {
         let twin = self.get(account, id).await?;
         let now = Timestamp::now().millis();
         let at = at.unwrap_or_else(|| twin.clock.at(now)).min(now);
         let live = twin.clock.live && at >= now - 1;
-        let tileset = self.tileset_at(&twin, at, live).await?;
-        Ok((twin, tileset))
+        let (svc, t) = (self.clone(), twin.clone());
+        let build = tokio::spawn(async move { svc.tileset_at(&t, at, live).await });
+        match tokio::time::timeout(TILESET_WAIT, build).await {
+            Ok(joined) => {
+                let tileset = joined.map_err(|e| Error::Internal(format!("the tileset build ended abnormally: {e}")))??;
+                Ok((twin, TilesetAnswer::Ready(tileset)))
+            }
+            Err(_) => Ok((twin, TilesetAnswer::Building { retry_after: 5 })),
+        }
     }
 
     async fn tileset_at(&self, twin: &Twin, at: i64, live: bool) -> Result<Tileset> {

@@ -12,6 +12,7 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use meridian_core::DomainError;
+use meridian_twin::service::TilesetAnswer;
 use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa_axum::router::OpenApiRouter;
@@ -48,6 +49,7 @@ fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
         (status = 200, description = "`tileset.json` (3D Tiles 1.1): buildings extruded from the parcels as they were at the clock's instant \
             (quadtree of glTF contents with EXT_mesh_features and EXT_structural_metadata), the DEM as terrain. `ETag` names the build \
             (`X-Tileset-Version` its stamp); built on first request for an instant whose parcels no kept build shows", content_type = "application/json"),
+        (status = 202, description = "The tileset of this instant is still being built (on its own task, once, whichever request started it): `Retry-After` says when to ask again", content_type = "application/json"),
         (status = 304, description = "`If-None-Match` names this build"),
         (status = 422, description = "The area holds more parcels than `twin.max_parcels`, or its DEM is gone", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
@@ -60,7 +62,19 @@ async fn get_tileset(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let at = instant(q.time.as_deref(), "/time")?;
-    let (twin, tileset) = state.twin.tileset(&caller.account_id, &twin_id, at).await.map_err(twin_error)?;
+    let (twin, answer) = state.twin.tileset(&caller.account_id, &twin_id, at).await.map_err(twin_error)?;
+    let tileset = match answer {
+        TilesetAnswer::Ready(t) => t,
+        TilesetAnswer::Building { retry_after } => {
+            let body = serde_json::json!({
+                "status": "building",
+                "detail": "the tileset of this instant is being built (once, for every request); ask again after Retry-After seconds",
+            });
+            let mut r = (StatusCode::ACCEPTED, crate::extract::Json(body)).into_response();
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+            return Ok(r);
+        }
+    };
     let etag = format!("\"{}-b{}\"", twin.id, tileset.stamp);
     let etag_value = HeaderValue::from_str(&etag).map_err(ApiError::internal)?;
     if not_modified(&headers, &etag) {
