@@ -294,7 +294,8 @@ const TRANSACTION_NS: &str = r#"service="WFS" version="2.0.0" xmlns:wfs="http://
 
 fn square(id: &str, lat: f64, lon: f64) -> String {
     format!(
-        "<features:geometry><gml:Polygon gml:id=\"{id}\" srsName=\"urn:ogc:def:crs:EPSG::4326\"><gml:exterior><gml:LinearRing><gml:posList>{lat} {lon} {lat} {e} {n} {e} {n} {lon} {lat} {lon}</gml:posList></gml:LinearRing></gml:exterior></gml:Polygon></features:geometry>",
+        // Parcels are declared gml:MultiSurface: a client sends its polygon as one.
+        "<features:geometry><gml:MultiSurface gml:id=\"{id}\" srsName=\"urn:ogc:def:crs:EPSG::4326\"><gml:surfaceMember><gml:Polygon gml:id=\"{id}.0\"><gml:exterior><gml:LinearRing><gml:posList>{lat} {lon} {lat} {e} {n} {e} {n} {lon} {lat} {lon}</gml:posList></gml:LinearRing></gml:exterior></gml:Polygon></gml:surfaceMember></gml:MultiSurface></features:geometry>",
         e = lon + 0.005,
         n = lat + 0.005
     )

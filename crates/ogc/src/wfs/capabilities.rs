@@ -267,10 +267,11 @@ pub fn schema(types: &[FeatureType]) -> String {
          <xsd:import namespace=\"{GML_NS}\" schemaLocation=\"http://schemas.opengis.net/gml/3.2.1/gml.xsd\"/>\n"
     );
     for t in types {
+        let geometry = if t.multi_surface() { "gml:MultiSurfacePropertyType" } else { "gml:GeometryPropertyType" };
         let _ = write!(
             out,
             "<xsd:complexType name=\"{n}Type\"><xsd:complexContent><xsd:extension base=\"gml:AbstractFeatureType\">\
-             <xsd:sequence>\n<xsd:element name=\"geometry\" type=\"gml:GeometryPropertyType\" minOccurs=\"0\" nillable=\"true\"/>\n",
+             <xsd:sequence>\n<xsd:element name=\"geometry\" type=\"{geometry}\" minOccurs=\"0\" nillable=\"true\"/>\n",
             n = t.name
         );
         for (p, kind) in &t.properties {

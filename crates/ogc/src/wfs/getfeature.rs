@@ -56,6 +56,18 @@ impl Writer {
         }
     }
 
+    /// The geometry as GML writes it: a polygon of a multi-surface type as a one-member
+    /// multipolygon, so that every feature matches the type DescribeFeatureType declares.
+    fn gml_geometry(&self, f: &Feature) -> Option<Value> {
+        let g = self.geometry(f)?;
+        if self.ty.multi_surface() && g.get("type").and_then(Value::as_str) == Some("Polygon") {
+            return Some(
+                json!({"type": "MultiPolygon", "coordinates": [g.get("coordinates").cloned().unwrap_or(Value::Null)]}),
+            );
+        }
+        Some(g)
+    }
+
     fn value(&self, f: &Feature, name: &str) -> Option<Value> {
         if name == "updated_at" {
             return Some(Value::String(f.updated_at.to_rfc3339()));
@@ -68,7 +80,7 @@ impl Writer {
         let name = &self.ty.name;
         let _ = write!(out, "<{PREFIX}:{name} gml:id=\"{}\">", escape(&f.id));
         if self.with_geometry {
-            if let Some(g) = self.geometry(f) {
+            if let Some(g) = self.gml_geometry(f) {
                 let _ = write!(out, "<{PREFIX}:geometry>");
                 gml::write_geometry(out, &g, &format!("{}.geom", f.id), Some(&self.srs_name));
                 let _ = write!(out, "</{PREFIX}:geometry>");
@@ -106,7 +118,7 @@ impl Writer {
             (Some(vr), _) => {
                 out.push_str("<wfs:member>");
                 if vr == "geometry" {
-                    match self.geometry(f) {
+                    match self.gml_geometry(f) {
                         Some(g) => gml::write_geometry(out, &g, &format!("{}.geom", f.id), Some(&self.srs_name)),
                         None => {
                             let _ = write!(out, "<{PREFIX}:geometry xsi:nil=\"true\"/>");

@@ -162,6 +162,13 @@ pub struct FeatureType {
 }
 
 impl FeatureType {
+    /// Whether every geometry of the type is a (multi)polygon, declared and written as
+    /// `gml:MultiSurface` so that clients (GDAL, QGIS) know the layer's geometry type: the
+    /// cadastre's parcels. Other collections may mix kinds and declare `gml:Geometry`.
+    pub fn multi_surface(&self) -> bool {
+        self.collection.id == meridian_cadastre::PARCELS
+    }
+
     /// The qualified name (`features:parcels`).
     pub fn qname(&self) -> String {
         format!("{PREFIX}:{}", self.name)

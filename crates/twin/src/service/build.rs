@@ -43,7 +43,9 @@ const TILESET_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 pub enum TilesetAnswer {
     Ready(Tileset),
     /// Still being built (on its own task, once): ask again after this many seconds.
-    Building { retry_after: u64 },
+    Building {
+        retry_after: u64,
+    },
 }
 
 impl TwinService {
@@ -65,7 +67,8 @@ impl TwinService {
         let build = tokio::spawn(async move { svc.tileset_at(&t, at, live).await });
         match tokio::time::timeout(TILESET_WAIT, build).await {
             Ok(joined) => {
-                let tileset = joined.map_err(|e| Error::Internal(format!("the tileset build ended abnormally: {e}")))??;
+                let tileset =
+                    joined.map_err(|e| Error::Internal(format!("the tileset build ended abnormally: {e}")))??;
                 Ok((twin, TilesetAnswer::Ready(tileset)))
             }
             Err(_) => Ok((twin, TilesetAnswer::Building { retry_after: 5 })),
