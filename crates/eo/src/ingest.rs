@@ -568,3 +568,31 @@ pub(crate) async fn fetch_local(svc: &EoService, key: &str, dir: &Path) -> Resul
     tokio::fs::write(&path, &bytes).await?;
     Ok(path)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A band without overviews is read every `step`-th cell, a band of rows at a time: the same
+    /// cells as a whole read, taken every `step`, so statistics and outlines keep their meaning
+    /// whatever the size (a 30,000² file used to be read whole, 7 GB as f64).
+    #[test]
+    fn decimated_reads_take_every_step_th_cell_of_every_step_th_row() {
+        let band = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cbers4-mux-057-094-20171121-band7.tif");
+        let t = GeoTiff::open_with(&band, Limits::default()).unwrap();
+        let im = t.images()[0].clone();
+        let all = t.read_window::<f64>(0, 0, Window::new(0, 0, im.width, im.height), f64::NAN).unwrap();
+        for step in [1, 3, 7] {
+            let d = read_decimated(&t, 0, 0, step).unwrap();
+            let (ow, oh) = (im.width.div_ceil(step), im.height.div_ceil(step));
+            assert_eq!(d.len(), ow * oh, "step {step}");
+            for (r, row) in d.chunks(ow).enumerate() {
+                for (c, v) in row.iter().enumerate() {
+                    let want = all[r * step * im.width + c * step];
+                    assert!(v == &want || (v.is_nan() && want.is_nan()), "step {step} at {r},{c}");
+                }
+            }
+        }
+    }
+}
