@@ -606,8 +606,16 @@ impl DnsServer {
                 return Err(Some(ResponseCode::Refused));
             }
         }
-        let existing = store.dns.zone_records(&zone.id).await.map_err(|_| Some(ResponseCode::ServFail))?;
-        // Looked up by name, so that an update costs time linear in the zone, not its square.
+        // Only the records at the names the update names (prerequisites and changes): an update
+        // reads what it touches, not the whole zone.
+        let mut names: Vec<String> =
+            request.answers.iter().chain(&request.authorities).map(|rr| lower(&rr.name)).collect();
+        names.push(zone.name.clone());
+        names.sort_unstable();
+        names.dedup();
+        let existing =
+            store.dns.zone_records_named(&zone.id, &names).await.map_err(|_| Some(ResponseCode::ServFail))?;
+        // Looked up by name, so that an update costs time linear in what it touches.
         let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
         for r in &existing {
             by_name.entry(r.name.as_str()).or_default().push(r.rtype.as_str());

@@ -474,6 +474,8 @@ pub trait DnsRepo: Send + Sync {
     async fn get_record(&self, zone: &ZoneId, id: &RecordId) -> Result<Option<DnsRecord>>;
     /// Every record of the zone.
     async fn zone_records(&self, zone: &ZoneId) -> Result<Vec<DnsRecord>>;
+    /// The zone's records at these owner names only (a dynamic update reads what it touches).
+    async fn zone_records_named(&self, zone: &ZoneId, names: &[String]) -> Result<Vec<DnsRecord>>;
     /// Applies deletes, updates and creates all-or-nothing, with one serial bump. A missing record
     /// is not-found, an exact duplicate is `duplicate_record`, a CNAME sharing its name is
     /// `cname_conflict`.

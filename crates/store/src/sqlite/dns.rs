@@ -304,6 +304,18 @@ impl DnsRepo for SqliteDb {
         rows.iter().map(record_from_row).collect()
     }
 
+    async fn zone_records_named(&self, zone: &ZoneId, names: &[String]) -> Result<Vec<Record>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {RECORD_COLUMNS} FROM dns_records
+             WHERE zone_id = ? AND name IN (SELECT value FROM json_each(?)) ORDER BY name, type"
+        ))
+        .bind(zone.as_str())
+        .bind(serde_json::to_string(names)?)
+        .fetch_all(self.read())
+        .await?;
+        rows.iter().map(record_from_row).collect()
+    }
+
     async fn apply_changes(
         &self,
         account: &AccountId,
