@@ -579,7 +579,8 @@ mod tests {
     /// whatever the size (a 30,000² file used to be read whole, 7 GB as f64).
     #[test]
     fn decimated_reads_take_every_step_th_cell_of_every_step_th_row() {
-        let band = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cbers4-mux-057-094-20171121-band7.tif");
+        let band =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cbers4-mux-057-094-20171121-band7.tif");
         let t = GeoTiff::open_with(&band, Limits::default()).unwrap();
         let im = t.images()[0].clone();
         let all = t.read_window::<f64>(0, 0, Window::new(0, 0, im.width, im.height), f64::NAN).unwrap();

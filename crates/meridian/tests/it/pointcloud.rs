@@ -329,6 +329,16 @@ async fn pointcloud_outputs_read_with_laspy() {
         .await
         .unwrap();
     assert_eq!(r.status(), 202);
+    // A second classification while the first is queued or running is refused.
+    let again = s
+        .client
+        .post(s.url(&format!("/api/v1/pointcloud/{id}/classify")))
+        .bearer_auth(&key)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    problem(again, 409, "point_cloud_busy").await;
     let d = s.pc_wait(&key, &id, |d| d["classification"]["status"] == "succeeded").await;
     let histogram = d["classification"]["histogram"].clone();
     let dir = s.dir.path().join("laspy");

@@ -162,7 +162,8 @@ impl JobHandler for ClassifyJobHandler {
                 409,
                 code::POINT_CLOUD_BUSY,
                 "Superseded",
-                "another classification of this point cloud was started",
+                "the point cloud no longer names this job as its classification (another one was queued after it, \
+                 or the request that queued it failed before recording it); nothing was changed",
             )));
         }
         let model = if params.steps.classes { Some(svc.model().map_err(JobError::internal)?) } else { None };
