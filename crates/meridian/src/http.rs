@@ -164,7 +164,7 @@ async fn serve_connection(
     hold: meridian_api::extract::ConnectionHold,
 ) {
     let activity = Activity::new();
-    let io = TokioIo::new(Tracked { inner: stream, activity: activity.clone() });
+    let io = TokioIo::new(Tracked { inner: stream, activity: activity.clone(), rewritten: None });
     let service = {
         let activity = activity.clone();
         hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
@@ -263,6 +263,75 @@ impl Drop for RequestGuard {
 struct Tracked {
     inner: TcpStream,
     activity: Activity,
+    /// An answer hyper writes itself (a request head it cannot parse: 414, 431, 400) rewritten
+    /// with a problem document, and how many of hyper's bytes it stands for.
+    rewritten: Option<(Vec<u8>, usize, usize)>,
+}
+
+/// The answer for a status hyper sends with an empty body when it cannot parse a request head,
+/// as a problem document; `None` for anything else.
+fn problem_for_bare_status(head: &[u8]) -> Option<Vec<u8>> {
+    let (status, code, title, detail) = if head.starts_with(b"HTTP/1.1 414 ") {
+        (
+            414,
+            "uri_too_long",
+            "URI too long",
+            "the request's URI is longer than 65,534 bytes; send long parameters in a POST body",
+        )
+    } else if head.starts_with(b"HTTP/1.1 431 ") {
+        (
+            431,
+            "headers_too_large",
+            "Request headers too large",
+            "the request's headers are larger than the server reads",
+        )
+    } else if head.starts_with(b"HTTP/1.1 400 ") && {
+        let empty = b"content-length: 0\r\n";
+        head.windows(empty.len()).any(|w| w.eq_ignore_ascii_case(empty))
+    } {
+        (400, "malformed_request", "Malformed request", "the request head is not valid HTTP/1.1")
+    } else {
+        return None;
+    };
+    let reason = std::str::from_utf8(&head[13..]).ok()?.split("\r\n").next()?.to_owned();
+    let body = serde_json::json!({
+        "type": meridian_core::problem::type_uri(code),
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        "errors": [],
+    })
+    .to_string();
+    Some(
+        format!(
+            "HTTP/1.1 {status} {reason}\r\ncontent-type: {}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            meridian_core::problem::MEDIA_TYPE,
+            body.len()
+        )
+        .into_bytes(),
+    )
+}
+
+impl Tracked {
+    /// Writes what is left of a rewritten answer; ready with hyper's byte count once all of it
+    /// is out.
+    fn poll_rewritten(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        while let Some((bytes, sent, stands_for)) = self.rewritten.as_mut() {
+            if *sent == bytes.len() {
+                let n = *stands_for;
+                self.rewritten = None;
+                return Poll::Ready(Ok(n));
+            }
+            match Pin::new(&mut self.inner).poll_write(cx, &bytes[*sent..]) {
+                Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                Poll::Ready(Ok(n)) => *sent += n,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        Poll::Ready(Ok(0))
+    }
 }
 
 impl AsyncRead for Tracked {
@@ -278,6 +347,14 @@ impl AsyncRead for Tracked {
 
 impl AsyncWrite for Tracked {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        if self.rewritten.is_none() {
+            if let Some(answer) = problem_for_bare_status(buf) {
+                self.rewritten = Some((answer, 0, buf.len()));
+            }
+        }
+        if self.rewritten.is_some() {
+            return self.poll_rewritten(cx);
+        }
         let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
         if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
             self.activity.touch();
@@ -290,6 +367,15 @@ impl AsyncWrite for Tracked {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        if self.rewritten.is_none() {
+            if let Some(answer) = bufs.first().and_then(|b| problem_for_bare_status(b)) {
+                let total = bufs.iter().map(|b| b.len()).sum();
+                self.rewritten = Some((answer, 0, total));
+            }
+        }
+        if self.rewritten.is_some() {
+            return self.poll_rewritten(cx);
+        }
         let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
         if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
             self.activity.touch();

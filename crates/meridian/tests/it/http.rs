@@ -144,3 +144,26 @@ fn logs_to_a_pipe_carry_no_colour_codes() {
     assert!(text.contains("meridian started"), "{text}");
     assert!(!logged.contains(&0x1b), "ESC in logs written to a pipe: {text}");
 }
+
+/// A request whose URI or head hyper refuses before any handler sees it (a URI over 64 KiB, a
+/// head that is not HTTP) still gets a problem document, not an empty body.
+#[test]
+fn requests_refused_while_parsing_get_problem_documents() {
+    let s = Server::start();
+    let exchange = |request: &[u8]| {
+        let mut c = TcpStream::connect(addr(&s)).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        c.write_all(request).unwrap();
+        let mut answer = Vec::new();
+        let _ = c.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    let long = format!("GET /api/v1/eo/collections?x={} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000));
+    let answer = exchange(long.as_bytes());
+    assert!(answer.starts_with("HTTP/1.1 414 "), "{answer}");
+    assert!(answer.contains("content-type: application/problem+json"), "{answer}");
+    assert!(answer.contains("\"code\":\"uri_too_long\""), "{answer}");
+    let garbage = exchange(b"NOT HTTP AT ALL\r\n\r\n");
+    assert!(garbage.starts_with("HTTP/1.1 400 "), "{garbage}");
+    assert!(garbage.contains("\"code\":\"malformed_request\""), "{garbage}");
+}
