@@ -104,7 +104,7 @@ async fn problem_for_bare_errors(response: Response, method: &str, path: &str) -
         let text = axum::body::to_bytes(body, BARE_ERROR_BYTES).await.unwrap_or_default();
         let detail = String::from_utf8_lossy(&text).trim().to_owned();
         let (code, title) = match status {
-            StatusCode::PAYLOAD_TOO_LARGE => ("too_large", "Request body too large"),
+            StatusCode::PAYLOAD_TOO_LARGE => ("payload_too_large", "Payload too large"),
             StatusCode::UNSUPPORTED_MEDIA_TYPE => ("unsupported_media_type", "Unsupported media type"),
             s if s.is_server_error() => ("internal_error", "Internal error"),
             _ => ("bad_request", "Bad request"),
