@@ -129,6 +129,10 @@ pub mod code {
     pub const PRECONDITION_FAILED: &str = "precondition_failed";
     /// `payload_too_large`.
     pub const PAYLOAD_TOO_LARGE: &str = "payload_too_large";
+    /// `uri_too_long`.
+    pub const URI_TOO_LONG: &str = "uri_too_long";
+    /// `headers_too_large`.
+    pub const HEADERS_TOO_LARGE: &str = "headers_too_large";
     /// `unsupported_media_type`.
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
     /// `range_not_satisfiable`.
@@ -193,8 +197,10 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     (code::UPLOAD_GONE, 410, "In a job's `error`: the uploaded file the job was to read is no longer stored; upload it again."),
     (code::PRECONDITION_FAILED, 412, "`If-Match` named an ETag that is no longer current."),
     (code::PAYLOAD_TOO_LARGE, 413, "The body or upload is larger than the configured limit."),
+    (code::URI_TOO_LONG, 414, "The request's URI is longer than 65,534 bytes; send long parameters (a filter, a geometry) in a POST body."),
     (code::UNSUPPORTED_MEDIA_TYPE, 415, "The body's `Content-Type` is not one this operation accepts."),
     (code::RANGE_NOT_SATISFIABLE, 416, "The `Range` asked for lies wholly past the end of the file; `Content-Range` gives its size."),
+    (code::HEADERS_TOO_LARGE, 431, "The request's head (its headers) is larger than the server reads."),
     (code::VALIDATION_FAILED, 422, "The body parsed but broke rules; `errors` lists each field with a JSON pointer."),
     (code::RASTER_TOO_LARGE, 422, "The GeoTIFF declares more pixels, bytes per tile or strip, or tiles than the `dem.max_*` limits allow (as a field error at `/file`, or a job's `error`)."),
     (code::INVALID_RASTER, 422, "The GeoTIFF's data cannot be decoded, e.g. a tile that inflates past its declared size (as a field error at `/file`; in a job's `error` it is `job_input_invalid`)."),

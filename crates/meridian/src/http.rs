@@ -289,7 +289,12 @@ fn problem_for_bare_status(head: &[u8]) -> Option<Vec<u8>> {
         let empty = b"content-length: 0\r\n";
         head.windows(empty.len()).any(|w| w.eq_ignore_ascii_case(empty))
     } {
-        (400, "malformed_request", "Malformed request", "the request head is not valid HTTP/1.1")
+        (
+            400,
+            meridian_core::problem::code::MALFORMED_REQUEST,
+            "Malformed request",
+            "the request head is not valid HTTP/1.1",
+        )
     } else {
         return None;
     };
