@@ -274,14 +274,14 @@ fn problem_for_bare_status(head: &[u8]) -> Option<Vec<u8>> {
     let (status, code, title, detail) = if head.starts_with(b"HTTP/1.1 414 ") {
         (
             414,
-            "uri_too_long",
+            meridian_core::problem::code::URI_TOO_LONG,
             "URI too long",
             "the request's URI is longer than 65,534 bytes; send long parameters in a POST body",
         )
     } else if head.starts_with(b"HTTP/1.1 431 ") {
         (
             431,
-            "headers_too_large",
+            meridian_core::problem::code::HEADERS_TOO_LARGE,
             "Request headers too large",
             "the request's headers are larger than the server reads",
         )
