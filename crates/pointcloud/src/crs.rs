@@ -67,13 +67,16 @@ pub fn epsg_of_geokeys(data: &[u8]) -> (Option<u16>, Option<u16>) {
 
 /// The EPSG code of a WKT (1 or 2) CRS: the authority of the top-level CRS, or, for a compound
 /// CRS, of its first (horizontal) part.
+///
+/// A WKT without a top-level authority (ESRI's, common in US files) has none: the authorities
+/// nested in it name its unit, datum or base CRS (`UNIT["Foot_US",...,AUTHORITY["EPSG","9003"]]`,
+/// `GEOGCS[...,AUTHORITY["EPSG","4269"]]`), never the projected CRS itself.
 pub fn epsg_of_wkt(wkt: &str) -> Option<u16> {
-    let top = authority_at_depth(wkt, 1);
-    if top.is_some() && !is_compound(wkt) {
-        return top;
+    if is_compound(wkt) {
+        // A compound CRS: the first part's authority sits at depth 2.
+        return authority_at_depth(wkt, 2);
     }
-    // A compound CRS: the first part's authority sits at depth 2.
-    authority_at_depth(wkt, 2).or(top)
+    authority_at_depth(wkt, 1)
 }
 
 fn is_compound(wkt: &str) -> bool {
@@ -132,6 +135,10 @@ mod tests {
         let wkt2 = r#"PROJCRS["WGS 84 / UTM zone 32N",BASEGEOGCRS["WGS 84",DATUM["World Geodetic System 1984",ELLIPSOID["WGS 84",6378137,298.257223563]],ID["EPSG",4326]],CONVERSION["UTM zone 32N",METHOD["Transverse Mercator"]],CS[Cartesian,2],ID["EPSG",32632]]"#;
         assert_eq!(epsg_of_wkt(wkt2), Some(32632));
         assert_eq!(epsg_of_wkt(r#"LOCAL_CS["site grid"]"#), None);
+        // ESRI's WKT names no authority for the projected CRS: neither the foot unit's code nor
+        // the base CRS's is taken for it.
+        let esri = r#"PROJCS["NAD_1983_StatePlane_Washington_North_FIPS_4601_Feet",GEOGCS["GCS_North_American_1983",DATUM["D_North_American_1983",SPHEROID["GRS_1980",6378137.0,298.257222101]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433],AUTHORITY["EPSG","4269"]],PROJECTION["Lambert_Conformal_Conic"],PARAMETER["False_Easting",1640416.666666667],UNIT["Foot_US",0.3048006096012192,AUTHORITY["EPSG","9003"]]]"#;
+        assert_eq!(epsg_of_wkt(esri), None);
         assert_eq!(epsg_of_wkt("not wkt at all [[[["), None);
     }
 
