@@ -96,7 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let model = meridian_pointcloud::learn::Model::default_model()?;
             let params = PipelineParams::from_json(&serde_json::json!({})).map_err(|e| format!("{e:?}"))?;
             let t = Instant::now();
-            let report = classify_file(file, out, limits(), &params, Some(&model), &never)?;
+            let report = classify_file(file, out, limits(), &params, Some(&model), 1.0, &never)?;
             let s = t.elapsed().as_secs_f64();
             line(
                 "classify",

@@ -28,7 +28,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let model = meridian_pointcloud::learn::Model::default_model()?;
     let out = std::env::temp_dir().join(format!("evaluate-{}.laz", std::process::id()));
     let limits = Limits { max_points: 2_000_000_000 };
-    let report = classify_file(std::path::Path::new(file), &out, limits, &params, Some(&model), &|_| true)?;
+    let report = classify_file(std::path::Path::new(file), &out, limits, &params, Some(&model), 1.0, &|_| true)?;
     let (_, truth) = read_path(file, limits)?;
     let (_, got) = read_path(&out, limits)?;
     std::fs::remove_file(&out)?;

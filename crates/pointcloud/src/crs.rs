@@ -28,6 +28,18 @@ pub struct Crs {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wkt: Option<String>,
     pub source: CrsSource,
+    /// Metres in one unit of the coordinates (0.3048 for feet, 0.3048006096 for US survey
+    /// feet), when the CRS is projected and says; absent for a geographic CRS or none known.
+    /// Classification works in metres: coordinates are scaled by it first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metres_per_unit: Option<f64>,
+}
+
+impl Crs {
+    /// A CRS given as an EPSG code (an uploader's override).
+    pub fn of_epsg(epsg: u16, source: CrsSource) -> Self {
+        Self { epsg: Some(epsg), vertical_epsg: None, wkt: None, source, metres_per_unit: linear_unit_of_epsg(epsg) }
+    }
 }
 
 /// The CRS of a header's VLRs and EVLRs: the WKT when there is one (LAS 1.4 says WKT wins), else
@@ -39,12 +51,15 @@ pub fn of_header(header: &las::Header) -> Option<Crs> {
     if let Some(v) = projection(2112) {
         let wkt = String::from_utf8_lossy(&v.data).trim_end_matches('\0').trim().to_owned();
         if !wkt.is_empty() {
-            return Some(Crs { epsg: epsg_of_wkt(&wkt), vertical_epsg: None, wkt: Some(wkt), source: CrsSource::Wkt });
+            let epsg = epsg_of_wkt(&wkt);
+            let metres_per_unit = linear_unit_of_wkt(&wkt).or_else(|| epsg.and_then(linear_unit_of_epsg));
+            return Some(Crs { epsg, vertical_epsg: None, wkt: Some(wkt), source: CrsSource::Wkt, metres_per_unit });
         }
     }
     let keys = projection(34735)?;
     let (epsg, vertical) = epsg_of_geokeys(&keys.data);
-    Some(Crs { epsg, vertical_epsg: vertical, wkt: None, source: CrsSource::Geotiff })
+    let metres_per_unit = linear_unit_of_geokeys(&keys.data).or_else(|| epsg.and_then(linear_unit_of_epsg));
+    Some(Crs { epsg, vertical_epsg: vertical, wkt: None, source: CrsSource::Geotiff, metres_per_unit })
 }
 
 /// The EPSG codes of a GeoTIFF key directory (horizontal: `ProjectedCSTypeGeoKey` 3072, else
@@ -63,6 +78,109 @@ pub fn epsg_of_geokeys(data: &[u8]) -> (Option<u16>, Option<u16>) {
     }
     let code = |id: u16| found.get(&id).copied().filter(|&c| c != 0 && c != 32767);
     (code(3072).or_else(|| code(2048)), code(4096))
+}
+
+/// Metres per unit of an EPSG unit of length: metre, foot, US survey foot.
+fn unit_code_metres(code: u16) -> Option<f64> {
+    match code {
+        9001 => Some(1.0),
+        9002 => Some(0.3048),
+        9003 => Some(1200.0 / 3937.0),
+        9036 => Some(1000.0),
+        _ => None,
+    }
+}
+
+/// Metres per unit of the projected CRS of a GeoTIFF key directory (`ProjLinearUnitsGeoKey`,
+/// 3076), when it says.
+pub fn linear_unit_of_geokeys(data: &[u8]) -> Option<f64> {
+    let words: Vec<u16> = data.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let count = usize::from(*words.get(3)?);
+    (0..count)
+        .filter_map(|k| words.get(4 + k * 4..8 + k * 4))
+        .find(|key| key[0] == 3076 && key[1] == 0)
+        .and_then(|key| unit_code_metres(key[3]))
+}
+
+/// Metres per unit of an EPSG CRS, from its definition (`+units=`, `+to_meter=`); none for a
+/// geographic CRS or an unknown code.
+pub fn linear_unit_of_epsg(epsg: u16) -> Option<f64> {
+    let proj4 = crs_definitions::from_code(epsg)?.proj4;
+    if proj4.contains("+proj=longlat") {
+        return None;
+    }
+    let value = |key: &str| proj4.split_whitespace().find_map(|p| p.strip_prefix(key));
+    if let Some(m) = value("+to_meter=").and_then(|v| v.parse::<f64>().ok()) {
+        return Some(m);
+    }
+    match value("+units=") {
+        Some("us-ft") => Some(1200.0 / 3937.0),
+        Some("ft") => Some(0.3048),
+        Some("km") => Some(1000.0),
+        _ => Some(1.0),
+    }
+}
+
+/// Metres per unit of a WKT's projected CRS: the `UNIT` (WKT 1) or `LENGTHUNIT` (WKT 2) of the
+/// projected CRS itself (the first part of a compound one); none for a geographic CRS.
+pub fn linear_unit_of_wkt(wkt: &str) -> Option<f64> {
+    let head = wkt.trim_start().to_ascii_uppercase();
+    let projected = |h: &str| h.starts_with("PROJCS") || h.starts_with("PROJCRS") || h.starts_with("PROJECTEDCRS");
+    let depth = if is_compound(wkt) {
+        // The first part, after the compound's name.
+        let inner = head.split_once('[').map(|(_, r)| r).unwrap_or("");
+        let first = inner.split_once(',').map(|(_, r)| r.trim_start()).unwrap_or("");
+        if !projected(first) {
+            return None;
+        }
+        2
+    } else if projected(&head) {
+        1
+    } else {
+        return None;
+    };
+    unit_at_depth(wkt, depth).or_else(|| {
+        // WKT 2 may give the unit on each axis instead (the ellipsoid's LENGTHUNIT, earlier in
+        // the text, is not the coordinates' unit).
+        let axis = head.find("AXIS[")?;
+        let at = axis + head[axis..].find("LENGTHUNIT[")?;
+        unit_value(&wkt[at + "LENGTHUNIT[".len()..])
+    })
+}
+
+/// The conversion factor of the first `UNIT[...]` or `LENGTHUNIT[...]` directly inside an
+/// object at `depth`.
+fn unit_at_depth(wkt: &str, depth: usize) -> Option<f64> {
+    let bytes = wkt.as_bytes();
+    let (mut level, mut in_string) = (0usize, false);
+    for (i, &c) in bytes.iter().enumerate() {
+        if c == b'"' {
+            in_string = !in_string;
+        } else if !in_string {
+            match c {
+                b'[' | b'(' => {
+                    let start =
+                        wkt[..i].rfind(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_').map_or(0, |p| p + 1);
+                    let word = wkt[start..i].to_ascii_uppercase();
+                    if level == depth && (word == "UNIT" || word == "LENGTHUNIT") {
+                        return unit_value(&wkt[i + 1..]);
+                    }
+                    level += 1;
+                }
+                b']' | b')' => level = level.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// The factor of a unit's body (`"US survey foot",0.304800609601219,...`).
+fn unit_value(body: &str) -> Option<f64> {
+    let after_name = body.trim_start().strip_prefix('"').and_then(|r| r.split_once('"')).map(|(_, r)| r)?;
+    let v = after_name.trim_start().strip_prefix(',')?.trim_start();
+    let end = v.find([',', ']', ')']).unwrap_or(v.len());
+    v[..end].trim().parse::<f64>().ok().filter(|f| f.is_finite() && *f > 0.0)
 }
 
 /// The EPSG code of a WKT (1 or 2) CRS: the authority of the top-level CRS, or, for a compound
@@ -121,6 +239,7 @@ fn authority_at_depth(wkt: &str, depth: usize) -> Option<u16> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -139,6 +258,22 @@ mod tests {
         // the base CRS's is taken for it.
         let esri = r#"PROJCS["NAD_1983_StatePlane_Washington_North_FIPS_4601_Feet",GEOGCS["GCS_North_American_1983",DATUM["D_North_American_1983",SPHEROID["GRS_1980",6378137.0,298.257222101]],PRIMEM["Greenwich",0.0],UNIT["Degree",0.0174532925199433],AUTHORITY["EPSG","4269"]],PROJECTION["Lambert_Conformal_Conic"],PARAMETER["False_Easting",1640416.666666667],UNIT["Foot_US",0.3048006096012192,AUTHORITY["EPSG","9003"]]]"#;
         assert_eq!(epsg_of_wkt(esri), None);
+        // Its unit is the projected CRS's own UNIT, not the base CRS's degrees.
+        assert!((linear_unit_of_wkt(esri).unwrap() - 0.3048006096012192).abs() < 1e-12);
+        assert_eq!(linear_unit_of_wkt(lambert), Some(1.0));
+        assert_eq!(linear_unit_of_wkt(&compound), Some(1.0));
+        let wkt2_feet = r#"PROJCRS["NAD83 / Washington North (ftUS)",BASEGEOGCRS["NAD83",DATUM["North American Datum 1983",ELLIPSOID["GRS 1980",6378137,298.257222101,LENGTHUNIT["metre",1]]],ANGLEUNIT["degree",0.0174532925199433]],CONVERSION["x",METHOD["Lambert Conic Conformal (2SP)"]],CS[Cartesian,2],AXIS["easting (X)",east,LENGTHUNIT["US survey foot",0.304800609601219]],AXIS["northing (Y)",north,LENGTHUNIT["US survey foot",0.304800609601219]],ID["EPSG",2285]]"#;
+        assert!((linear_unit_of_wkt(wkt2_feet).unwrap() - 0.304800609601219).abs() < 1e-12);
+        assert_eq!(
+            linear_unit_of_wkt(
+                r#"GEOGCS["WGS 84",DATUM["x",SPHEROID["y",6378137,298.257223563]],UNIT["degree",0.0174532925199433]]"#
+            ),
+            None
+        );
+        // From an EPSG definition: Washington North in US survey feet, UTM in metres, lon/lat none.
+        assert!((linear_unit_of_epsg(2285).unwrap() - 1200.0 / 3937.0).abs() < 1e-12);
+        assert_eq!(linear_unit_of_epsg(32632), Some(1.0));
+        assert_eq!(linear_unit_of_epsg(4326), None);
         assert_eq!(epsg_of_wkt("not wkt at all [[[["), None);
     }
 

@@ -392,12 +392,17 @@ impl Stages<'_> {
 
 /// Classifies the LAS/LAZ file `source` and writes the result to `output` as LAZ (every
 /// attribute of the source kept, the classes replaced, a `confidence` attribute added). Blocking.
+///
+/// `metres_per_unit` is the file's linear unit (0.3048 for feet; 1 for metres or an unknown
+/// CRS): every parameter is in metres, so the coordinates are scaled to metres before any step
+/// (the output keeps the file's own coordinates; only classes are written).
 pub fn classify_file(
     source: &Path,
     output: &Path,
     limits: Limits,
     params: &PipelineParams,
     model: Option<&Model>,
+    metres_per_unit: f64,
     progress: &(dyn Fn(f64) -> bool + Sync),
 ) -> Result<Report, PipelineError> {
     let all = Instant::now();
@@ -407,7 +412,12 @@ pub fn classify_file(
         timings.insert(name.to_owned(), (t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
     };
     let t = Instant::now();
-    let (_, cloud) = read_path(source, limits)?;
+    let (_, mut cloud) = read_path(source, limits)?;
+    if metres_per_unit.is_finite() && metres_per_unit > 0.0 && (metres_per_unit - 1.0).abs() > 1e-12 {
+        for v in cloud.x.iter_mut().chain(cloud.y.iter_mut()).chain(cloud.z.iter_mut()) {
+            *v *= metres_per_unit;
+        }
+    }
     timed("read", t);
     stages.check(0.1)?;
     let n = cloud.len();

@@ -180,12 +180,18 @@ impl JobHandler for ClassifyJobHandler {
         };
         let output = work.path().join("classified.laz");
         let limits = crate::reader::Limits { max_points: svc.config.max_classify_points };
+        // Parameters are metres: a file in feet is scaled first (unknown CRS: metres assumed).
+        let metres_per_unit = d
+            .crs
+            .as_ref()
+            .and_then(|c| c.metres_per_unit.or_else(|| c.epsg.and_then(crate::crs::linear_unit_of_epsg)))
+            .unwrap_or(1.0);
         let cancel = ctx.cancellation();
         let percent = Arc::new(AtomicU8::new(0));
         let seen = percent.clone();
         let out = output.clone();
         let run = tokio::task::spawn_blocking(move || {
-            pipeline::classify_file(&source, &out, limits, &params, model.as_deref(), &|f| {
+            pipeline::classify_file(&source, &out, limits, &params, model.as_deref(), metres_per_unit, &|f| {
                 seen.store((f * 98.0) as u8, Ordering::Relaxed);
                 !cancel.is_cancelled()
             })

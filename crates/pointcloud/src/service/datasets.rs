@@ -147,7 +147,7 @@ impl Dataset {
             .map_err(|e| Error::Internal(format!("point cloud {} has an unreadable record: {e}", row.id)))?;
         let file_crs = body.summary.as_ref().and_then(|s| s.crs.clone());
         let crs = match body.crs_override {
-            Some(epsg) => Some(Crs { epsg: Some(epsg), vertical_epsg: None, wkt: None, source: CrsSource::Override }),
+            Some(epsg) => Some(Crs::of_epsg(epsg, CrsSource::Override)),
             None => file_crs,
         };
         Ok(Self {
@@ -309,12 +309,7 @@ impl PointCloudService {
                 format: format.to_owned(),
                 index_job: JobId(String::new()),
                 summary: None,
-                crs: crs_override.map(|epsg| Crs {
-                    epsg: Some(epsg),
-                    vertical_epsg: None,
-                    wkt: None,
-                    source: CrsSource::Override,
-                }),
+                crs: crs_override.map(|epsg| Crs::of_epsg(epsg, CrsSource::Override)),
                 bounds_wgs84: None,
                 classification: None,
                 error: None,
