@@ -132,7 +132,7 @@ const DRAWING_MEMORY_MIB: u32 = 1024;
 /// MiB a map of `width` × `height` holds at its peak: the canvas, the layer being drawn onto it
 /// and the RGBA copy the encoder reads, 4 bytes a pixel each.
 pub(crate) fn map_memory_mib(width: u32, height: u32) -> u32 {
-    let bytes = u64::from(width) * u64::from(height) * 4 * 3;
+    let bytes = u64::from(width).saturating_mul(u64::from(height)).saturating_mul(12);
     u32::try_from(bytes.div_ceil(1 << 20)).unwrap_or(u32::MAX).clamp(1, DRAWING_MEMORY_MIB)
 }
 
@@ -300,5 +300,20 @@ impl OgcService {
             tiles.clear();
         }
         tiles.insert(key, body);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::map_memory_mib;
+
+    /// A map's share of the drawing budget: three 4-byte images of its size, at least 1 MiB and
+    /// never more than the whole budget (so any map can be drawn alone).
+    #[test]
+    fn maps_take_a_share_of_the_drawing_budget_by_size() {
+        assert_eq!(map_memory_mib(4096, 4096), 192);
+        assert_eq!(map_memory_mib(256, 256), 1);
+        assert_eq!(map_memory_mib(1, 1), 1);
+        assert_eq!(map_memory_mib(u32::MAX, u32::MAX), super::DRAWING_MEMORY_MIB);
     }
 }

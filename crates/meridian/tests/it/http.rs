@@ -163,6 +163,11 @@ fn requests_refused_while_parsing_get_problem_documents() {
     assert!(answer.starts_with("HTTP/1.1 414 "), "{answer}");
     assert!(answer.contains("content-type: application/problem+json"), "{answer}");
     assert!(answer.contains("\"code\":\"uri_too_long\""), "{answer}");
+    // Headers past what hyper reads (about 400 KiB): 431.
+    let big = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "b".repeat(500_000));
+    let answer = exchange(big.as_bytes());
+    assert!(answer.starts_with("HTTP/1.1 431 "), "{}", &answer[..answer.len().min(200)]);
+    assert!(answer.contains("\"code\":\"headers_too_large\""), "{answer}");
     let garbage = exchange(b"NOT HTTP AT ALL\r\n\r\n");
     assert!(garbage.starts_with("HTTP/1.1 400 "), "{garbage}");
     assert!(garbage.contains("\"code\":\"malformed_request\""), "{garbage}");
