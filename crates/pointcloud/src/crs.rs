@@ -148,22 +148,24 @@ pub fn linear_unit_of_wkt(wkt: &str) -> Option<f64> {
     })
 }
 
-/// The conversion factor of the first `UNIT[...]` or `LENGTHUNIT[...]` directly inside an
-/// object at `depth`.
-fn unit_at_depth(wkt: &str, depth: usize) -> Option<f64> {
-    let bytes = wkt.as_bytes();
+/// Walks the objects of a WKT (outside quoted names) and gives `found` each keyword directly
+/// inside an object at `depth` with the text after its opening bracket; the first `Some` it
+/// returns is the answer.
+fn at_depth<T>(wkt: &str, depth: usize, mut found: impl FnMut(&str, &str) -> Option<T>) -> Option<T> {
     let (mut level, mut in_string) = (0usize, false);
-    for (i, &c) in bytes.iter().enumerate() {
+    for (i, &c) in wkt.as_bytes().iter().enumerate() {
         if c == b'"' {
             in_string = !in_string;
         } else if !in_string {
             match c {
                 b'[' | b'(' => {
+                    // The keyword before this bracket.
                     let start =
                         wkt[..i].rfind(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_').map_or(0, |p| p + 1);
-                    let word = wkt[start..i].to_ascii_uppercase();
-                    if level == depth && (word == "UNIT" || word == "LENGTHUNIT") {
-                        return unit_value(&wkt[i + 1..]);
+                    if level == depth {
+                        if let Some(v) = found(&wkt[start..i].to_ascii_uppercase(), &wkt[i + 1..]) {
+                            return Some(v);
+                        }
                     }
                     level += 1;
                 }
@@ -173,6 +175,12 @@ fn unit_at_depth(wkt: &str, depth: usize) -> Option<f64> {
         }
     }
     None
+}
+
+/// The conversion factor of the first `UNIT[...]` or `LENGTHUNIT[...]` directly inside an
+/// object at `depth`.
+fn unit_at_depth(wkt: &str, depth: usize) -> Option<f64> {
+    at_depth(wkt, depth, |word, body| matches!(word, "UNIT" | "LENGTHUNIT").then(|| unit_value(body)).flatten())
 }
 
 /// The factor of a unit's body (`"US survey foot",0.304800609601219,...`).
@@ -204,38 +212,15 @@ fn is_compound(wkt: &str) -> bool {
 
 /// The first `AUTHORITY["EPSG","n"]` or `ID["EPSG",n]` directly inside an object at `depth`.
 fn authority_at_depth(wkt: &str, depth: usize) -> Option<u16> {
-    let bytes = wkt.as_bytes();
-    let mut level = 0usize;
-    let mut in_string = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c == b'"' {
-            in_string = !in_string;
-        } else if !in_string {
-            match c {
-                b'[' | b'(' => {
-                    // The keyword before this bracket.
-                    let start =
-                        wkt[..i].rfind(|ch: char| !ch.is_ascii_alphanumeric() && ch != '_').map_or(0, |p| p + 1);
-                    let word = wkt[start..i].to_ascii_uppercase();
-                    if level == depth && (word == "AUTHORITY" || word == "ID") {
-                        let close = wkt[i..].find([']', ')']).map(|p| i + p)?;
-                        let inner = &wkt[i + 1..close];
-                        let mut parts = inner.split(',').map(|p| p.trim().trim_matches('"'));
-                        if parts.next().is_some_and(|a| a.eq_ignore_ascii_case("EPSG")) {
-                            return parts.next().and_then(|c| c.parse().ok());
-                        }
-                    }
-                    level += 1;
-                }
-                b']' | b')' => level = level.saturating_sub(1),
-                _ => {}
-            }
+    at_depth(wkt, depth, |word, body| {
+        if word != "AUTHORITY" && word != "ID" {
+            return None;
         }
-        i += 1;
-    }
-    None
+        let inner = &body[..body.find([']', ')'])?];
+        let mut parts = inner.split(',').map(|p| p.trim().trim_matches('"'));
+        parts.next().filter(|a| a.eq_ignore_ascii_case("EPSG"))?;
+        parts.next().and_then(|c| c.parse().ok())
+    })
 }
 
 #[cfg(test)]

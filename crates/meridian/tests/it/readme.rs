@@ -10,20 +10,24 @@ use serde_json::Value;
 
 const TEST: &str = "readme::the_readme_tour_runs_as_written";
 
-/// The `sh` blocks of the README section `section`.
-fn blocks(readme: &str, section: &str) -> Vec<String> {
-    let start = readme.find(section).expect("the section is in the README");
-    let rest = &readme[start + section.len()..];
-    let end = rest.find("\n## ").unwrap_or(rest.len());
+/// The fenced blocks of `text` whose info string is `info` (`sh`, `sh run`), in order.
+fn fenced(text: &str, info: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut lines = rest[..end].lines();
+    let mut lines = text.lines();
     while let Some(line) = lines.next() {
-        if line.trim() == "```sh" {
+        if line.trim().strip_prefix("```") == Some(info) {
             let block: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
             out.push(block.join("\n"));
         }
     }
     out
+}
+
+/// The `sh` blocks of the README section `section`.
+fn blocks(readme: &str, section: &str) -> Vec<String> {
+    let start = readme.find(section).expect("the section is in the README");
+    let rest = &readme[start + section.len()..];
+    fenced(&rest[..rest.find("\n## ").unwrap_or(rest.len())], "sh")
 }
 
 #[tokio::test]
@@ -72,19 +76,6 @@ async fn the_readme_tour_runs_as_written() {
     assert!(work.path().join("parcels.gpkg").exists() && work.path().join("survey.copc.laz").exists());
 }
 
-/// The blocks of a docs/ file fenced as `sh run`.
-fn runnable(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        if line.trim() == "```sh run" {
-            let block: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "```").collect();
-            out.push(block.join("\n"));
-        }
-    }
-    out
-}
-
 #[tokio::test]
 async fn docs_examples_marked_run_run_as_written() {
     const TEST: &str = "readme::docs_examples_marked_run_run_as_written";
@@ -102,7 +93,7 @@ async fn docs_examples_marked_run_run_as_written() {
     files.sort();
     let mut ran = 0;
     for file in files {
-        let blocks = runnable(&std::fs::read_to_string(&file).unwrap());
+        let blocks = fenced(&std::fs::read_to_string(&file).unwrap(), "sh run");
         if blocks.is_empty() {
             continue;
         }

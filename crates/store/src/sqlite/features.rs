@@ -185,26 +185,7 @@ impl FeatureRepo for SqliteDb {
 
     async fn create_collection(&self, c: &FeatureCollection, features: &[Feature]) -> Result<()> {
         let mut tx = self.write().await?;
-        let inserted = sqlx::query(
-            "INSERT INTO feature_collections (account_id, id, title, description, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(c.account_id.as_str())
-        .bind(&c.id)
-        .bind(&c.title)
-        .bind(&c.description)
-        .bind(c.created_at.millis())
-        .bind(c.updated_at.millis())
-        .execute(&mut *tx)
-        .await;
-        match inserted {
-            Err(e) if is_unique_violation(&e) => {
-                return Err(
-                    DomainError::conflict("collection_exists", format!("collection {} already exists", c.id)).into()
-                )
-            }
-            other => other?,
-        };
+        insert_collection(&mut tx, c, false).await?;
         for f in features {
             insert_one(&mut tx, f).await?;
         }
@@ -252,26 +233,7 @@ impl FeatureRepo for SqliteDb {
             Some(_) => remove_collection(&mut tx, &c.account_id, &c.id).await?,
             None => {}
         }
-        let inserted = sqlx::query(
-            "INSERT INTO feature_collections (account_id, id, title, description, created_at, updated_at, importing)
-             VALUES (?, ?, ?, ?, ?, ?, 1)",
-        )
-        .bind(c.account_id.as_str())
-        .bind(&c.id)
-        .bind(&c.title)
-        .bind(&c.description)
-        .bind(c.created_at.millis())
-        .bind(c.updated_at.millis())
-        .execute(&mut *tx)
-        .await;
-        match inserted {
-            Err(e) if is_unique_violation(&e) => {
-                return Err(
-                    DomainError::conflict("collection_exists", format!("collection {} already exists", c.id)).into()
-                )
-            }
-            other => other?,
-        };
+        insert_collection(&mut tx, c, true).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -822,6 +784,29 @@ async fn retire_in(
     clear_extent(conn, account, collection).await?;
     record_version(conn, &f, "retired", at).await?;
     Ok(f)
+}
+
+/// Inserts a collection's row (hidden while `importing`); a taken id is a conflict.
+async fn insert_collection(conn: &mut SqliteConnection, c: &FeatureCollection, importing: bool) -> Result<()> {
+    let inserted = sqlx::query(
+        "INSERT INTO feature_collections (account_id, id, title, description, created_at, updated_at, importing)
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(c.account_id.as_str())
+    .bind(&c.id)
+    .bind(&c.title)
+    .bind(&c.description)
+    .bind(c.created_at.millis())
+    .bind(c.updated_at.millis())
+    .bind(i64::from(importing))
+    .execute(&mut *conn)
+    .await;
+    match inserted {
+        Err(e) if is_unique_violation(&e) => {
+            Err(DomainError::conflict("collection_exists", format!("collection {} already exists", c.id)).into())
+        }
+        other => other.map(drop).map_err(Into::into),
+    }
 }
 
 /// Removes a collection with its features, their versions and index rows.
