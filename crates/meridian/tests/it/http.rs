@@ -153,7 +153,8 @@ fn requests_refused_while_parsing_get_problem_documents() {
     let exchange = |request: &[u8]| {
         let mut c = TcpStream::connect(addr(&s)).unwrap();
         c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        c.write_all(request).unwrap();
+        // The server may answer and close before it has read all of a request it refuses.
+        let _ = c.write_all(request);
         let mut answer = Vec::new();
         let _ = c.read_to_end(&mut answer);
         String::from_utf8_lossy(&answer).into_owned()
@@ -163,8 +164,8 @@ fn requests_refused_while_parsing_get_problem_documents() {
     assert!(answer.starts_with("HTTP/1.1 414 "), "{answer}");
     assert!(answer.contains("content-type: application/problem+json"), "{answer}");
     assert!(answer.contains("\"code\":\"uri_too_long\""), "{answer}");
-    // Headers past what hyper reads (about 400 KiB): 431.
-    let big = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "b".repeat(500_000));
+    // Headers well past what hyper reads (about 400 KiB, give or take one read): 431.
+    let big = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "b".repeat(4 << 20));
     let answer = exchange(big.as_bytes());
     assert!(answer.starts_with("HTTP/1.1 431 "), "{}", &answer[..answer.len().min(200)]);
     assert!(answer.contains("\"code\":\"headers_too_large\""), "{answer}");
