@@ -245,8 +245,10 @@ impl OgcService {
         let (w, h) = (view.width, view.height);
         let _memory = self.drawing_memory.acquire_many(map_memory_mib(w, h)).await.map_err(|_| OgcError::internal())?;
         let _turn = self.drawing.acquire().await.map_err(|_| OgcError::internal())?;
-        // Each layer is drawn onto the canvas as soon as it is ready and then dropped, so a map of
-        // many layers holds two images at most, not one per layer.
+        // Each layer after the first is drawn onto the canvas as soon as it is ready and then
+        // dropped, so a map of many layers holds a few images at most, not one per layer; the
+        // first is kept as drawn, so a map or tile of one layer goes to the encoder in one hop.
+        let mut first: Option<tiny_skia::Pixmap> = None;
         let mut canvas: Option<tiny_skia::Pixmap> = None;
         for l in layers {
             let layer = match l.source.render(account, &l.info, &l.style, view).await {
@@ -257,14 +259,19 @@ impl OgcService {
                     return Err(OgcError::internal());
                 }
             };
-            let under = canvas.take();
+            if first.is_none() && canvas.is_none() {
+                first = Some(layer);
+                continue;
+            }
+            let (under, bottom) = (canvas.take(), first.take());
             canvas = Some(
-                tokio::task::spawn_blocking(move || match under {
-                    None => render::compose_all(w, h, background, vec![layer]),
-                    Some(mut c) => {
-                        render::compose(&mut c, &layer);
-                        Some(c)
-                    }
+                tokio::task::spawn_blocking(move || {
+                    let mut c = match under {
+                        Some(c) => c,
+                        None => render::compose_all(w, h, background, bottom.into_iter().collect())?,
+                    };
+                    render::compose(&mut c, &layer);
+                    Some(c)
                 })
                 .await
                 .map_err(|_| OgcError::internal())?
@@ -274,7 +281,9 @@ impl OgcService {
         tokio::task::spawn_blocking(move || {
             let canvas = match canvas {
                 Some(c) => c,
-                None => render::compose_all(w, h, background, Vec::new()).ok_or_else(OgcError::internal)?,
+                None => {
+                    render::compose_all(w, h, background, first.into_iter().collect()).ok_or_else(OgcError::internal)?
+                }
             };
             let rgba = render::rgba_of(&canvas);
             render::encode(&rgba, w, h, format, background.unwrap_or([255, 255, 255])).map_err(|e| {
