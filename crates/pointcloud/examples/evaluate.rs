@@ -1,73 +1,122 @@
-//! The whole classification pipeline against a labelled file's own classes: overall accuracy,
-//! per-class IoU and the confusion matrix, with the parameters given as JSON (the body of
-//! `POST /pointcloud/{id}/classify`). Vegetation 3, 4 and 5 are compared as one class here, and
-//! noise (7, 18) counts as wrong unless the file says noise.
+//! The whole classification pipeline against labelled files' own classes: precision, recall and
+//! IoU of ground (2), vegetation (3, 4 and 5 as one class) and building (6), and the throughput,
+//! per file and per configuration. The configurations:
+//!
+//! - `pdal`: PDAL's defaults, as a pipeline of `filters.outlier` (statistical), `filters.smrf`
+//!   (cell 1, slope 0.15, window 18, scalar 1.25, threshold 0.5), `filters.hag_nn` and
+//!   `filters.assign` by height band would give: no roof step, no buildings (the baseline);
+//! - `rules`: the defaults with the geometric rules alone;
+//! - `model`: the defaults with the forest alone;
+//! - `combined`: the defaults (the forest where it is confident, the rules elsewhere).
+//!
+//! A file's linear unit is read from its CRS (a file in feet is classified in metres); a class
+//! the file does not label is left out of its row. With `--markdown` the rows are a table;
+//! `--params JSON` runs one configuration of your own (the body of a classify request) instead.
 //!
 //! ```sh
-//! cargo run --release -p meridian-pointcloud --example evaluate -- FILE ['{"noise": {"multiplier": 3}}']
+//! cargo run --release -p meridian-pointcloud --example evaluate -- [--markdown] [--only pdal,rules,model,combined] [--model FILE] FILE...
 //! ```
 #![allow(clippy::print_stdout)]
 
 use meridian_pointcloud::pipeline::{classify_file, PipelineParams};
 use meridian_pointcloud::reader::{read_path, Limits};
-use std::collections::BTreeMap;
+use std::path::Path;
 
-fn group(c: u8) -> u8 {
-    match c {
-        3..=5 => 4,
-        7 | 18 => 7,
-        c => c,
+const CONFIGS: [(&str, &str); 4] = [
+    (
+        "pdal",
+        r#"{"noise": {"method": "statistical", "elm": false}, "ground": {"cell": 1, "window": 18, "threshold": 0.5, "scalar": 1.25, "roofs": false, "offset": null}, "classes": {"method": "heights"}}"#,
+    ),
+    ("rules", r#"{"classes": {"method": "rules"}}"#),
+    ("model", r#"{"classes": {"method": "model"}}"#),
+    ("combined", "{}"),
+];
+
+/// Precision, recall and IoU of one class group.
+fn scores(truth: &[u8], got: &[u8], member: impl Fn(u8) -> bool) -> Option<(f64, f64, f64)> {
+    let (mut tp, mut fp, mut fn_) = (0u64, 0u64, 0u64);
+    for (&t, &g) in truth.iter().zip(got) {
+        match (member(t), member(g)) {
+            (true, true) => tp += 1,
+            (false, true) => fp += 1,
+            (true, false) => fn_ += 1,
+            _ => {}
+        }
     }
+    (tp + fn_ > 0).then(|| {
+        let p = tp as f64 / (tp + fp).max(1) as f64;
+        let r = tp as f64 / (tp + fn_) as f64;
+        (p, r, tp as f64 / (tp + fp + fn_) as f64)
+    })
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    let file = args.get(1).ok_or("usage: evaluate FILE [PARAMS_JSON]")?;
-    let params: serde_json::Value = serde_json::from_str(args.get(2).map_or("{}", String::as_str))?;
-    let params = PipelineParams::from_json(&params).map_err(|e| format!("{e:?}"))?;
-    let model = meridian_pointcloud::learn::Model::default_model()?;
-    let out = std::env::temp_dir().join(format!("evaluate-{}.laz", std::process::id()));
-    let limits = Limits { max_points: 2_000_000_000 };
-    let report = classify_file(std::path::Path::new(file), &out, limits, &params, Some(&model), 1.0, &|_| true)?;
-    let (_, truth) = read_path(file, limits)?;
-    let (_, got) = read_path(&out, limits)?;
-    std::fs::remove_file(&out)?;
-    let mut confusion: BTreeMap<(u8, u8), u64> = BTreeMap::new();
-    for (&t, &g) in truth.classification.iter().zip(&got.classification) {
-        *confusion.entry((group(t), group(g))).or_default() += 1;
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let markdown = args.iter().any(|a| a == "--markdown");
+    args.retain(|a| a != "--markdown");
+    let mut only: Vec<String> = CONFIGS.iter().map(|c| c.0.to_owned()).collect();
+    if let Some(k) = args.iter().position(|a| a == "--only") {
+        let list = args.get(k + 1).ok_or("--only takes a list")?.clone();
+        only = list.split(',').map(str::to_owned).collect();
+        args.drain(k..k + 2);
     }
-    let classes: Vec<u8> = {
-        let mut c: Vec<u8> = confusion.keys().flat_map(|&(a, b)| [a, b]).collect();
-        c.sort_unstable();
-        c.dedup();
-        c
+    let mut custom = None;
+    if let Some(k) = args.iter().position(|a| a == "--params") {
+        custom = Some(args.get(k + 1).ok_or("--params takes a JSON object")?.clone());
+        args.drain(k..k + 2);
+        only = vec!["custom".to_owned()];
+    }
+    let mut model_file = None;
+    if let Some(k) = args.iter().position(|a| a == "--model") {
+        model_file = Some(args.get(k + 1).ok_or("--model takes a file")?.clone());
+        args.drain(k..k + 2);
+    }
+    if args.is_empty() {
+        return Err("usage: evaluate [--markdown] [--only pdal,rules,model,combined] FILE...".into());
+    }
+    let model = match &model_file {
+        Some(f) => meridian_pointcloud::learn::Model::from_bytes(&std::fs::read(f)?)?,
+        None => meridian_pointcloud::learn::Model::default_model()?,
     };
-    let n: u64 = confusion.values().sum();
-    let right: u64 = confusion.iter().filter(|((a, b), _)| a == b).map(|(_, v)| v).sum();
-    println!("{file}: {n} points, {:.2} s, {:.0} points/s", report.timings["total"], report.points_per_second);
-    println!(
-        "overall accuracy {:.2} % (vegetation 3-5 as one class, noise 7/18 as one)",
-        100.0 * right as f64 / n as f64
-    );
-    for &c in &classes {
-        let tp = confusion.get(&(c, c)).copied().unwrap_or(0);
-        let fn_: u64 = confusion.iter().filter(|((a, b), _)| *a == c && *b != c).map(|(_, v)| v).sum();
-        let fp: u64 = confusion.iter().filter(|((a, b), _)| *a != c && *b == c).map(|(_, v)| v).sum();
-        let iou = tp as f64 / (tp + fn_ + fp).max(1) as f64;
-        println!("class {c}: reference {}, IoU {:.1} %", tp + fn_, 100.0 * iou);
+    let limits = Limits { max_points: 2_000_000_000 };
+    if markdown {
+        println!("| file | config | ground P / R / IoU | vegetation P / R / IoU | building P / R / IoU | points/s |");
+        println!("|---|---|---|---|---|---|");
     }
-    print!("reference \\ result");
-    for &c in &classes {
-        print!(" | {c}");
+    let mut configs: Vec<(&str, &str)> = CONFIGS.to_vec();
+    if let Some(c) = &custom {
+        configs.push(("custom", c.as_str()));
     }
-    println!();
-    for &a in &classes {
-        print!("{a}");
-        for &b in &classes {
-            print!(" | {}", confusion.get(&(a, b)).copied().unwrap_or(0));
+    for file in &args {
+        let path = Path::new(file);
+        let summary = meridian_pointcloud::summary::summarize(path, limits, &|_| true)?;
+        let unit = summary.crs.as_ref().and_then(|c| c.metres_per_unit).unwrap_or(1.0);
+        let (_, truth) = read_path(path, limits)?;
+        let name = path.file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+        for (config, json) in configs.iter().filter(|c| only.iter().any(|o| o == c.0)) {
+            let params = PipelineParams::from_json(&serde_json::from_str(json)?).map_err(|e| format!("{e:?}"))?;
+            let out = std::env::temp_dir().join(format!("evaluate-{}.laz", std::process::id()));
+            let report = classify_file(path, &out, limits, &params, Some(&model), unit, &|_| true)?;
+            let (_, got) = read_path(&out, limits)?;
+            std::fs::remove_file(&out)?;
+            let t = &truth.classification;
+            let g = &got.classification;
+            let cell = |s: Option<(f64, f64, f64)>| {
+                s.map_or("–".to_owned(), |(p, r, i)| format!("{:.3} / {:.3} / {:.3}", p, r, i))
+            };
+            let ground = cell(scores(t, g, |c| c == 2));
+            let veg = cell(scores(t, g, |c| (3..=5).contains(&c)));
+            let building = cell(scores(t, g, |c| c == 6));
+            let pps = report.points_per_second;
+            if markdown {
+                println!("| {name} | {config} | {ground} | {veg} | {building} | {pps:.0} |");
+            } else {
+                println!(
+                    "{name} {config}: {} points, ground {ground}, vegetation {veg}, building {building}, {pps:.0} points/s, timings {:?}",
+                    report.points, report.timings
+                );
+            }
         }
-        println!();
     }
-    println!("timings {:?}", report.timings);
     Ok(())
 }

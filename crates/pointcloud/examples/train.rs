@@ -12,7 +12,8 @@
 //! the figures printed (and the bound of the crate's test) are on points it never saw.
 //! `--trees N`, `--depth N`, `--leaf N` and `--power P` change the forest; `--bench` adds a
 //! table of timings; `--tune-ground` searches SMRF parameters on the training blocks instead;
-//! `--drop-myria3d-unclassified` leaves that file's class 1 out of training.
+//! `--keep-mixed-unclassified` keeps the class 1 of the files that label no vegetation
+//! ([`MIXED`]) in training.
 #![allow(clippy::print_stdout)]
 
 use meridian_pointcloud::features::{FeatureContext, FEATURE_NAMES};
@@ -23,7 +24,31 @@ use meridian_pointcloud::{BlockSplit, ClassConfusion, Confusion, ForestParams, M
 use std::path::Path;
 use std::time::Instant;
 
-const FILES: [&str; 2] = ["pdal-extra-bytes.laz", "myria3d-toy.las"];
+const FILES: [&str; 4] = [
+    "pdal-extra-bytes.laz",
+    "myria3d-toy.las",
+    "labelled/fr_ign_rural_0292_6833_decimated.laz",
+    "labelled/fr_ign_stbarth_town_nocrs.laz",
+];
+/// Files whose class 1 holds vegetation among other things (they label no low vegetation):
+/// their class-1 points are left out of training and of the object evaluation.
+const MIXED: [&str; 2] = ["myria3d-toy.las", "labelled/fr_ign_stbarth_town_nocrs.laz"];
+/// Features left out of the model (held at MISSING in training, so the forest never splits on
+/// them): intensity and colour, which sensors scale each their own way, and the neighbourhood
+/// radii, which measure the survey's density rather than the object.
+const MASKED: [&str; 11] = [
+    "intensity",
+    "red",
+    "green",
+    "blue",
+    "nir",
+    "ndvi",
+    "has_rgb",
+    "has_nir",
+    "k10_knn_radius",
+    "k25_knn_radius",
+    "k50_knn_radius",
+];
 /// ASPRS classes of the evaluation.
 const CLASSES: [u8; 6] = [1, 2, 3, 4, 5, 6];
 /// Vegetation height bands when no training point is vegetation.
@@ -42,7 +67,7 @@ struct Labelled {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = None;
     let mut bench = false;
-    let mut drop_unclassified = false;
+    let mut drop_unclassified = true;
     let mut params = ForestParams::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -54,7 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--leaf" => params.min_samples_leaf = value()?.parse()?,
             "--bench" => bench = true,
             "--tune-ground" => return tune_ground(),
-            "--drop-myria3d-unclassified" => drop_unclassified = true,
+            "--keep-mixed-unclassified" => drop_unclassified = false,
             "--power" => params.class_weights = ClassWeights::Balanced { power: value()?.parse()? },
             _ => return Err(format!("unknown argument {a}").into()),
         }
@@ -193,14 +218,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // are left out of training, and its evaluation counts a vegetation prediction (3, 4, 5) of
     // them as right.
     let nf = FEATURE_NAMES.len();
-    let mixed = |name: &str| name.starts_with("myria3d");
+    let mixed = |name: &str| MIXED.contains(&name);
+    let masked: Vec<usize> = MASKED.iter().filter_map(|m| FEATURE_NAMES.iter().position(|n| n == m)).collect();
     let (mut x, mut y) = (Vec::new(), Vec::new());
     for (_, s) in &sets {
         for r in (0..s.labels.len()).filter(|&r| !s.rows_held[r]) {
             if mixed(s.name) && s.labels[r] == 1 && drop_unclassified {
                 continue;
             }
+            let start = x.len();
             x.extend_from_slice(&s.features[r * nf..(r + 1) * nf]);
+            for &m in &masked {
+                x[start + m] = meridian_pointcloud::features::MISSING;
+            }
             y.push(s.labels[r]);
         }
     }
@@ -249,7 +279,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{} m blocks from each file's lowest x and y, held out when (bx + 3 by) % {} == {}; trained on the rest",
             split.block, split.modulus, split.held
         ),
-        pipeline: "ELM default, SMRF isprs, 1 m ground raster".to_owned(),
+        pipeline: format!(
+            "ELM for the spacing, SMRF isprs, raised ground, 1 m ground raster; features left out: {}",
+            MASKED.join(", ")
+        ),
         forest: params.clone(),
         held_out_accuracy: 0.0,
     };

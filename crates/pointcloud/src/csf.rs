@@ -40,9 +40,6 @@ use rayon::prelude::*;
 use std::collections::VecDeque;
 
 /// Errors of the cloth simulation filter.
-/// Most grid cells a point: a sparser cloud is refused for the cell size asked for.
-pub const SPARSE: u64 = 256;
-
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum CsfError {
     /// A parameter is out of its range.
@@ -242,21 +239,23 @@ impl Csf {
             top = top.max(-z[i]);
         }
         let extra = (2 * BUFFER) as f64;
-        let cols = ((x1 - x0) / self.resolution).floor() + 1.0 + extra;
-        let rows = ((y1 - y0) / self.resolution).floor() + 1.0 + extra;
-        let cells = cols * rows;
         // A grid far larger than its points (a few points over kilometres) buys no detail and
-        // costs memory and time in proportion to its cells: it is held to `SPARSE` cells a point.
-        let limit = self.max_cells.min((points.len() as u64).saturating_mul(SPARSE).max(1 << 16));
-        if cells.is_nan() || cells > limit as f64 {
+        // costs memory and time in proportion to its cells: the resolution is widened until the
+        // grid holds at most `CELLS_PER_POINT` cells a point (crate::density).
+        let res = crate::density::grid_cell(self.resolution, x1 - x0, y1 - y0, points.len(), self.max_cells);
+        let cols = ((x1 - x0) / res).floor() + 1.0 + extra;
+        let rows = ((y1 - y0) / res).floor() + 1.0 + extra;
+        let cells = cols * rows;
+        let limit = self.max_cells.max(crate::density::SMALL_GRID as u64);
+        if !cells.is_finite() || cells > limit as f64 + extra * (cols + rows) {
             return Err(CsfError::GridTooLarge { cells: cells.min(u64::MAX as f64) as u64, limit });
         }
         let grid = Grid {
             cols: cols as usize,
             rows: rows as usize,
-            ox: x0 - BUFFER as f64 * self.resolution,
-            oy: y0 - BUFFER as f64 * self.resolution,
-            res: self.resolution,
+            ox: x0 - BUFFER as f64 * res,
+            oy: y0 - BUFFER as f64 * res,
+            res,
         };
 
         let terrain = grid.intersection_heights(&points, x, y, z);
@@ -549,7 +548,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bad_parameters_and_huge_grids_are_errors() {
+    fn bad_parameters_are_errors_and_huge_grids_are_widened() {
         let run = |c: Csf| c.classify(&[0.0], &[0.0], &[0.0], None, &|_| true);
         assert!(matches!(
             run(Csf { resolution: 0.0, ..Csf::default() }),
@@ -561,10 +560,7 @@ mod tests {
         ));
         assert!(matches!(run(Csf { step: f64::NAN, ..Csf::default() }), Err(CsfError::Parameter { name: "step", .. })));
         let c = Csf { max_cells: 100, ..Csf::default() };
-        assert!(matches!(
-            c.classify(&[0.0, 1e6], &[0.0, 1e6], &[0.0, 0.0], None, &|_| true),
-            Err(CsfError::GridTooLarge { .. })
-        ));
+        assert_eq!(c.classify(&[0.0, 1e6], &[0.0, 1e6], &[0.0, 0.0], None, &|_| true).unwrap(), [true, true]);
         assert_eq!(Csf::default().classify(&[], &[], &[], None, &|_| true).unwrap(), Vec::<bool>::new());
         assert_eq!(Csf::default().classify(&[0.0], &[], &[0.0], None, &|_| true), Err(CsfError::Columns));
     }

@@ -23,6 +23,16 @@ impl Default for Elm {
 }
 
 impl Elm {
+    /// The filter for points `spacing` metres apart: PDAL's defaults where a 10 m cell holds
+    /// several points (any airborne survey), otherwise a cell of three spacings (about nine
+    /// points) with the threshold grown in proportion (a 10 % rise over the cell), so that a
+    /// sparse cloud's lowest point on a slope is not taken for a pit.
+    pub fn for_spacing(spacing: f64) -> Self {
+        let base = Self::default();
+        let cell = if spacing.is_finite() { (3.0 * spacing).max(base.cell) } else { base.cell };
+        Self { cell, threshold: base.threshold * cell / base.cell }
+    }
+
     /// Low noise among `x`, `y`, `z`: `true` for noise. Non-finite points are left alone, as are
     /// all points when the parameters are not positive numbers or the columns differ in length.
     pub fn noise(&self, x: &[f64], y: &[f64], z: &[f64]) -> Vec<bool> {

@@ -231,6 +231,11 @@ impl<'a> FeatureContext<'a> {
         })
     }
 
+    /// The cloud's x and y columns.
+    pub fn xy(&self) -> (&'a [f64], &'a [f64]) {
+        (&self.cloud.x, &self.cloud.y)
+    }
+
     /// Whether point `i` has features: finite coordinates.
     pub fn usable(&self, i: usize) -> bool {
         let c = self.cloud;
@@ -396,15 +401,24 @@ fn eigen(a: [f64; 6]) -> ([f64; 3], [f64; 3]) {
 }
 
 /// Per-cell z statistics of all points, read over the 3 × 3 block of cells around a point.
+/// The cells are a dense raster where the points cover their box, and a map of the occupied
+/// cells where they do not (a few points over kilometres), so the grid grows with the points.
 struct ColumnGrid {
     x0: f64,
     y0: f64,
     cell: f64,
-    cols: usize,
-    rows: usize,
-    /// Per cell: min, max, sum, sum of squares (relative to `z0`), count.
-    stats: Vec<[f64; 5]>,
+    cells: Cells,
     z0: f64,
+}
+
+/// Per cell: min, max, sum, sum of squares (relative to `z0`), count.
+type Stats = [f64; 5];
+
+const EMPTY: Stats = [f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0, 0.0];
+
+enum Cells {
+    Dense { cols: usize, rows: usize, stats: Vec<Stats> },
+    Sparse(std::collections::HashMap<(i64, i64), Stats>),
 }
 
 impl ColumnGrid {
@@ -416,33 +430,57 @@ impl ColumnGrid {
         }
         let cols = ((b[2] - b[0]) / cell).floor() + 1.0;
         let rows = ((b[3] - b[1]) / cell).floor() + 1.0;
-        let limit = crate::hag::MAX_CELLS;
-        if cols * rows > limit as f64 || (cols * rows).is_nan() {
-            let cells = if (cols * rows).is_finite() { (cols * rows) as u64 } else { u64::MAX };
-            return Err(FeatureError::GridTooLarge { cells, limit });
+        if (cols * rows).is_nan() {
+            return Err(FeatureError::GridTooLarge { cells: u64::MAX, limit: crate::hag::MAX_CELLS });
         }
-        let (cols, rows) = (cols as usize, rows as usize);
+        let dense_limit = (idx.len() as f64 * crate::density::CELLS_PER_POINT)
+            .max(crate::density::SMALL_GRID)
+            .min(crate::hag::MAX_CELLS as f64);
         let z0 = z[idx[0]];
-        let mut stats = vec![[f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0, 0.0]; cols * rows];
-        for &i in idx {
-            let c = (((x[i] - b[0]) / cell) as usize).min(cols - 1);
-            let r = (((y[i] - b[1]) / cell) as usize).min(rows - 1);
-            let s = &mut stats[r * cols + c];
-            let v = z[i] - z0;
-            *s = [s[0].min(v), s[1].max(v), s[2] + v, s[3] + v * v, s[4] + 1.0];
-        }
-        Ok(Self { x0: b[0], y0: b[1], cell, cols, rows, stats, z0 })
+        let add = |s: &mut Stats, v: f64| *s = [s[0].min(v), s[1].max(v), s[2] + v, s[3] + v * v, s[4] + 1.0];
+        let cells = if cols * rows <= dense_limit {
+            let (cols, rows) = (cols as usize, rows as usize);
+            let mut stats = vec![EMPTY; cols * rows];
+            for &i in idx {
+                let c = (((x[i] - b[0]) / cell) as usize).min(cols - 1);
+                let r = (((y[i] - b[1]) / cell) as usize).min(rows - 1);
+                add(&mut stats[r * cols + c], z[i] - z0);
+            }
+            Cells::Dense { cols, rows, stats }
+        } else {
+            let mut map = std::collections::HashMap::with_capacity(idx.len().min(1 << 20));
+            for &i in idx {
+                let key = (((x[i] - b[0]) / cell) as i64, ((y[i] - b[1]) / cell) as i64);
+                add(map.entry(key).or_insert(EMPTY), z[i] - z0);
+            }
+            Cells::Sparse(map)
+        };
+        Ok(Self { x0: b[0], y0: b[1], cell, cells, z0 })
     }
 
     /// z range, z standard deviation, height below the highest and above the lowest point.
     fn features(&self, x: f64, y: f64, z: f64, out: &mut [f32]) {
-        let c = (((x - self.x0) / self.cell) as usize).min(self.cols - 1);
-        let r = (((y - self.y0) / self.cell) as usize).min(self.rows - 1);
-        let mut t = [f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0, 0.0];
-        for rr in r.saturating_sub(1)..=(r + 1).min(self.rows - 1) {
-            for cc in c.saturating_sub(1)..=(c + 1).min(self.cols - 1) {
-                let s = &self.stats[rr * self.cols + cc];
-                t = [t[0].min(s[0]), t[1].max(s[1]), t[2] + s[2], t[3] + s[3], t[4] + s[4]];
+        let mut t = EMPTY;
+        let mut merge = |s: &Stats| t = [t[0].min(s[0]), t[1].max(s[1]), t[2] + s[2], t[3] + s[3], t[4] + s[4]];
+        match &self.cells {
+            Cells::Dense { cols, rows, stats } => {
+                let c = (((x - self.x0) / self.cell) as usize).min(cols - 1);
+                let r = (((y - self.y0) / self.cell) as usize).min(rows - 1);
+                for rr in r.saturating_sub(1)..=(r + 1).min(rows - 1) {
+                    for cc in c.saturating_sub(1)..=(c + 1).min(cols - 1) {
+                        merge(&stats[rr * cols + cc]);
+                    }
+                }
+            }
+            Cells::Sparse(map) => {
+                let (c, r) = (((x - self.x0) / self.cell) as i64, ((y - self.y0) / self.cell) as i64);
+                for rr in r - 1..=r + 1 {
+                    for cc in c - 1..=c + 1 {
+                        if let Some(s) = map.get(&(cc, rr)) {
+                            merge(s);
+                        }
+                    }
+                }
             }
         }
         let v = z - self.z0;

@@ -75,13 +75,17 @@ impl GroundSurface {
         let finite = |i: usize| x[i].is_finite() && y[i].is_finite() && z[i].is_finite();
         let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
         let mut any_ground = false;
+        let mut count = 0;
         for i in (0..n).filter(|&i| finite(i)) {
             b = [b[0].min(x[i]), b[1].min(y[i]), b[2].max(x[i]), b[3].max(y[i])];
             any_ground |= ground[i];
+            count += 1;
         }
         if !any_ground {
             return Err(HagError::NoGround);
         }
+        // Widened over a sparse cloud, so that the grid grows with the points, not their extent.
+        let cell = crate::density::grid_cell(cell, b[2] - b[0], b[3] - b[1], count, MAX_CELLS);
         let cols = ((b[2] - b[0]) / cell).floor() + 1.0;
         let rows = ((b[3] - b[1]) / cell).floor() + 1.0;
         let cells = cols * rows;
@@ -121,7 +125,7 @@ impl GroundSurface {
 
 /// Gives every empty (infinite) cell the value of the nearest filled cell, nearest by the
 /// squared distance between cell centres as the two scans find it.
-fn fill_nearest(grid: &mut [f64], cols: usize, rows: usize) {
+pub(crate) fn fill_nearest(grid: &mut [f64], cols: usize, rows: usize) {
     const NONE: u32 = u32::MAX;
     // The nearest filled cell found so far, as (column, row).
     let mut src: Vec<u32> = (0..grid.len()).map(|k| if grid[k].is_finite() { k as u32 } else { NONE }).collect();
@@ -213,7 +217,9 @@ mod tests {
         assert_eq!(height_above_ground(&x, &y, &z, &[false; 3], 1.0), Err(HagError::NoGround));
         assert_eq!(height_above_ground(&x, &y, &z, &[true; 2], 1.0), Err(HagError::Columns));
         assert!(matches!(height_above_ground(&x, &y, &z, &[true; 3], 0.0), Err(HagError::Cell(_))));
+        // Three points over a million kilometres: the cell widens to the points (crate::density).
         let far = [0.0, 1e9, 0.0];
-        assert!(matches!(height_above_ground(&far, &far, &z, &[true; 3], 1.0), Err(HagError::GridTooLarge { .. })));
+        let hag = height_above_ground(&far, &far, &z, &[true, true, false], 1.0).unwrap();
+        assert_eq!(hag[2], 4.0);
     }
 }

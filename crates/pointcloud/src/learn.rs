@@ -33,6 +33,7 @@ use crate::features::{FeatureContext, FeatureError, Features, FEATURE_NAMES, N_F
 use crate::forest::{argmax, Forest, ForestError, ForestParams};
 use crate::hag::{height_above_ground, HagError};
 use crate::reader::PointCloud;
+use crate::rules::{PointShape, Rules};
 use crate::smrf::{Smrf, SmrfError};
 
 /// The format name in a model header.
@@ -278,12 +279,19 @@ pub struct Pipeline {
     pub smrf: Smrf,
     /// Cell of the ground raster of the height above ground, metres.
     pub hag_cell: f64,
+    /// Take raised plateaus back out of the ground, as the classification pipeline does.
+    pub roofs: bool,
+    /// Ground points more than this above the ground surface are not ground (the pipeline's
+    /// `ground.offset`).
+    pub ground_offset: Option<f64>,
 }
 
 impl Default for Pipeline {
-    /// ELM's defaults, [`Smrf::isprs`], a 1 m ground raster.
+    /// ELM's defaults (widened over a sparse cloud, [`Elm::for_spacing`]), [`Smrf::isprs`] (its
+    /// cell never finer than the point spacing), the raised-ground step and a 1 m ground raster:
+    /// the classification pipeline's defaults.
     fn default() -> Self {
-        Self { elm: Elm::default(), smrf: Smrf::isprs(), hag_cell: 1.0 }
+        Self { elm: Elm::default(), smrf: Smrf::isprs(), hag_cell: 1.0, roofs: true, ground_offset: None }
     }
 }
 
@@ -301,9 +309,23 @@ pub struct Prepared {
 impl Pipeline {
     /// Noise, ground and height above ground of `cloud`.
     pub fn prepare(&self, cloud: &PointCloud) -> Result<Prepared> {
-        let low = self.elm.noise(&cloud.x, &cloud.y, &cloud.z);
-        let ground = self.smrf.classify_cloud_without(cloud, &low)?;
+        let spacing = crate::density::spacing(&cloud.x, &cloud.y);
+        let elm = if self.elm == Elm::default() { Elm::for_spacing(spacing) } else { self.elm.clone() };
+        let low = elm.noise(&cloud.x, &cloud.y, &cloud.z);
+        let smrf = Smrf { cell: self.smrf.cell.max(spacing), ..self.smrf.clone() };
+        let mut ground = smrf.classify_cloud_without(cloud, &low)?;
+        if self.roofs {
+            let raised = Rules::default().raised_ground(&cloud.x, &cloud.y, &cloud.z, &ground, spacing);
+            for (g, r) in ground.iter_mut().zip(raised) {
+                *g &= !r;
+            }
+        }
         let hag = height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, self.hag_cell)?;
+        if let Some(offset) = self.ground_offset {
+            for (g, &h) in ground.iter_mut().zip(&hag) {
+                *g &= f64::from(h) <= offset;
+            }
+        }
         let noise = low.iter().map(|&n| if n { 7 } else { 0 }).collect();
         Ok(Prepared { noise, ground, hag })
     }
@@ -403,10 +425,69 @@ pub fn classify_objects(
     model: &Model,
     progress: &(dyn Fn(f64) -> bool + Sync),
 ) -> Result<(Vec<u8>, Vec<u8>)> {
+    let how = Classifier { method: Method::Model, model: Some(model), rules: Rules::default(), spacing: 1.0 };
+    classify_objects_by(cloud, ground, noise, hag, &how, progress)
+}
+
+/// How the object points are classed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// The geometric rules alone ([`crate::rules`]).
+    Rules,
+    /// Every point above the ground vegetation by its height band, no buildings: what a PDAL
+    /// pipeline of `filters.smrf`, `filters.hag_nn` and `filters.assign` gives (the baseline).
+    Heights,
+    /// The forest alone.
+    Model,
+    /// The forest where it is confident (probability at least [`CONFIDENT`]), the rules
+    /// elsewhere; the rules alone on a file that records one return a pulse.
+    Combined,
+}
+
+/// The forest's probability above which the combined method takes its answer over the rules'.
+pub const CONFIDENT: f32 = 0.7;
+
+/// What [`classify_objects_by`] classes with.
+#[derive(Debug, Clone)]
+pub struct Classifier<'m> {
+    /// Rules, model or both.
+    pub method: Method,
+    /// The model ([`Method::Model`] and [`Method::Combined`] need one).
+    pub model: Option<&'m Model>,
+    /// The rules' thresholds.
+    pub rules: Rules,
+    /// The points' nominal spacing ([`crate::density::spacing`]).
+    pub spacing: f64,
+}
+
+/// Classes and confidences (0–255) of the points of `cloud`: ground points get 2, noise points
+/// their class in `noise` (non-zero), both with confidence 255; the others the class `how`
+/// gives them (the forest's with its probability as the confidence; the rules' with 255 alone,
+/// or, where the combined method falls back to them, with one minus the forest's probability). Points with a non-finite coordinate get 1 with confidence 0.
+/// `progress(fraction)` is called between chunks; returning false stops with
+/// [`LearnError::Cancelled`].
+pub fn classify_objects_by(
+    cloud: &PointCloud,
+    ground: &[bool],
+    noise: &[u8],
+    hag: &[f32],
+    how: &Classifier<'_>,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+) -> Result<(Vec<u8>, Vec<u8>)> {
     let n = cloud.len();
     if ground.len() != n || noise.len() != n || hag.len() != n {
         return Err(LearnError::Columns);
     }
+    // The forest learnt what several returns say of a point: on a file that records one return
+    // a pulse, the combined method falls back to the rules alone.
+    let multi = cloud.number_of_returns.iter().any(|&r| r > 1);
+    let method = if how.method == Method::Combined && !multi { Method::Rules } else { how.method };
+    let model = match (method, how.model) {
+        (Method::Rules | Method::Heights, _) => None,
+        (_, Some(m)) => Some(m),
+        (_, None) => return Err(LearnError::Model("no model loaded".to_owned())),
+    };
     let mut class = vec![1u8; n];
     let mut confidence = vec![0u8; n];
     for i in 0..n {
@@ -424,22 +505,52 @@ pub fn classify_objects(
     if !progress(0.0) {
         return Err(LearnError::Cancelled);
     }
+    let mut shapes = Vec::with_capacity(points.len());
+    let mut predicted: Vec<(u8, f32)> = Vec::with_capacity(if model.is_some() { points.len() } else { 0 });
     let mut done = 0;
     for chunk in points.chunks(CHUNK) {
         let values = context.compute(chunk);
-        let predicted = predict_rows(model, &values);
-        for (&i, (c, p)) in chunk.iter().zip(predicted) {
-            if context.usable(i) {
-                class[i] = c;
-                confidence[i] = (p * 255.0).round().clamp(0.0, 255.0) as u8;
-            }
+        shapes.extend(values.chunks(N_FEATURES).map(PointShape::of_row));
+        if let Some(model) = model {
+            predicted.extend(predict_rows(model, &values));
         }
         done += chunk.len();
-        if !progress(done as f64 / points.len() as f64) {
+        if !progress(0.9 * done as f64 / points.len() as f64) {
             return Err(LearnError::Cancelled);
         }
     }
+    let building = if matches!(method, Method::Model | Method::Heights) {
+        Vec::new()
+    } else {
+        how.rules.buildings(&context, &points, &shapes, how.spacing, multi)
+    };
+    for (k, &i) in points.iter().enumerate() {
+        if !context.usable(i) {
+            continue;
+        }
+        let rule = || {
+            if building[k] {
+                6
+            } else {
+                how.rules.vegetation_band(shapes[k].hag)
+            }
+        };
+        (class[i], confidence[i]) = match method {
+            Method::Model => (predicted[k].0, scale(predicted[k].1)),
+            Method::Rules => (rule(), 255),
+            Method::Heights => (how.rules.vegetation_band(shapes[k].hag), 255),
+            Method::Combined if predicted[k].1 >= CONFIDENT => (predicted[k].0, scale(predicted[k].1)),
+            Method::Combined => (rule(), scale(1.0 - predicted[k].1)),
+        };
+    }
+    if !progress(1.0) {
+        return Err(LearnError::Cancelled);
+    }
     Ok((class, confidence))
+}
+
+fn scale(p: f32) -> u8 {
+    (p * 255.0).round().clamp(0.0, 255.0) as u8
 }
 
 /// The model's class and probability for each row of `values`, in parallel.

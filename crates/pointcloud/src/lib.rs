@@ -10,6 +10,7 @@
 pub mod copc;
 pub mod crs;
 pub mod csf;
+pub mod density;
 pub mod elm;
 pub mod eval;
 pub mod features;
@@ -20,6 +21,7 @@ pub mod learn;
 pub mod noise;
 pub mod pipeline;
 pub mod reader;
+pub mod rules;
 pub mod service;
 pub mod smrf;
 pub mod summary;

@@ -41,7 +41,7 @@ pub struct NoiseParams {
     pub mean_k: usize,
     pub multiplier: f64,
     /// The radius test's radius; `None`: four times the nominal point spacing (1/√density of the
-    /// points over their box), so that only points far from any other are noise.
+    /// points over the area they occupy), so that only points far from any other are noise.
     pub radius: Option<f64>,
     pub min_k: usize,
     /// Run the extended local minimum filter for low outliers first.
@@ -59,7 +59,10 @@ impl Default for NoiseParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GroundParams {
     pub method: String,
-    pub cell: f64,
+    /// SMRF's cell; `None`: 1 m, or the point spacing where the points are sparser (a grid of
+    /// mostly empty cells filters its own interpolation, not the points).
+    #[serde(default)]
+    pub cell: Option<f64>,
     pub slope: f64,
     pub window: f64,
     pub scalar: f64,
@@ -71,6 +74,17 @@ pub struct GroundParams {
     pub iterations: u32,
     pub smooth: bool,
     pub hdiff: f64,
+    /// Take raised plateaus (roofs wider than the window) back out of the ground
+    /// ([`crate::rules::Rules::raised_ground`]).
+    #[serde(default = "yes")]
+    pub roofs: bool,
+    /// Ground points more than this above the ground surface (the lowest ground point of each
+    /// metre, interpolated) are given back to the classes step, as grass and low vegetation
+    /// (LAStools' `lasground -offset`); `None` (the default: on the training files any offset
+    /// lost more ground than it found grass, docs/pointcloud.md) keeps every point the filter
+    /// called ground.
+    #[serde(default)]
+    pub offset: Option<f64>,
 }
 
 impl Default for GroundParams {
@@ -79,7 +93,7 @@ impl Default for GroundParams {
         let c = Csf::default();
         Self {
             method: "smrf".into(),
-            cell: s.cell,
+            cell: None,
             slope: s.slope,
             window: s.window,
             scalar: s.scalar,
@@ -91,8 +105,28 @@ impl Default for GroundParams {
             iterations: c.iterations,
             smooth: c.smooth,
             hdiff: c.hdiff,
+            roofs: true,
+            offset: None,
         }
     }
+}
+
+/// The classes step's parameters: `method` `combined` (the model where it is confident, the
+/// geometric rules elsewhere; the default), `rules`, `model` or `heights` (vegetation by height
+/// band alone, the PDAL-style baseline).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassesParams {
+    pub method: learn::Method,
+}
+
+impl Default for ClassesParams {
+    fn default() -> Self {
+        Self { method: learn::Method::Combined }
+    }
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Everything a classification runs with.
@@ -101,6 +135,8 @@ pub struct PipelineParams {
     pub steps: Steps,
     pub noise: NoiseParams,
     pub ground: GroundParams,
+    #[serde(default)]
+    pub classes: ClassesParams,
     /// `default`: the model built in (or configured).
     pub model: String,
 }
@@ -199,7 +235,7 @@ impl PipelineParams {
         let Some(obj) = body.as_object() else {
             return Err(vec![FieldError::new("", "invalid_type", "the body is a JSON object")]);
         };
-        unknown(obj, &["steps", "noise", "ground", "model"], "", &mut errors);
+        unknown(obj, &["steps", "noise", "ground", "classes", "model"], "", &mut errors);
         match obj.get("steps") {
             None => {}
             Some(Value::Array(steps)) => {
@@ -267,6 +303,8 @@ impl PipelineParams {
                     "iterations",
                     "smooth",
                     "hdiff",
+                    "roofs",
+                    "offset",
                 ],
                 "/ground",
                 &mut errors,
@@ -285,8 +323,7 @@ impl PipelineParams {
                 }
             }
             let r = &mut p.ground;
-            let fields: [(&str, f64, f64, &mut f64); 8] = [
-                ("cell", 0.05, 100.0, &mut r.cell),
+            let fields: [(&str, f64, f64, &mut f64); 7] = [
                 ("slope", 0.0, 10.0, &mut r.slope),
                 ("window", 0.5, 500.0, &mut r.window),
                 ("scalar", 0.0, 100.0, &mut r.scalar),
@@ -300,6 +337,9 @@ impl PipelineParams {
                     *slot = v;
                 }
             }
+            if let Some(v) = num(g, "cell", "/ground", 0.05, 100.0, &mut errors) {
+                r.cell = Some(v);
+            }
             if let Some(v) = num(g, "hdiff", "/ground", 0.0, 100.0, &mut errors) {
                 r.hdiff = v;
             }
@@ -311,6 +351,33 @@ impl PipelineParams {
             }
             if let Some(v) = boolean(g, "smooth", "/ground", &mut errors) {
                 r.smooth = v;
+            }
+            if let Some(v) = boolean(g, "roofs", "/ground", &mut errors) {
+                r.roofs = v;
+            }
+            match g.get("offset") {
+                Some(Value::Null) => r.offset = None,
+                Some(_) => {
+                    if let Some(v) = num(g, "offset", "/ground", 0.0, 100.0, &mut errors) {
+                        r.offset = Some(v);
+                    }
+                }
+                None => {}
+            }
+        }
+        if let Some(c) = object(obj.get("classes"), "/classes", &mut errors) {
+            unknown(c, &["method"], "/classes", &mut errors);
+            match c.get("method").map(Value::as_str) {
+                None => {}
+                Some(Some("combined")) => p.classes.method = learn::Method::Combined,
+                Some(Some("rules")) => p.classes.method = learn::Method::Rules,
+                Some(Some("model")) => p.classes.method = learn::Method::Model,
+                Some(Some("heights")) => p.classes.method = learn::Method::Heights,
+                Some(_) => errors.push(FieldError::new(
+                    "/classes/method",
+                    "unknown_method",
+                    "class methods are combined, rules, model and heights",
+                )),
             }
         }
         match obj.get("model") {
@@ -329,10 +396,17 @@ impl PipelineParams {
         }
     }
 
-    fn smrf(&self) -> Smrf {
+    /// SMRF with these parameters over points `spacing` apart.
+    fn smrf(&self, spacing: f64) -> Smrf {
         let g = &self.ground;
         Smrf {
-            cell: g.cell,
+            cell: g.cell.unwrap_or_else(|| {
+                if spacing.is_finite() {
+                    spacing.max(Smrf::isprs().cell)
+                } else {
+                    Smrf::isprs().cell
+                }
+            }),
             slope: g.slope,
             window: g.window,
             scalar: g.scalar,
@@ -357,18 +431,11 @@ impl PipelineParams {
     }
 }
 
-/// Four times the nominal point spacing: 1/√(points per unit area of their box).
-fn auto_radius(x: &[f64], y: &[f64]) -> f64 {
-    let (mut x0, mut y0, mut x1, mut y1) = (f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
-    for (&a, &b) in x.iter().zip(y) {
-        x0 = x0.min(a);
-        y0 = y0.min(b);
-        x1 = x1.max(a);
-        y1 = y1.max(b);
-    }
-    let area = ((x1 - x0) * (y1 - y0)).max(1.0);
-    let density = x.len().max(1) as f64 / area;
-    (4.0 / density.sqrt()).clamp(0.5, 50.0)
+/// Four times the nominal spacing of the points over the area they occupy
+/// ([`crate::density::spacing`]), at least half a metre: only points far from any other are
+/// noise, however sparse the cloud.
+fn auto_radius(spacing: f64) -> f64 {
+    (4.0 * spacing).max(0.5)
 }
 
 /// Progress over the steps: each step reports 0–1 of its own share.
@@ -428,11 +495,12 @@ pub fn classify_file(
         |step: &'static str| move |e: &dyn std::fmt::Display| PipelineError::Step { step, detail: e.to_string() };
 
     // 1. Noise.
+    let spacing = crate::density::spacing(&cloud.x, &cloud.y);
     let mut noise = vec![0u8; n];
     if params.steps.noise {
         let t = Instant::now();
         if params.noise.elm {
-            let low = Elm::default().noise(&cloud.x, &cloud.y, &cloud.z);
+            let low = Elm::for_spacing(spacing).noise(&cloud.x, &cloud.y, &cloud.z);
             for (k, l) in noise.iter_mut().zip(low) {
                 if l {
                     *k = 7;
@@ -444,7 +512,7 @@ pub fn classify_file(
             method,
             mean_k: params.noise.mean_k,
             multiplier: params.noise.multiplier,
-            radius: params.noise.radius.unwrap_or_else(|| auto_radius(&cloud.x, &cloud.y)),
+            radius: params.noise.radius.unwrap_or_else(|| auto_radius(spacing)),
             min_k: params.noise.min_k,
             ..Noise::default()
         };
@@ -468,7 +536,7 @@ pub fn classify_file(
     stages.check(0.25)?;
 
     // 2. Ground.
-    let ground: Vec<bool> = if params.steps.ground {
+    let mut ground: Vec<bool> = if params.steps.ground {
         let t = Instant::now();
         let selected: Vec<bool> = noise.iter().map(|&k| k == 0).collect();
         let g = if params.ground.method == "csf" {
@@ -480,10 +548,17 @@ pub fn classify_file(
             )?
         } else {
             params
-                .smrf()
+                .smrf(spacing)
                 .classify_cloud_without(&cloud, &noise.iter().map(|&k| k != 0).collect::<Vec<_>>())
                 .map_err(|e| step("ground")(&e))?
         };
+        let mut g = g;
+        if params.ground.roofs {
+            let raised = crate::rules::Rules::default().raised_ground(&cloud.x, &cloud.y, &cloud.z, &g, spacing);
+            for (g, r) in g.iter_mut().zip(raised) {
+                *g &= !r;
+            }
+        }
         timed("ground", t);
         g
     } else {
@@ -496,6 +571,13 @@ pub fn classify_file(
     let heights = if need_hag {
         let t = Instant::now();
         let h = hag::height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, 1.0).map_err(|e| step("hag")(&e))?;
+        // The surface is the lowest ground point of each cell, so taking the points above it out
+        // of the ground leaves it, and the heights, as they are.
+        if let (true, Some(offset)) = (params.steps.ground, params.ground.offset) {
+            for (g, &h) in ground.iter_mut().zip(&h) {
+                *g &= f64::from(h) <= offset;
+            }
+        }
         timed("hag", t);
         Some(h)
     } else {
@@ -509,11 +591,23 @@ pub fn classify_file(
         let model = model.ok_or_else(|| PipelineError::Step { step: "classes", detail: "no model loaded".into() })?;
         let t = Instant::now();
         let h = heights.as_deref().unwrap_or(&[]);
+        let how = learn::Classifier {
+            method: params.classes.method,
+            model: Some(model),
+            // One set of vegetation bands whichever step classes a point: the model's.
+            rules: crate::rules::Rules {
+                vegetation_heights: model.header.vegetation_heights,
+                ..crate::rules::Rules::default()
+            },
+            spacing,
+        };
         let out =
-            learn::classify_objects(&cloud, &ground, &noise, h, model, &stages.at(0.5, 0.35)).map_err(|e| match e {
-                learn::LearnError::Cancelled => PipelineError::Cancelled,
-                e => step("classes")(&e),
-            })?;
+            learn::classify_objects_by(&cloud, &ground, &noise, h, &how, &stages.at(0.5, 0.35)).map_err(
+                |e| match e {
+                    learn::LearnError::Cancelled => PipelineError::Cancelled,
+                    e => step("classes")(&e),
+                },
+            )?;
         timed("classes", t);
         learned = Some(out);
     }

@@ -31,7 +31,10 @@ pub fn router() -> OpenApiRouter<AppState> {
         `hag`, `classes`; all by default), `noise` (`method`: `statistical` with `mean_k`, `multiplier`, or `radius` with \
         `radius`, `min_k`), `ground` (`method`: `smrf` with PDAL's filters.smrf parameters `cell`, `slope`, `window`, \
         `scalar`, `threshold`, `cut`; or `csf` with filters.csf's `resolution`, `rigidness`, `step`, `threshold`, \
-        `iterations`, `smooth`, `hdiff`), `model` (`default`). An empty body runs everything with the defaults."),
+        `iterations`, `smooth`, `hdiff`; and `roofs`, true by default, to take roofs wider than the window back out of \
+        the ground), `classes` (`method`: `combined`, the default, the model where it is confident and the geometric \
+        rules elsewhere; `rules`; `model`; or `heights`, vegetation by height band alone), `model` (`default`). Every length is in metres, whatever the file's unit. \
+        An empty body runs everything with the defaults."),
     responses(
         (status = 202, description = "Queued; `Location` is the job; the point cloud's `status` is `classifying` until it ends", body = JobView),
         (status = 409, description = "Still being indexed, indexing failed, or already being classified", body = meridian_core::problem::Problem, content_type = "application/problem+json"),

@@ -1,0 +1,137 @@
+//! Point spacing, and grid cells sized by the points rather than by their extent.
+//!
+//! Every raster step (the SMRF and CSF grids, the ground surface of the height above ground)
+//! costs memory and time in proportion to its cells. Over a dense tile that is the point count;
+//! over a few thousand points spread across kilometres it is the extent, and a 1 m grid of
+//! 10 × 10 km is 100 million cells for nothing. [`grid_cell`] keeps the cell asked for unless
+//! the grid would have more than [`CELLS_PER_POINT`] cells a point (and more than
+//! [`SMALL_GRID`] cells in all); it then widens the cell until it does not. A sparse cloud is
+//! so filtered at the resolution its points can carry, and no grid outgrows its points.
+//!
+//! [`spacing`] is the nominal spacing of the points over the area they occupy (the cells that
+//! hold a point, not the bounding box), so that clusters far apart do not read as sparse.
+
+use std::collections::HashSet;
+
+/// Most cells a raster step builds a point.
+pub const CELLS_PER_POINT: f64 = 16.0;
+
+/// A grid of this many cells is always allowed, however few its points.
+pub const SMALL_GRID: f64 = 65_536.0;
+
+/// The cell to use for a grid over `width` × `height` holding `points` points: `cell`, or the
+/// smallest wider cell that keeps the grid within [`CELLS_PER_POINT`] cells a point, and within
+/// `max_cells` in any case. Non-finite or non-positive inputs give `cell` back.
+///
+/// ```
+/// use meridian_pointcloud::density::grid_cell;
+/// // 6,000 points over 10 × 10 km: a 1 m grid would be 100 M cells; about 96,000 instead.
+/// let cell = grid_cell(1.0, 10_000.0, 10_000.0, 6_000, 20_000_000);
+/// assert!((cell - 32.3).abs() < 0.1);
+/// // A dense tile keeps its cell.
+/// assert_eq!(grid_cell(1.0, 500.0, 500.0, 2_000_000, 20_000_000), 1.0);
+/// ```
+pub fn grid_cell(cell: f64, width: f64, height: f64, points: usize, max_cells: u64) -> f64 {
+    if !(cell.is_finite() && cell > 0.0 && width.is_finite() && height.is_finite()) {
+        return cell;
+    }
+    let (w, h) = (width.max(0.0), height.max(0.0));
+    let limit = (points as f64 * CELLS_PER_POINT).max(SMALL_GRID).min(max_cells.max(1) as f64);
+    let cells = |c: f64| ((w / c).floor() + 1.0) * ((h / c).floor() + 1.0);
+    if cells(cell) <= limit {
+        return cell;
+    }
+    // (w/c + 1)(h/c + 1) <= limit: solve the quadratic in 1/c, then step up past rounding.
+    let a = limit - 1.0;
+    let s = w + h;
+    let inv = (-s + (s * s + 4.0 * w * h * a).sqrt()) / (2.0 * w * h).max(f64::MIN_POSITIVE);
+    let mut c = if inv.is_finite() && inv > 0.0 { (1.0 / inv).max(cell) } else { cell.max(w.max(h)) };
+    while cells(c) > limit {
+        c *= 1.0001;
+    }
+    c
+}
+
+/// The bounds `[x0, y0, x1, y1]` of the finite points `take` accepts, with their count; `None`
+/// when there are none.
+pub fn bounds(x: &[f64], y: &[f64], take: impl Fn(usize) -> bool) -> Option<([f64; 4], usize)> {
+    let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+    let mut count = 0;
+    for i in (0..x.len().min(y.len())).filter(|&i| take(i) && x[i].is_finite() && y[i].is_finite()) {
+        b = [b[0].min(x[i]), b[1].min(y[i]), b[2].max(x[i]), b[3].max(y[i])];
+        count += 1;
+    }
+    (count > 0).then_some((b, count))
+}
+
+/// The nominal spacing of the points, 1/√density, the density taken over the area the points
+/// occupy: the cells (about nine points each where the points are) that hold at least one.
+/// Points far apart in clusters read as dense as each cluster is. 1.0 for fewer than two
+/// finite points.
+///
+/// ```
+/// use meridian_pointcloud::density::spacing;
+/// // Two 10 × 10 m patches, a point every 0.5 m, 5 km apart.
+/// let (mut x, mut y) = (vec![], vec![]);
+/// for patch in [0.0, 5_000.0] {
+///     for i in 0..20 {
+///         for j in 0..20 {
+///             x.push(patch + i as f64 * 0.5);
+///             y.push(j as f64 * 0.5);
+///         }
+///     }
+/// }
+/// let s = spacing(&x, &y);
+/// assert!(s > 0.4 && s < 0.8, "{s}");
+/// ```
+pub fn spacing(x: &[f64], y: &[f64]) -> f64 {
+    let Some((b, n)) = bounds(x, y, |_| true) else {
+        return 1.0;
+    };
+    if n < 2 {
+        return 1.0;
+    }
+    let area = ((b[2] - b[0]) * (b[3] - b[1])).max(1e-6);
+    // A first guess from the box, refined twice by the occupied cells.
+    let mut s = (area / n as f64).sqrt().max(1e-3);
+    for _ in 0..2 {
+        let cell = 3.0 * s;
+        let occupied: HashSet<(i64, i64)> = x
+            .iter()
+            .zip(y)
+            .filter(|(a, b)| a.is_finite() && b.is_finite())
+            .map(|(&a, &c)| (((a - b[0]) / cell).floor() as i64, ((c - b[1]) / cell).floor() as i64))
+            .collect();
+        let occupied_area = occupied.len() as f64 * cell * cell;
+        s = (occupied_area / n as f64).sqrt().max(1e-3);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_widened_grid_stays_within_its_budget() {
+        for (w, h, n) in [(10_000.0, 10_000.0, 6_000), (7_000.0, 7_000.0, 50), (1e6, 1.0, 10), (0.0, 5e5, 3)] {
+            let c = grid_cell(1.0, w, h, n, 20_000_000);
+            let cells = ((w / c).floor() + 1.0) * ((h / c).floor() + 1.0);
+            assert!(cells <= (n as f64 * CELLS_PER_POINT).max(SMALL_GRID), "{w} {h} {n}: {c} {cells}");
+            assert!(c >= 1.0);
+        }
+    }
+
+    #[test]
+    fn uniform_points_have_their_spacing() {
+        let (mut x, mut y) = (vec![], vec![]);
+        for i in 0..100 {
+            for j in 0..100 {
+                x.push(f64::from(i) * 2.0);
+                y.push(f64::from(j) * 2.0);
+            }
+        }
+        let s = spacing(&x, &y);
+        assert!((s - 2.0).abs() < 0.3, "{s}");
+    }
+}

@@ -1,0 +1,355 @@
+//! Classes by geometry alone, with no training: raised ground taken back from the ground filter,
+//! buildings as roof-sized planar segments above the ground, vegetation as the rest of what
+//! stands above it, in height bands. The rules LAStools' `lasground`/`lasclassify` and most
+//! producers' first pass apply; they need nothing but coordinates and the ground, so they hold
+//! on single-return data, on files without intensity or colour, and on height-normalised files.
+//!
+//! Every threshold is in metres (the pipeline scales a file in feet before any step) and is
+//! written down in docs/pointcloud.md:
+//!
+//! - **Raised ground** ([`Rules::raised_ground`]): the ground points' lowest-point raster, its
+//!   gaps filled from the nearest cell, split into plateaus wherever two neighbouring cells differ
+//!   by more than `jump` plus a 0.3 rise over the cell (2.3 m at the 1 m cells of a dense
+//!   survey). A plateau that drops by more than that along at least 90 % of its
+//!   edge (the tile's edge counting as no drop), and is not the largest plateau, is a roof (or a deck or a bridge) that the ground
+//!   filter took for ground because it is wider than its largest window: its points are taken
+//!   out of the ground.
+//! - **Buildings** ([`Rules::buildings`]): points at least `building_height` above the ground
+//!   whose nearest neighbours lie on a plane (scattering λ₃/λ₁ of the 10 or of the 25 nearest
+//!   under `planar_scattering`) are binned in cells of twice the point spacing (1 m at least);
+//!   the cells where at least half the elevated points are planar are joined into segments
+//!   (8-neighbours whose planar points are at heights a 45° roof allows), and a segment is a
+//!   building when it covers at least `building_area` square metres with at least
+//!   `building_points` planar points, covering `building_cover` of it at the survey's spacing,
+//!   planar points make at least `planar_share` of its elevated points and (when the file
+//!   records several returns) at most `multi_share` of them are first-of-many returns. Every
+//!   point of its cells at least `building_height` above the ground is class 6.
+//! - **Vegetation**: every other point above the ground that is neither ground nor noise, class
+//!   3 under `vegetation_heights[0]`, 4 under `vegetation_heights[1]`, 5 above (IGN's Lidar HD
+//!   bands: 0.5 m and 1.5 m).
+
+use crate::features::{FeatureContext, FEATURE_NAMES, N_FEATURES};
+use std::collections::{HashMap, VecDeque};
+
+/// The thresholds of the rules, metres and shares.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Rules {
+    /// Lowest height above ground of a building point (2.0).
+    pub building_height: f64,
+    /// Smallest footprint of a building segment, square metres (12.0).
+    pub building_area: f64,
+    /// Fewest planar points of a building segment (10): a roof the survey does not resolve is
+    /// no roof.
+    pub building_points: u32,
+    /// Smallest share of a building segment's footprint its planar points cover at the survey's
+    /// spacing (planar points × spacing² / area; 0.4): scattered points over kilometres that
+    /// happen to lie on a plane are no roof.
+    pub building_cover: f64,
+    /// Largest scattering (λ₃/λ₁, the smaller of the 10 and the 25 nearest neighbours) of a
+    /// planar point (0.05).
+    pub planar_scattering: f32,
+    /// Smallest share of a segment's elevated points that are planar (0.55).
+    pub planar_share: f64,
+    /// Largest share of a segment's points that are first (or intermediate) of several returns,
+    /// where the file records several (0.3).
+    pub multi_share: f64,
+    /// Heights above ground separating classes 3 from 4 and 4 from 5 (0.5, 1.5).
+    pub vegetation_heights: [f32; 2],
+    /// Step between neighbouring ground cells that separates two plateaus (2.0).
+    pub jump: f64,
+    /// Largest plateau taken for a roof, square metres (50,000).
+    pub roof_area: f64,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Self {
+            building_height: 2.0,
+            building_area: 12.0,
+            building_points: 10,
+            building_cover: 0.4,
+            planar_scattering: 0.05,
+            planar_share: 0.55,
+            multi_share: 0.3,
+            vegetation_heights: [0.5, 1.5],
+            jump: 2.0,
+            roof_area: 50_000.0,
+        }
+    }
+}
+
+fn column(name: &str) -> usize {
+    FEATURE_NAMES.iter().position(|&n| n == name).unwrap_or(0)
+}
+
+/// What the rules read of a point, taken from its feature row.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PointShape {
+    /// Height above ground.
+    pub hag: f32,
+    /// Scattering of the 25 nearest neighbours.
+    pub scattering: f32,
+    /// First or intermediate of several returns.
+    pub early_return: bool,
+}
+
+impl PointShape {
+    /// The shape of a point from its feature row ([`FEATURE_NAMES`]).
+    pub fn of_row(row: &[f32]) -> Self {
+        debug_assert_eq!(row.len(), N_FEATURES);
+        let (rn, nr) = (row[column("return_number")], row[column("number_of_returns")]);
+        Self {
+            hag: row[column("height_above_ground")],
+            scattering: row[column("k25_scattering")].min(row[column("k10_scattering")]),
+            early_return: nr > 1.0 && rn < nr,
+        }
+    }
+}
+
+impl Rules {
+    /// The vegetation class of a height above ground.
+    pub fn vegetation_band(&self, hag: f32) -> u8 {
+        let [low, high] = self.vegetation_heights;
+        if hag < low {
+            3
+        } else if hag < high {
+            4
+        } else {
+            5
+        }
+    }
+
+    /// Which of the ground points (`ground`) lie on raised plateaus: roofs wider than the ground
+    /// filter's window. `spacing` is the points' nominal spacing ([`crate::density::spacing`]).
+    pub fn raised_ground(&self, x: &[f64], y: &[f64], z: &[f64], ground: &[bool], spacing: f64) -> Vec<bool> {
+        let n = x.len();
+        let mut raised = vec![false; n];
+        let take = |i: usize| ground[i] && x[i].is_finite() && y[i].is_finite() && z[i].is_finite();
+        let Some((b, count)) = crate::density::bounds(x, y, take) else {
+            return raised;
+        };
+        let cell =
+            crate::density::grid_cell((1.5 * spacing).max(1.0), b[2] - b[0], b[3] - b[1], count, crate::hag::MAX_CELLS);
+        let cols = ((b[2] - b[0]) / cell).floor() as usize + 1;
+        let rows = ((b[3] - b[1]) / cell).floor() as usize + 1;
+        let cell_of = |i: usize| {
+            let c = (((x[i] - b[0]) / cell) as usize).min(cols - 1);
+            let r = (((y[i] - b[1]) / cell) as usize).min(rows - 1);
+            r * cols + c
+        };
+        let mut surface = vec![f64::INFINITY; cols * rows];
+        for i in (0..n).filter(|&i| take(i)) {
+            let k = cell_of(i);
+            surface[k] = surface[k].min(z[i]);
+        }
+        crate::hag::fill_nearest(&mut surface, cols, rows);
+        // Plateaus: 4-connected cells whose steps stay within `jump` and the rise of a 0.3 slope
+        // over a cell (so that coarse cells over a sparse cloud do not cut hills into steps).
+        let jump = self.jump + 0.3 * cell;
+        const NONE: u32 = u32::MAX;
+        let mut label = vec![NONE; cols * rows];
+        let mut sizes: Vec<usize> = Vec::new();
+        let neighbours = |k: usize| {
+            let (c, r) = (k % cols, k / cols);
+            [
+                (c > 0).then(|| k - 1),
+                (c + 1 < cols).then(|| k + 1),
+                (r > 0).then(|| k - cols),
+                (r + 1 < rows).then(|| k + cols),
+            ]
+            .into_iter()
+            .flatten()
+        };
+        let mut queue = VecDeque::new();
+        for start in 0..label.len() {
+            if label[start] != NONE {
+                continue;
+            }
+            let id = sizes.len() as u32;
+            label[start] = id;
+            queue.push_back(start);
+            let mut size = 0;
+            while let Some(k) = queue.pop_front() {
+                size += 1;
+                for m in neighbours(k) {
+                    if label[m] == NONE && (surface[m] - surface[k]).abs() <= jump {
+                        label[m] = id;
+                        queue.push_back(m);
+                    }
+                }
+            }
+            sizes.push(size);
+        }
+        if sizes.len() < 2 {
+            return raised;
+        }
+        let largest = (0..sizes.len()).max_by_key(|&s| sizes[s]).unwrap_or(0);
+        // Edges of each plateau: how many step down, how many up.
+        let mut down = vec![0u64; sizes.len()];
+        let mut edges = vec![0u64; sizes.len()];
+        for k in 0..label.len() {
+            // The tile's edge counts as an edge that does not step down: a plateau cut by it
+            // may go on at its height beyond.
+            let (c, r) = (k % cols, k / cols);
+            let border =
+                usize::from(c == 0) + usize::from(c + 1 == cols) + usize::from(r == 0) + usize::from(r + 1 == rows);
+            edges[label[k] as usize] += border as u64;
+            for m in neighbours(k) {
+                if label[m] != label[k] {
+                    edges[label[k] as usize] += 1;
+                    if surface[k] - surface[m] > jump {
+                        down[label[k] as usize] += 1;
+                    }
+                }
+            }
+        }
+        let max_cells = self.roof_area / (cell * cell);
+        let is_roof: Vec<bool> = (0..sizes.len())
+            .map(|p| p != largest && (sizes[p] as f64) <= max_cells && edges[p] > 0 && down[p] * 10 >= edges[p] * 9)
+            .collect();
+        for i in (0..n).filter(|&i| take(i)) {
+            raised[i] = is_roof[label[cell_of(i)] as usize];
+        }
+        raised
+    }
+
+    /// Which of `points` (indices into the cloud, with their shapes in `shapes`) are building.
+    /// `multi_returns` says whether the file records several returns per pulse.
+    pub fn buildings(
+        &self,
+        context: &FeatureContext<'_>,
+        points: &[usize],
+        shapes: &[PointShape],
+        spacing: f64,
+        multi_returns: bool,
+    ) -> Vec<bool> {
+        let (x, y) = context.xy();
+        let cell = (2.0 * spacing).max(1.0);
+        let key = |i: usize| ((x[i] / cell).floor() as i64, (y[i] / cell).floor() as i64);
+        #[derive(Default, Clone, Copy)]
+        struct Acc {
+            elevated: u32,
+            planar: u32,
+            early: u32,
+            /// Sum of the planar points' heights above ground.
+            planar_height: f64,
+        }
+        let mut cells: HashMap<(i64, i64), Acc> = HashMap::new();
+        for (&i, s) in points.iter().zip(shapes) {
+            if f64::from(s.hag) >= self.building_height && context.usable(i) {
+                let a = cells.entry(key(i)).or_default();
+                a.elevated += 1;
+                let planar = s.scattering < self.planar_scattering;
+                a.planar += u32::from(planar);
+                if planar {
+                    a.planar_height += f64::from(s.hag);
+                }
+                a.early += u32::from(s.early_return);
+            }
+        }
+        let roofy = |a: &Acc| a.planar > 0 && 2 * a.planar >= a.elevated;
+        let step = 0.5 + 1.5 * cell;
+        let mut segment: HashMap<(i64, i64), u32> = HashMap::new();
+        let mut accepted = Vec::new();
+        let mut queue = VecDeque::new();
+        let mut keys: Vec<(i64, i64)> = cells.iter().filter(|(_, a)| roofy(a)).map(|(&k, _)| k).collect();
+        keys.sort_unstable();
+        for start in keys {
+            if segment.contains_key(&start) {
+                continue;
+            }
+            let id = accepted.len() as u32;
+            segment.insert(start, id);
+            queue.push_back(start);
+            let (mut n_cells, mut total) = (0u64, Acc::default());
+            while let Some((c, r)) = queue.pop_front() {
+                n_cells += 1;
+                if let Some(a) = cells.get(&(c, r)) {
+                    total.elevated += a.elevated;
+                    total.planar += a.planar;
+                    total.early += a.early;
+                }
+                let height = cells.get(&(c, r)).map_or(0.0, |a| a.planar_height / f64::from(a.planar.max(1)));
+                for (dc, dr) in [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)] {
+                    let m = (c + dc, r + dr);
+                    // Neighbours join when their planar points are at heights a 45° roof allows:
+                    // a tree beside a roof, or a lower roof, starts a segment of its own.
+                    let joins = |a: &Acc| roofy(a) && (a.planar_height / f64::from(a.planar) - height).abs() <= step;
+                    if !segment.contains_key(&m) && cells.get(&m).is_some_and(joins) {
+                        segment.insert(m, id);
+                        queue.push_back(m);
+                    }
+                }
+            }
+            let area = n_cells as f64 * cell * cell;
+            let planar = f64::from(total.planar) / f64::from(total.elevated.max(1));
+            let early = f64::from(total.early) / f64::from(total.elevated.max(1));
+            accepted.push(
+                area >= self.building_area
+                    && total.planar >= self.building_points
+                    && f64::from(total.planar) * spacing * spacing >= self.building_cover * area
+                    && planar >= self.planar_share
+                    && (!multi_returns || early <= self.multi_share),
+            );
+        }
+        points
+            .iter()
+            .zip(shapes)
+            .map(|(&i, s)| {
+                f64::from(s.hag) >= self.building_height
+                    && context.usable(i)
+                    && segment.get(&key(i)).is_some_and(|&id| accepted[id as usize])
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 100 m square of gently sloping ground with a 40 × 40 m flat roof 6 m up: the roof's
+    /// points, all taken for ground, are raised; the ground stays.
+    #[test]
+    fn a_roof_wider_than_the_window_is_raised() {
+        let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
+        for i in 0..100 {
+            for j in 0..100 {
+                let roof = (30..70).contains(&i) && (30..70).contains(&j);
+                x.push(f64::from(i) + 0.5);
+                y.push(f64::from(j) + 0.5);
+                z.push(0.02 * f64::from(i) + if roof { 6.0 } else { 0.0 });
+            }
+        }
+        let ground = vec![true; x.len()];
+        // A spacing of 0.5 m: 1 m cells, one point each.
+        let raised = Rules::default().raised_ground(&x, &y, &z, &ground, 0.5);
+        for i in 0..100 {
+            for j in 0..100 {
+                let roof = (30..70).contains(&i) && (30..70).contains(&j);
+                assert_eq!(raised[i * 100 + j], roof, "{i} {j}");
+            }
+        }
+    }
+
+    /// A terrace on a hillside steps down on one side and up on the other: not a roof.
+    #[test]
+    fn a_terrace_is_not_a_roof() {
+        let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
+        for i in 0..90 {
+            for j in 0..30 {
+                x.push(f64::from(i) + 0.5);
+                y.push(f64::from(j) + 0.5);
+                z.push(f64::from(i / 30) * 3.0);
+            }
+        }
+        let raised = Rules::default().raised_ground(&x, &y, &z, &vec![true; x.len()], 0.5);
+        assert!(raised.iter().all(|&r| !r));
+    }
+
+    #[test]
+    fn vegetation_bands() {
+        let r = Rules::default();
+        assert_eq!([r.vegetation_band(0.2), r.vegetation_band(1.0), r.vegetation_band(12.0)], [3, 4, 5]);
+    }
+}
