@@ -20,7 +20,7 @@
 //!   the cells where at least half the elevated points are planar are joined into segments
 //!   (8-neighbours whose planar points are at heights a 45° roof allows), and a segment is a
 //!   building when it covers at least `building_area` square metres with at least
-//!   `building_points` planar points, covering `building_cover` of it at the survey's spacing,
+//!   `building_points` planar points, `building_cover` of them a cell on average,
 //!   planar points make at least `planar_share` of its elevated points and (when the file
 //!   records several returns) at most `multi_share` of them are first-of-many returns. Every
 //!   point of its cells at least `building_height` above the ground is class 6.
@@ -41,9 +41,9 @@ pub struct Rules {
     /// Fewest planar points of a building segment (10): a roof the survey does not resolve is
     /// no roof.
     pub building_points: u32,
-    /// Smallest share of a building segment's footprint its planar points cover at the survey's
-    /// spacing (planar points × spacing² / area; 0.4): scattered points over kilometres that
-    /// happen to lie on a plane are no roof.
+    /// Fewest planar points a building segment's cells hold on average (1.5; a cell of twice the
+    /// spacing holds about four on a roof): scattered points over kilometres that happen to lie
+    /// on a plane are no roof.
     pub building_cover: f64,
     /// Largest scattering (λ₃/λ₁, the smaller of the 10 and the 25 nearest neighbours) of a
     /// planar point (0.05).
@@ -67,7 +67,7 @@ impl Default for Rules {
             building_height: 2.0,
             building_area: 12.0,
             building_points: 10,
-            building_cover: 0.4,
+            building_cover: 1.5,
             planar_scattering: 0.05,
             planar_share: 0.55,
             multi_share: 0.3,
@@ -287,7 +287,7 @@ impl Rules {
             accepted.push(
                 area >= self.building_area
                     && total.planar >= self.building_points
-                    && f64::from(total.planar) * spacing * spacing >= self.building_cover * area
+                    && f64::from(total.planar) >= self.building_cover * n_cells as f64
                     && planar >= self.planar_share
                     && (!multi_returns || early <= self.multi_share),
             );
