@@ -131,6 +131,42 @@ impl Transformer {
         Ok(t)
     }
 
+    /// A transformer from a CRS given as a PROJ string (one made from a file's own WKT, when no
+    /// EPSG definition matches it) to an EPSG code, x east and y north on both sides.
+    pub fn from_proj_string(proj: &str, to: u16) -> Result<Self, String> {
+        let src = Proj::from_proj_string(proj).map_err(|e| format!("{proj}: {e}"))?;
+        let dst = Crs::Epsg(to).proj()?;
+        Ok(Self {
+            src_epsg: 0,
+            dst_epsg: to,
+            src_geo: src.is_latlong(),
+            dst_geo: dst.is_latlong(),
+            src_swap: false,
+            dst_swap: false,
+            identity: false,
+            src,
+            dst,
+        })
+    }
+
+    /// A transformer from an EPSG code to a CRS given as a PROJ string, x east and y north on
+    /// both sides.
+    pub fn to_proj_string(from: u16, proj: &str) -> Result<Self, String> {
+        let src = Crs::Epsg(from).proj()?;
+        let dst = Proj::from_proj_string(proj).map_err(|e| format!("{proj}: {e}"))?;
+        Ok(Self {
+            src_epsg: from,
+            dst_epsg: 0,
+            src_geo: src.is_latlong(),
+            dst_geo: dst.is_latlong(),
+            src_swap: false,
+            dst_swap: false,
+            identity: false,
+            src,
+            dst,
+        })
+    }
+
     /// The EPSG code of the source CRS (4326 for CRS84).
     pub fn source_epsg(&self) -> u16 {
         self.src_epsg

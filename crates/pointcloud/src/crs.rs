@@ -33,12 +33,38 @@ pub struct Crs {
     /// Classification works in metres: coordinates are scaled by it first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metres_per_unit: Option<f64>,
+    /// How `epsg` was found: `authority` (the declaration names it) or `definition` (a WKT
+    /// without one, matched parameter by parameter against the EPSG definitions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsg_from: Option<EpsgFrom>,
+    /// When a WKT names no EPSG code and matches no definition: the PROJ string made from it,
+    /// with which coordinates are transformed (WGS84 bounds, longitude/latitude boxes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proj: Option<String>,
+}
+
+/// How a CRS's EPSG code was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EpsgFrom {
+    /// The declaration's own authority (or the uploader's code).
+    Authority,
+    /// Matched against the EPSG definitions.
+    Definition,
 }
 
 impl Crs {
     /// A CRS given as an EPSG code (an uploader's override).
     pub fn of_epsg(epsg: u16, source: CrsSource) -> Self {
-        Self { epsg: Some(epsg), vertical_epsg: None, wkt: None, source, metres_per_unit: linear_unit_of_epsg(epsg) }
+        Self {
+            epsg: Some(epsg),
+            vertical_epsg: None,
+            wkt: None,
+            source,
+            metres_per_unit: linear_unit_of_epsg(epsg),
+            epsg_from: Some(EpsgFrom::Authority),
+            proj: None,
+        }
     }
 }
 
@@ -51,15 +77,226 @@ pub fn of_header(header: &las::Header) -> Option<Crs> {
     if let Some(v) = projection(2112) {
         let wkt = String::from_utf8_lossy(&v.data).trim_end_matches('\0').trim().to_owned();
         if !wkt.is_empty() {
-            let epsg = epsg_of_wkt(&wkt);
+            let (epsg, epsg_from, proj) = match epsg_of_wkt(&wkt) {
+                Some(code) => (Some(code), Some(EpsgFrom::Authority), None),
+                None => match match_epsg(&wkt) {
+                    Some(code) => (Some(code), Some(EpsgFrom::Definition), None),
+                    None => (None, None, proj_of_wkt(&wkt).map(|p| p.proj)),
+                },
+            };
             let metres_per_unit = linear_unit_of_wkt(&wkt).or_else(|| epsg.and_then(linear_unit_of_epsg));
-            return Some(Crs { epsg, vertical_epsg: None, wkt: Some(wkt), source: CrsSource::Wkt, metres_per_unit });
+            return Some(Crs {
+                epsg,
+                vertical_epsg: None,
+                wkt: Some(wkt),
+                source: CrsSource::Wkt,
+                metres_per_unit,
+                epsg_from,
+                proj,
+            });
         }
     }
     let keys = projection(34735)?;
     let (epsg, vertical) = epsg_of_geokeys(&keys.data);
     let metres_per_unit = linear_unit_of_geokeys(&keys.data).or_else(|| epsg.and_then(linear_unit_of_epsg));
-    Some(Crs { epsg, vertical_epsg: vertical, wkt: None, source: CrsSource::Geotiff, metres_per_unit })
+    Some(Crs {
+        epsg,
+        vertical_epsg: vertical,
+        wkt: None,
+        source: CrsSource::Geotiff,
+        metres_per_unit,
+        epsg_from: epsg.map(|_| EpsgFrom::Authority),
+        proj: None,
+    })
+}
+
+/// A projected CRS read from a WKT 1 `PROJCS` (OGC's or ESRI's spelling): a PROJ string and
+/// the datum's name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProjectedWkt {
+    /// `+proj=... +x_0=... +a=... +rf=... +to_meter=...` (false easting and northing in metres).
+    pub proj: String,
+    /// PROJ parameters by name (`proj` excluded), numbers.
+    pub params: Vec<(String, f64)>,
+    /// The projection's PROJ name (`lcc`, `tmerc`, ...).
+    pub method: &'static str,
+    /// Semi-major axis and inverse flattening.
+    pub ellipsoid: (f64, f64),
+    /// Metres per unit.
+    pub to_meter: f64,
+    /// The datum's name, lower case and alphanumeric only, without ESRI's `D_`.
+    pub datum: String,
+}
+
+fn normalised(name: &str) -> String {
+    name.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase()
+}
+
+/// The first quoted name and the numbers after it in an object's body.
+fn name_and_numbers(body: &str) -> Option<(String, Vec<f64>)> {
+    let rest = body.trim_start().strip_prefix('"')?;
+    let (name, rest) = rest.split_once('"')?;
+    let end = rest.find([']', ')', '[']).unwrap_or(rest.len());
+    let numbers = rest[..end].split(',').filter_map(|v| v.trim().parse::<f64>().ok()).collect();
+    Some((name.to_owned(), numbers))
+}
+
+/// The PROJ form of a WKT 1 projected CRS with one of the common map projections (Lambert
+/// conformal conic, transverse Mercator, Mercator, Albers, oblique and polar stereographic);
+/// `None` for anything else.
+pub fn proj_of_wkt(wkt: &str) -> Option<ProjectedWkt> {
+    let head = wkt.trim_start().to_ascii_uppercase();
+    if !head.starts_with("PROJCS") {
+        return None;
+    }
+    let mut objects: Vec<(String, String, Vec<f64>)> = Vec::new();
+    at_depth(wkt, 1, |word, body| {
+        if let Some((name, numbers)) = name_and_numbers(body) {
+            objects.push((word.to_owned(), name, numbers));
+        }
+        None::<()>
+    });
+    let method_name = objects.iter().find(|o| o.0 == "PROJECTION").map(|o| normalised(&o.1))?;
+    let to_meter = objects.iter().find(|o| o.0 == "UNIT").and_then(|o| o.2.first().copied()).unwrap_or(1.0);
+    let spheroid = at_depth(wkt, 3, |word, body| {
+        (word == "SPHEROID" || word == "ELLIPSOID").then(|| name_and_numbers(body)).flatten()
+    })?;
+    let (a, rf) = (*spheroid.1.first()?, *spheroid.1.get(1)?);
+    let datum = at_depth(wkt, 2, |word, body| (word == "DATUM").then(|| name_and_numbers(body)).flatten())
+        .map(|d| normalised(d.0.strip_prefix("D_").unwrap_or(&d.0)))
+        .unwrap_or_default();
+    let method: &'static str = match method_name.as_str() {
+        "lambertconformalconic" | "lambertconformalconic2sp" | "lambertconformalconic1sp" => "lcc",
+        "transversemercator" | "gausskruger" => "tmerc",
+        "mercator" | "mercator1sp" | "mercator2sp" => "merc",
+        "albersconicequalarea" | "albers" => "aea",
+        "obliquestereographic" | "doublestereographic" => "sterea",
+        "polarstereographic" | "polarstereographicvarianta" | "polarstereographicvariantb" => "stere",
+        _ => return None,
+    };
+    let mut params: Vec<(String, f64)> = Vec::new();
+    for (word, name, numbers) in &objects {
+        let Some(&v) = numbers.first().filter(|_| word == "PARAMETER") else { continue };
+        let key = match (normalised(name).as_str(), method) {
+            ("falseeasting", _) => "x_0",
+            ("falsenorthing", _) => "y_0",
+            ("centralmeridian" | "longitudeofcenter" | "longitudeoforigin", _) => "lon_0",
+            ("scalefactor" | "scalefactoratnaturalorigin", _) => "k_0",
+            ("standardparallel1", "merc") => "lat_ts",
+            ("standardparallel1", "stere") => "lat_ts",
+            ("standardparallel1", _) => "lat_1",
+            ("standardparallel2", _) => "lat_2",
+            ("latitudeoforigin" | "latitudeofcenter", _) => "lat_0",
+            _ => continue,
+        };
+        let v = if key == "x_0" || key == "y_0" { v * to_meter } else { v };
+        params.push((key.to_owned(), v));
+    }
+    // Lambert 1SP: its one standard parallel is its latitude of origin.
+    if method == "lcc" && !params.iter().any(|p| p.0 == "lat_1") {
+        let lat0 = params.iter().find(|p| p.0 == "lat_0").map(|p| p.1)?;
+        params.push(("lat_1".to_owned(), lat0));
+    }
+    let mut proj = format!("+proj={method}");
+    for (k, v) in &params {
+        proj.push_str(&format!(" +{k}={v}"));
+    }
+    proj.push_str(&format!(" +a={a} +rf={rf} +to_meter={to_meter} +no_defs"));
+    Some(ProjectedWkt { proj, params, method, ellipsoid: (a, rf), to_meter, datum })
+}
+
+/// The ellipsoid of a PROJ string (`+a`/`+rf`, `+ellps`, or a `+datum` that implies one).
+fn ellipsoid_of_proj4(values: &std::collections::HashMap<&str, &str>) -> Option<(f64, f64)> {
+    if let (Some(a), Some(rf)) = (values.get("a"), values.get("rf")) {
+        return Some((a.parse().ok()?, rf.parse().ok()?));
+    }
+    let named = values.get("ellps").copied().or_else(|| match values.get("datum").copied() {
+        Some("WGS84") => Some("WGS84"),
+        Some("NAD83") => Some("GRS80"),
+        Some("NAD27") => Some("clrk66"),
+        Some("OSGB36") => Some("airy"),
+        Some("potsdam") => Some("bessel"),
+        _ => None,
+    })?;
+    Some(match named {
+        "GRS80" => (6_378_137.0, 298.257_222_101),
+        "WGS84" => (6_378_137.0, 298.257_223_563),
+        "clrk66" => (6_378_206.4, 294.978_698_213_9),
+        "intl" => (6_378_388.0, 297.0),
+        "bessel" => (6_377_397.155, 299.152_812_8),
+        "airy" => (6_377_563.396, 299.324_964_6),
+        "krass" => (6_378_245.0, 298.3),
+        _ => return None,
+    })
+}
+
+/// The EPSG code of a WKT 1 projected CRS that names none, found by matching its projection,
+/// parameters, ellipsoid and unit against every EPSG definition (latitudes and longitudes to
+/// 10⁻⁷°, false easting and northing to a centimetre); when several match (one projection on
+/// several realisations of a datum), the one whose datum has the WKT's datum name. `None` when
+/// none matches, or several do and the datum does not choose.
+pub fn match_epsg(wkt: &str) -> Option<u16> {
+    let p = proj_of_wkt(wkt)?;
+    let prefix = format!("+proj={} ", p.method);
+    let mut candidates = Vec::new();
+    for code in 1..=u16::MAX {
+        let Some(def) = crs_definitions::from_code(code) else { continue };
+        if !def.proj4.starts_with(&prefix) {
+            continue;
+        }
+        let values: std::collections::HashMap<&str, &str> =
+            def.proj4.split_whitespace().filter_map(|t| t.strip_prefix('+')?.split_once('=')).collect();
+        let num = |k: &str| values.get(k).and_then(|v| v.parse::<f64>().ok());
+        let to_meter = num("to_meter").unwrap_or(match values.get("units").copied() {
+            Some("us-ft") => 1200.0 / 3937.0,
+            Some("ft") => 0.3048,
+            Some("km") => 1000.0,
+            _ => 1.0,
+        });
+        if (to_meter - p.to_meter).abs() > 1e-9 * p.to_meter {
+            continue;
+        }
+        let Some((a, rf)) = ellipsoid_of_proj4(&values) else { continue };
+        if (a - p.ellipsoid.0).abs() > 0.5 || (rf - p.ellipsoid.1).abs() > 1e-4 {
+            continue;
+        }
+        let get = |k: &str, default: f64| p.params.iter().find(|q| q.0 == k).map_or(default, |q| q.1);
+        let same =
+            |k: &str, default: f64, tolerance: f64| (num(k).unwrap_or(default) - get(k, default)).abs() <= tolerance;
+        let parallels = {
+            let (a1, a2) = (num("lat_1").unwrap_or(0.0), num("lat_2").unwrap_or(num("lat_1").unwrap_or(0.0)));
+            let (b1, b2) = (get("lat_1", 0.0), get("lat_2", get("lat_1", 0.0)));
+            let close = |x: f64, y: f64| (x - y).abs() <= 1e-7;
+            (close(a1, b1) && close(a2, b2)) || (close(a1, b2) && close(a2, b1))
+        };
+        let k = num("k_0").or_else(|| num("k")).unwrap_or(1.0);
+        if parallels
+            && same("lat_0", 0.0, 1e-7)
+            && same("lon_0", 0.0, 1e-7)
+            && same("lat_ts", 0.0, 1e-7)
+            && same("x_0", 0.0, 0.01)
+            && same("y_0", 0.0, 0.01)
+            && (k - get("k_0", 1.0)).abs() <= 1e-9
+        {
+            candidates.push(code);
+        }
+    }
+    match candidates.as_slice() {
+        [] => None,
+        [one] => Some(*one),
+        several => {
+            let named: Vec<u16> = several
+                .iter()
+                .copied()
+                .filter(|&c| {
+                    crs_definitions::from_code(c)
+                        .and_then(|d| proj_of_wkt(d.wkt))
+                        .is_some_and(|d| !p.datum.is_empty() && d.datum == p.datum)
+                })
+                .collect();
+            (named.len() == 1).then(|| named[0])
+        }
+    }
 }
 
 /// The EPSG codes of a GeoTIFF key directory (horizontal: `ProjectedCSTypeGeoKey` 3072, else
@@ -260,6 +497,31 @@ mod tests {
         assert_eq!(linear_unit_of_epsg(32632), Some(1.0));
         assert_eq!(linear_unit_of_epsg(4326), None);
         assert_eq!(epsg_of_wkt("not wkt at all [[[["), None);
+    }
+
+    /// ESRI's WKT of NAD83(2011) / Nebraska (ftUS), as a US producer's LAS file carries it (no
+    /// authority for the projected CRS): matched to EPSG:6880 by its definition; the same
+    /// projection moved off any EPSG definition matches none and is kept as a PROJ string that
+    /// places the state's centre where it is.
+    #[test]
+    fn a_wkt_without_authority_is_matched_by_its_definition() {
+        let nebraska = r#"PROJCS["NAD83_2011_Nebraska_ft",GEOGCS["GCS_NAD_1983_2011",DATUM["D_NAD83_NATIONAL_SPATIAL_REFERENCE_SYSTEM_2011",SPHEROID["GRS_1980",6378137,298.257222101]],PRIMEM["Greenwich",0],UNIT["Degree",0.017453292519943295]],PROJECTION["Lambert_Conformal_Conic"],PARAMETER["scale_factor",1],PARAMETER["standard_parallel_1",43],PARAMETER["standard_parallel_2",40],PARAMETER["latitude_of_origin",39.83333333333334],PARAMETER["central_meridian",-100],PARAMETER["false_easting",1640416.666666667],PARAMETER["false_northing",0],UNIT["Foot_US",0.30480060960121924]]"#;
+        assert_eq!(epsg_of_wkt(nebraska), None);
+        assert_eq!(match_epsg(nebraska), Some(6880));
+        let moved = nebraska.replace(r#""central_meridian",-100"#, r#""central_meridian",-100.123"#);
+        assert_eq!(match_epsg(&moved), None);
+        let p = proj_of_wkt(&moved).unwrap();
+        assert_eq!(p.method, "lcc");
+        let t = meridian_core::crs::Transformer::from_proj_string(&p.proj, 4326).unwrap();
+        // The false origin (1,640,416.67 ftUS east, 0 north) is at 39.8333° N on the meridian.
+        let (lon, lat) = t.apply(1_640_416.666_666_667, 0.0).unwrap();
+        assert!((lon + 100.123).abs() < 1e-6 && (lat - 39.833_333_333).abs() < 1e-6, "{lon} {lat}");
+        // Not a projected WKT, or a projection this reads not: nothing.
+        assert!(proj_of_wkt(r#"GEOGCS["WGS 84",DATUM["x",SPHEROID["y",6378137,298.257223563]]]"#).is_none());
+        assert!(proj_of_wkt(
+            r#"PROJCS["x",GEOGCS["y",DATUM["z",SPHEROID["s",6378137,298.25]]],PROJECTION["Cassini"]]"#
+        )
+        .is_none());
     }
 
     #[test]

@@ -360,3 +360,30 @@ async fn pointcloud_outputs_read_with_laspy() {
     assert!(out.status.success(), "laspy: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     println!("{stdout}");
 }
+
+/// A US file in feet whose WKT is ESRI's (no authority for the projected CRS): the CRS is matched
+/// to EPSG:6880 by its definition and says so, its unit is the US survey foot, its WGS84 bounds
+/// are degrees in Nebraska, and a longitude/latitude box over the whole file downloads every
+/// point.
+#[tokio::test]
+async fn pointcloud_esri_wkt_in_feet_is_placed_and_cut_in_degrees() {
+    let s = Server::start();
+    let (_, key) = s.signup("pc-feet@example.com").await;
+    let bytes = std::fs::read(data("labelled/us_nebraska_ftUS_singlereturn.las")).unwrap();
+    let (status, body) = s.pc_upload_raw(&key, bytes, "").await;
+    assert_eq!(status, 202, "{body}");
+    let id = body["id"].as_str().unwrap().to_owned();
+    let d = s.pc_wait(&key, &id, |d| d["status"] == "ready").await;
+    assert_eq!(d["crs"]["epsg"], 6880, "{d}");
+    assert_eq!(d["crs"]["epsg_from"], "definition", "{d}");
+    let unit = d["crs"]["metres_per_unit"].as_f64().unwrap();
+    assert!((unit - 1200.0 / 3937.0).abs() < 1e-9, "{unit}");
+    let b: Vec<f64> = d["bounds"]["wgs84"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!(b[0] > -104.1 && b[2] < -95.3 && b[1] > 39.9 && b[3] < 43.1, "Nebraska: {b:?}");
+    let pad = 0.001;
+    let query = format!("?bbox={},{},{},{}", b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad);
+    let r = s.pc_download(&key, &id, &query).await;
+    assert_eq!(r.status(), 200);
+    let cloud = read(&r.bytes().await.unwrap());
+    assert_eq!(cloud.len(), 25_408);
+}

@@ -190,6 +190,11 @@ impl Dataset {
         self.crs.as_ref().and_then(|c| c.epsg)
     }
 
+    /// The PROJ string made from the file's WKT, when no EPSG code names its CRS.
+    pub fn proj(&self) -> Option<&str> {
+        self.crs.as_ref().filter(|c| c.epsg.is_none()).and_then(|c| c.proj.as_deref())
+    }
+
     /// The stored original's blob key.
     pub fn original_key(&self) -> String {
         keys::original(&self.account_id, &self.id, &self.format)

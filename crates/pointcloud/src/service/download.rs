@@ -288,16 +288,20 @@ impl PointCloudService {
 
 /// The native box covering a longitude/latitude box.
 fn native_box(d: &Dataset, b: [f64; 4]) -> Result<[f64; 4]> {
-    let Some(epsg) = d.epsg() else {
-        return Err(DomainError::Invalid(vec![FieldError::new(
-            "/bbox",
-            "no_crs",
-            "the point cloud declares no CRS: give the box in its own coordinates with bbox-crs=native",
-        )])
-        .into());
-    };
-    let t = meridian_core::crs::Transformer::between_epsg(4326, epsg)
-        .map_err(|e| DomainError::invalid("/bbox", "unsupported_crs", e))?;
+    let t = match (d.epsg(), d.proj()) {
+        (Some(epsg), _) => meridian_core::crs::Transformer::between_epsg(4326, epsg),
+        (None, Some(proj)) => meridian_core::crs::Transformer::to_proj_string(4326, proj),
+        (None, None) => {
+            return Err(DomainError::Invalid(vec![FieldError::new(
+                "/bbox",
+                "no_crs",
+                "the point cloud declares no CRS this server can transform (none, or a WKT that matches no EPSG \
+                 definition and no supported projection): give the box in its own coordinates with bbox-crs=native",
+            )])
+            .into())
+        }
+    }
+    .map_err(|e| DomainError::invalid("/bbox", "unsupported_crs", e))?;
     let mut pts = Vec::with_capacity(44);
     for k in 0..=10 {
         let f = f64::from(k) / 10.0;

@@ -35,10 +35,16 @@ pub(crate) fn event_fields(d: &Dataset) -> Map<String, Value> {
     m
 }
 
-/// Longitude/latitude bounds of native bounds in `epsg`: the box of the transformed outline
-/// (densified, so that a projection's curvature is inside), `None` when it cannot be placed.
-pub(crate) fn wgs84_bounds(bounds: &[f64; 6], epsg: u16) -> Option<[f64; 4]> {
-    let t = meridian_core::crs::Transformer::between_epsg(epsg, 4326).ok()?;
+/// Longitude/latitude bounds of native bounds in `crs` (its EPSG code, or the PROJ string
+/// made from its WKT): the box of the transformed outline (densified, so that a projection's
+/// curvature is inside), `None` when it cannot be placed. Never native coordinates: a result
+/// outside longitudes and latitudes is none.
+pub(crate) fn wgs84_bounds(bounds: &[f64; 6], crs: &crate::crs::Crs) -> Option<[f64; 4]> {
+    let t = match (crs.epsg, crs.proj.as_deref()) {
+        (Some(epsg), _) => meridian_core::crs::Transformer::between_epsg(epsg, 4326).ok()?,
+        (None, Some(proj)) => meridian_core::crs::Transformer::from_proj_string(proj, 4326).ok()?,
+        (None, None) => return None,
+    };
     let (x0, y0, x1, y1) = (bounds[0], bounds[1], bounds[3], bounds[4]);
     let mut pts = Vec::with_capacity(40);
     for k in 0..=10 {
@@ -56,7 +62,11 @@ pub(crate) fn wgs84_bounds(bounds: &[f64; 6], epsg: u16) -> Option<[f64; 4]> {
         b = [b[0].min(x), b[1].min(y), b[2].max(x), b[3].max(y)];
     }
     let r = |v: f64| (v * 1e7).round() / 1e7;
-    b.iter().all(|v| v.is_finite()).then(|| [r(b[0]), r(b[1]), r(b[2]), r(b[3])])
+    let degrees = (-180.0..=180.0).contains(&b[0])
+        && (-180.0..=180.0).contains(&b[2])
+        && (-90.0..=90.0).contains(&b[1])
+        && (-90.0..=90.0).contains(&b[3]);
+    (degrees && b.iter().all(|v| v.is_finite())).then(|| [r(b[0]), r(b[1]), r(b[2]), r(b[3])])
 }
 
 #[async_trait]
@@ -128,11 +138,10 @@ impl JobHandler for IndexJobHandler {
             }
         };
         let mut d = d;
-        let epsg = d.epsg().or_else(|| summary.crs.as_ref().and_then(|c| c.epsg));
-        d.bounds_wgs84 = epsg.and_then(|e| wgs84_bounds(&summary.bounds, e));
         if d.crs.is_none() {
             d.crs = summary.crs.clone();
         }
+        d.bounds_wgs84 = d.crs.as_ref().and_then(|c| wgs84_bounds(&summary.bounds, c));
         let points = summary.points;
         d.summary = Some(summary);
         d.status = Status::Ready;
