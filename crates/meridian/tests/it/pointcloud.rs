@@ -143,6 +143,8 @@ async fn pointcloud_upload_classify_and_download() {
     assert_eq!(c["params"]["ground"]["method"], "smrf", "{c}");
     assert!(c["timings"]["ground"].as_f64().is_some(), "{c}");
     assert!(c["points_per_second"].as_f64().unwrap() > 0.0);
+    // UTM 32N: metres, read from the CRS, not assumed.
+    assert_eq!(c["unit"], json!({"metres_per_unit": 1.0, "assumed": false}), "{c}");
     let got = rx
         .wait_until(60, "pointcloud.classified", |r| r.iter().any(|m| m.json()["event"] == "pointcloud.classified"))
         .await;

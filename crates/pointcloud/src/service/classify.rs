@@ -2,7 +2,7 @@
 //! which reads the original, runs [`crate::pipeline`] and stores the classified version (LAZ with
 //! a `confidence` extra-bytes attribute) beside the original.
 
-use super::datasets::{Classification, Dataset, Status};
+use super::datasets::{Classification, Dataset, Status, Unit};
 use super::index::event_fields;
 use super::{keys, Error, PointCloudService, Result, CLASSIFIED, CLASSIFY_JOB, FAILED};
 use crate::pipeline::{self, PipelineError, PipelineParams};
@@ -84,6 +84,7 @@ impl PointCloudService {
             assigned: Default::default(),
             timings: Default::default(),
             points_per_second: None,
+            unit: None,
             size: None,
             finished_at: None,
             error: None,
@@ -181,11 +182,9 @@ impl JobHandler for ClassifyJobHandler {
         let output = work.path().join("classified.laz");
         let limits = crate::reader::Limits { max_points: svc.config.max_classify_points };
         // Parameters are metres: a file in feet is scaled first (unknown CRS: metres assumed).
-        let metres_per_unit = d
-            .crs
-            .as_ref()
-            .and_then(|c| c.metres_per_unit.or_else(|| c.epsg.and_then(crate::crs::linear_unit_of_epsg)))
-            .unwrap_or(1.0);
+        let known =
+            d.crs.as_ref().and_then(|c| c.metres_per_unit.or_else(|| c.epsg.and_then(crate::crs::linear_unit_of_epsg)));
+        let metres_per_unit = known.unwrap_or(1.0);
         let cancel = ctx.cancellation();
         let percent = Arc::new(AtomicU8::new(0));
         let seen = percent.clone();
@@ -241,6 +240,7 @@ impl JobHandler for ClassifyJobHandler {
             c.assigned = report.assigned.clone();
             c.timings = report.timings.clone();
             c.points_per_second = Some(report.points_per_second);
+            c.unit = Some(Unit { metres_per_unit, assumed: known.is_none() });
             c.size = Some(size);
             c.finished_at = Some(Timestamp::now());
             c.previous = None;

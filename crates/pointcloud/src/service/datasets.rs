@@ -51,6 +51,15 @@ impl Status {
     }
 }
 
+/// The linear unit a classification read the coordinates in (every parameter is metres).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Unit {
+    /// Metres in one unit of the coordinates (0.3048006096 for US survey feet).
+    pub metres_per_unit: f64,
+    /// `true` when the file says nothing of its unit and metres were assumed.
+    pub assumed: bool,
+}
+
 /// The latest classification of a point cloud.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Classification {
@@ -75,6 +84,10 @@ pub struct Classification {
     /// Points classified per second, the whole pipeline.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub points_per_second: Option<f64>,
+    /// The unit the coordinates were read in: metres per unit, and whether it was assumed (no
+    /// CRS, or one whose unit is unknown: metres) rather than read from the CRS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Unit>,
     /// Bytes of the classified LAZ.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
