@@ -276,8 +276,11 @@ impl PipelineParams {
             if let Some(v) = num(n, "multiplier", "/noise", 0.1, 100.0, &mut errors) {
                 p.noise.multiplier = v;
             }
-            if let Some(v) = num(n, "radius", "/noise", 0.01, 100.0, &mut errors) {
-                p.noise.radius = Some(v);
+            // null: the default, four spacings.
+            if n.get("radius").is_some_and(|v| !v.is_null()) {
+                if let Some(v) = num(n, "radius", "/noise", 0.01, 100.0, &mut errors) {
+                    p.noise.radius = Some(v);
+                }
             }
             if let Some(v) = num(n, "min_k", "/noise", 1.0, 100.0, &mut errors) {
                 p.noise.min_k = v as usize;
@@ -337,8 +340,11 @@ impl PipelineParams {
                     *slot = v;
                 }
             }
-            if let Some(v) = num(g, "cell", "/ground", 0.05, 100.0, &mut errors) {
-                r.cell = Some(v);
+            // null: the default, 1 m or the spacing.
+            if g.get("cell").is_some_and(|v| !v.is_null()) {
+                if let Some(v) = num(g, "cell", "/ground", 0.05, 100.0, &mut errors) {
+                    r.cell = Some(v);
+                }
             }
             if let Some(v) = num(g, "hdiff", "/ground", 0.0, 100.0, &mut errors) {
                 r.hdiff = v;
@@ -677,4 +683,45 @@ pub fn classify_file(
             .then(|| model.map(|m| format!("{} v{}", m.header.format, m.header.version)))
             .flatten(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The body docs/pointcloud.md shows, nulls included, is the defaults.
+    #[test]
+    fn the_documented_body_is_the_defaults() {
+        let body = serde_json::json!({
+            "steps": ["noise", "ground", "hag", "classes"],
+            "noise": {"method": "radius", "radius": null, "min_k": 2, "mean_k": 8, "multiplier": 2.0, "elm": true},
+            "ground": {"method": "smrf", "cell": null, "slope": 0.15, "window": 24.0, "scalar": 1.0, "threshold": 0.45,
+                       "cut": 0.0, "roofs": true, "offset": null},
+            "classes": {"method": "combined"},
+            "model": "default"
+        });
+        let parsed = PipelineParams::from_json(&body).unwrap();
+        assert_eq!(parsed, PipelineParams::from_json(&serde_json::json!({})).unwrap());
+        assert_eq!(parsed.classes.method, learn::Method::Combined);
+        assert!(parsed.ground.roofs && parsed.ground.offset.is_none() && parsed.ground.cell.is_none());
+    }
+
+    #[test]
+    fn class_methods_and_ground_options_are_checked() {
+        let p = PipelineParams::from_json(&serde_json::json!({
+            "classes": {"method": "heights"}, "ground": {"roofs": false, "offset": 0.2, "cell": 2}
+        }))
+        .unwrap();
+        assert_eq!(p.classes.method, learn::Method::Heights);
+        assert_eq!((p.ground.roofs, p.ground.offset, p.ground.cell), (false, Some(0.2), Some(2.0)));
+        let errors = PipelineParams::from_json(&serde_json::json!({
+            "classes": {"method": "magic", "depth": 3}, "ground": {"offset": -1, "roofs": "yes"}
+        }))
+        .unwrap_err();
+        let pointers: Vec<&str> = errors.iter().map(|e| e.pointer.as_str()).collect();
+        for p in ["/classes/method", "/classes/depth", "/ground/offset", "/ground/roofs"] {
+            assert!(pointers.contains(&p), "{p} in {pointers:?}");
+        }
+    }
 }

@@ -70,8 +70,8 @@ pub struct ClassifyNoise {
     pub mean_k: Option<u32>,
     #[schema(nullable = false, minimum = 0.1, maximum = 100)]
     pub multiplier: Option<f64>,
-    /// Metres; by default four times the point spacing.
-    #[schema(nullable = false, minimum = 0.01, maximum = 100)]
+    /// Metres; null or absent: four times the point spacing.
+    #[schema(minimum = 0.01, maximum = 100)]
     pub radius: Option<f64>,
     #[schema(nullable = false, minimum = 1, maximum = 100)]
     pub min_k: Option<u32>,
@@ -88,8 +88,8 @@ pub struct ClassifyGround {
     /// `smrf` (the default) or `csf`.
     #[schema(nullable = false, pattern = "^(smrf|csf)$")]
     pub method: Option<String>,
-    /// SMRF cell, metres; by default 1 m, or the point spacing where points are sparser.
-    #[schema(nullable = false, minimum = 0.05, maximum = 100)]
+    /// SMRF cell, metres; null or absent: 1 m, or the point spacing where points are sparser.
+    #[schema(minimum = 0.05, maximum = 100)]
     pub cell: Option<f64>,
     #[schema(nullable = false, minimum = 0, maximum = 10)]
     pub slope: Option<f64>,
