@@ -85,6 +85,17 @@ async fn request_ids_are_echoed_or_generated() {
 #[tokio::test]
 async fn health_metrics_landing_and_docs_need_no_key() {
     let s = Server::start();
+    // Readiness waits for the DNS zones to load: 503 until then, then 200, never a 401.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let status = s.client.get(s.url("/readyz")).send().await.unwrap().status();
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 503, "/readyz before ready");
+        assert!(std::time::Instant::now() < deadline, "/readyz never became ready");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     for path in ["/healthz", "/readyz", "/", "/api/v1", "/docs", "/docs/problems", "/api/v1/openapi.json"] {
         let r = s.client.get(s.url(path)).send().await.unwrap();
         assert_eq!(r.status(), 200, "{path}");
