@@ -92,6 +92,10 @@ impl fmt::Display for Crs {
     }
 }
 
+fn parse_proj(proj: &str) -> Result<Proj, String> {
+    Proj::from_proj_string(proj).map_err(|e| format!("{proj}: {e}"))
+}
+
 /// Transforms coordinates between two CRSs.
 pub struct Transformer {
     src_epsg: u16,
@@ -134,29 +138,20 @@ impl Transformer {
     /// A transformer from a CRS given as a PROJ string (one made from a file's own WKT, when no
     /// EPSG definition matches it) to an EPSG code, x east and y north on both sides.
     pub fn from_proj_string(proj: &str, to: u16) -> Result<Self, String> {
-        let src = Proj::from_proj_string(proj).map_err(|e| format!("{proj}: {e}"))?;
-        let dst = Crs::Epsg(to).proj()?;
-        Ok(Self {
-            src_epsg: 0,
-            dst_epsg: to,
-            src_geo: src.is_latlong(),
-            dst_geo: dst.is_latlong(),
-            src_swap: false,
-            dst_swap: false,
-            identity: false,
-            src,
-            dst,
-        })
+        Ok(Self::unswapped(0, parse_proj(proj)?, to, Crs::Epsg(to).proj()?))
     }
 
     /// A transformer from an EPSG code to a CRS given as a PROJ string, x east and y north on
     /// both sides.
     pub fn to_proj_string(from: u16, proj: &str) -> Result<Self, String> {
-        let src = Crs::Epsg(from).proj()?;
-        let dst = Proj::from_proj_string(proj).map_err(|e| format!("{proj}: {e}"))?;
-        Ok(Self {
-            src_epsg: from,
-            dst_epsg: 0,
+        Ok(Self::unswapped(from, Crs::Epsg(from).proj()?, 0, parse_proj(proj)?))
+    }
+
+    /// Between two projections, axes as given (0 for a CRS with no EPSG code).
+    fn unswapped(src_epsg: u16, src: Proj, dst_epsg: u16, dst: Proj) -> Self {
+        Self {
+            src_epsg,
+            dst_epsg,
             src_geo: src.is_latlong(),
             dst_geo: dst.is_latlong(),
             src_swap: false,
@@ -164,7 +159,7 @@ impl Transformer {
             identity: false,
             src,
             dst,
-        })
+        }
     }
 
     /// The EPSG code of the source CRS (4326 for CRS84).

@@ -312,19 +312,13 @@ impl Pipeline {
         let spacing = crate::density::spacing(&cloud.x, &cloud.y);
         let elm = if self.elm == Elm::default() { Elm::for_spacing(spacing) } else { self.elm.clone() };
         let low = elm.noise(&cloud.x, &cloud.y, &cloud.z);
-        let smrf = Smrf { cell: self.smrf.cell.max(spacing), ..self.smrf.clone() };
-        let mut ground = smrf.classify_cloud_without(cloud, &low)?;
+        let mut ground = self.smrf.for_spacing(spacing).classify_cloud_without(cloud, &low)?;
         if self.roofs {
-            let raised = Rules::default().raised_ground(&cloud.x, &cloud.y, &cloud.z, &ground, spacing);
-            for (g, r) in ground.iter_mut().zip(raised) {
-                *g &= !r;
-            }
+            Rules::default().lower_raised_ground(&cloud.x, &cloud.y, &cloud.z, &mut ground, spacing);
         }
         let hag = height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, self.hag_cell)?;
         if let Some(offset) = self.ground_offset {
-            for (g, &h) in ground.iter_mut().zip(&hag) {
-                *g &= f64::from(h) <= offset;
-            }
+            crate::rules::trim_ground(&mut ground, &hag, offset);
         }
         let noise = low.iter().map(|&n| if n { 7 } else { 0 }).collect();
         Ok(Prepared { noise, ground, hag })

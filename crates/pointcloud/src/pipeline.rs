@@ -402,23 +402,23 @@ impl PipelineParams {
         }
     }
 
-    /// SMRF with these parameters over points `spacing` apart.
+    /// SMRF with these parameters over points `spacing` apart (the cell from the spacing unless
+    /// given).
     fn smrf(&self, spacing: f64) -> Smrf {
         let g = &self.ground;
-        Smrf {
-            cell: g.cell.unwrap_or_else(|| {
-                if spacing.is_finite() {
-                    spacing.max(Smrf::isprs().cell)
-                } else {
-                    Smrf::isprs().cell
-                }
-            }),
+        let smrf = Smrf {
+            cell: g.cell.unwrap_or(Smrf::isprs().cell),
             slope: g.slope,
             window: g.window,
             scalar: g.scalar,
             threshold: g.threshold,
             cut: g.cut,
             ..Smrf::isprs()
+        };
+        if g.cell.is_some() {
+            smrf
+        } else {
+            smrf.for_spacing(spacing)
         }
     }
 
@@ -560,10 +560,7 @@ pub fn classify_file(
         };
         let mut g = g;
         if params.ground.roofs {
-            let raised = crate::rules::Rules::default().raised_ground(&cloud.x, &cloud.y, &cloud.z, &g, spacing);
-            for (g, r) in g.iter_mut().zip(raised) {
-                *g &= !r;
-            }
+            crate::rules::Rules::default().lower_raised_ground(&cloud.x, &cloud.y, &cloud.z, &mut g, spacing);
         }
         timed("ground", t);
         g
@@ -577,12 +574,8 @@ pub fn classify_file(
     let heights = if need_hag {
         let t = Instant::now();
         let h = hag::height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, 1.0).map_err(|e| step("hag")(&e))?;
-        // The surface is the lowest ground point of each cell, so taking the points above it out
-        // of the ground leaves it, and the heights, as they are.
         if let (true, Some(offset)) = (params.steps.ground, params.ground.offset) {
-            for (g, &h) in ground.iter_mut().zip(&h) {
-                *g &= f64::from(h) <= offset;
-            }
+            crate::rules::trim_ground(&mut ground, &h, offset);
         }
         timed("hag", t);
         Some(h)

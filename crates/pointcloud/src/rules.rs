@@ -213,6 +213,14 @@ impl Rules {
         raised
     }
 
+    /// Takes the points of raised plateaus ([`Rules::raised_ground`]) out of `ground`.
+    pub fn lower_raised_ground(&self, x: &[f64], y: &[f64], z: &[f64], ground: &mut [bool], spacing: f64) {
+        let raised = self.raised_ground(x, y, z, ground, spacing);
+        for (g, r) in ground.iter_mut().zip(raised) {
+            *g &= !r;
+        }
+    }
+
     /// Which of `points` (indices into the cloud, with their shapes in `shapes`) are building.
     /// `multi_returns` says whether the file records several returns per pulse.
     pub fn buildings(
@@ -301,6 +309,15 @@ impl Rules {
                     && segment.get(&key(i)).is_some_and(|&id| accepted[id as usize])
             })
             .collect()
+    }
+}
+
+/// Takes the ground points more than `offset` metres above the ground surface (their heights
+/// above ground in `hag`) out of `ground`. The surface is the lowest ground point of each cell,
+/// so this leaves it, and the heights, as they are.
+pub fn trim_ground(ground: &mut [bool], hag: &[f32], offset: f64) {
+    for (g, &h) in ground.iter_mut().zip(hag) {
+        *g &= f64::from(h) <= offset;
     }
 }
 

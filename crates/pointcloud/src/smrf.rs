@@ -116,6 +116,13 @@ impl Smrf {
         Self { window: 24.0, threshold: 0.45, scalar: 1.0, ..Self::default() }
     }
 
+    /// These parameters over points `spacing` metres apart: the cell never finer than the
+    /// spacing (a grid of mostly empty cells filters its own interpolation, not the points).
+    pub fn for_spacing(&self, spacing: f64) -> Self {
+        let cell = if spacing.is_finite() { self.cell.max(spacing) } else { self.cell };
+        Self { cell, ..self.clone() }
+    }
+
     fn validate(&self) -> Result<(), SmrfError> {
         let positive = |name, v: f64| {
             if v.is_finite() && v > 0.0 {
