@@ -101,6 +101,26 @@ pub const FEATURE_NAMES: [&str; 50] = [
     "has_nir",
 ];
 
+/// The column of feature `name` in [`FEATURE_NAMES`], at compile time (a name not there fails
+/// the build where it is used in a constant).
+pub const fn column(name: &str) -> usize {
+    let mut i = 0;
+    while i < FEATURE_NAMES.len() {
+        let (a, b) = (FEATURE_NAMES[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i;
+            }
+        }
+        i += 1;
+    }
+    panic!("no such feature")
+}
+
 /// Number of feature columns.
 pub const N_FEATURES: usize = FEATURE_NAMES.len();
 

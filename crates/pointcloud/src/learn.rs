@@ -262,7 +262,8 @@ impl Model {
 }
 
 fn hag_feature() -> usize {
-    FEATURE_NAMES.iter().position(|&n| n == "height_above_ground").unwrap_or(0)
+    const HAG: usize = crate::features::column("height_above_ground");
+    HAG
 }
 
 /// FNV-1a, 64 bits.

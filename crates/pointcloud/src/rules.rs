@@ -28,7 +28,7 @@
 //!   3 under `vegetation_heights[0]`, 4 under `vegetation_heights[1]`, 5 above (IGN's Lidar HD
 //!   bands: 0.5 m and 1.5 m).
 
-use crate::features::{FeatureContext, FEATURE_NAMES, N_FEATURES};
+use crate::features::{column, FeatureContext, N_FEATURES};
 use std::collections::{HashMap, VecDeque};
 
 /// The thresholds of the rules, metres and shares.
@@ -78,9 +78,11 @@ impl Default for Rules {
     }
 }
 
-fn column(name: &str) -> usize {
-    FEATURE_NAMES.iter().position(|&n| n == name).unwrap_or(0)
-}
+const HAG: usize = column("height_above_ground");
+const K10_SCATTERING: usize = column("k10_scattering");
+const K25_SCATTERING: usize = column("k25_scattering");
+const RETURN_NUMBER: usize = column("return_number");
+const NUMBER_OF_RETURNS: usize = column("number_of_returns");
 
 /// What the rules read of a point, taken from its feature row.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -94,13 +96,13 @@ pub struct PointShape {
 }
 
 impl PointShape {
-    /// The shape of a point from its feature row ([`FEATURE_NAMES`]).
+    /// The shape of a point from its feature row ([`crate::features::FEATURE_NAMES`]).
     pub fn of_row(row: &[f32]) -> Self {
         debug_assert_eq!(row.len(), N_FEATURES);
-        let (rn, nr) = (row[column("return_number")], row[column("number_of_returns")]);
+        let (rn, nr) = (row[RETURN_NUMBER], row[NUMBER_OF_RETURNS]);
         Self {
-            hag: row[column("height_above_ground")],
-            scattering: row[column("k25_scattering")].min(row[column("k10_scattering")]),
+            hag: row[HAG],
+            scattering: row[K25_SCATTERING].min(row[K10_SCATTERING]),
             early_return: nr > 1.0 && rn < nr,
         }
     }
