@@ -9,7 +9,9 @@ use std::sync::OnceLock;
 pub fn openapi_text() -> String {
     static TEXT: OnceLock<String> = OnceLock::new();
     TEXT.get_or_init(|| {
-        let mut text = crate::openapi().to_pretty_json().unwrap_or_default();
+        let mut doc = serde_json::to_value(crate::openapi()).unwrap_or_default();
+        crate::schemas::complete(&mut doc);
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         text.push('\n');
         text
     })

@@ -12,6 +12,7 @@ pub mod middleware;
 pub mod paging;
 pub mod ratelimit;
 pub mod routes;
+pub mod schemas;
 pub mod state;
 pub mod telemetry;
 pub mod upload;

@@ -134,12 +134,12 @@ fn landing_answer(headers: &axum::http::HeaderMap) -> Response {
     }
 }
 
-#[utoipa::path(get, path = "/", tag = "system", responses((status = 200, description = "Links to every area's API and the docs; HTML for a browser (Accept: text/html)", body = Object)))]
+#[utoipa::path(get, path = "/", tag = "system", responses((status = 200, description = "Links to every area's API and the docs; HTML for a browser (Accept: text/html)", body = crate::schemas::LandingPage)))]
 async fn root(headers: axum::http::HeaderMap) -> Response {
     landing_answer(&headers)
 }
 
-#[utoipa::path(get, path = "/api/v1", tag = "system", responses((status = 200, description = "Links to every area's API and the docs; HTML for a browser (Accept: text/html)", body = Object)))]
+#[utoipa::path(get, path = "/api/v1", tag = "system", responses((status = 200, description = "Links to every area's API and the docs; HTML for a browser (Accept: text/html)", body = crate::schemas::LandingPage)))]
 async fn landing(headers: axum::http::HeaderMap) -> Response {
     landing_answer(&headers)
 }
@@ -148,7 +148,7 @@ async fn landing(headers: axum::http::HeaderMap) -> Response {
     get,
     path = "/api/v1/openapi.json",
     tag = "system",
-    responses((status = 200, description = "This API's OpenAPI 3.1 document", content_type = "application/vnd.oai.openapi+json;version=3.1", body = Object))
+    responses((status = 200, description = "This API's OpenAPI 3.1 document", content_type = "application/vnd.oai.openapi+json;version=3.1", body = crate::schemas::OpenApiDocument))
 )]
 async fn openapi_json() -> Response {
     (

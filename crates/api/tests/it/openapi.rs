@@ -67,6 +67,10 @@ fn error_responses_are_problem_json() {
                 if !(status.starts_with('4') || status.starts_with('5') || status == "default") {
                     continue;
                 }
+                if response["$ref"] == "#/components/responses/Problem" {
+                    assert!(response["description"].is_string(), "{method} {path} {status} lacks its description");
+                    checked += 1;
+                }
                 for (media, content) in response["content"].as_object().into_iter().flatten() {
                     if content.pointer("/schema/$ref") == Some(&Value::from("#/components/schemas/Problem")) {
                         assert_eq!(media, "application/problem+json", "{method} {path} {status}");
@@ -116,4 +120,49 @@ fn record_integers_declare_their_ranges() {
         }
         assert_eq!(props["flags"]["enum"], serde_json::json!([0, 128]), "{schema}");
     }
+}
+
+/// Follows a `$ref` to a component schema.
+fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str().and_then(|r| r.strip_prefix("#/components/schemas/")) {
+        Some(name) => &doc["components"]["schemas"][name],
+        None => schema,
+    }
+}
+
+/// No JSON body is a bare `{"type": "object"}`: each names its schema, which generators turn
+/// into types; every request body has an example (binary uploads aside); the problem document
+/// is described once.
+#[test]
+fn bodies_are_typed_named_and_exemplified() {
+    let doc: Value = serde_json::from_str(&meridian_api::docs::openapi_text()).unwrap();
+    let bare = serde_json::json!({"type": "object"});
+    let mut bodies = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            for (media, c) in op.pointer("/requestBody/content").and_then(Value::as_object).into_iter().flatten() {
+                assert_ne!(c["schema"], bare, "{method} {path} request {media}");
+                if meridian_api::schemas::is_binary(media) {
+                    assert_eq!(c["schema"]["format"], "binary", "{method} {path} request {media}");
+                    continue;
+                }
+                let schema = resolve(&doc, &c["schema"]);
+                assert!(
+                    c.get("example").is_some() || schema.get("example").is_some() || schema.get("examples").is_some(),
+                    "{method} {path}: the {media} request body has no example"
+                );
+                bodies += 1;
+            }
+            for (status, r) in op["responses"].as_object().unwrap() {
+                for (media, c) in r["content"].as_object().into_iter().flatten() {
+                    assert_ne!(c["schema"], bare, "{method} {path} {status} {media}");
+                }
+            }
+        }
+    }
+    assert!(bodies > 30, "only {bodies} request bodies");
+    assert_eq!(
+        doc.pointer("/components/responses/Problem/content/application~1problem+json/schema/$ref").unwrap(),
+        "#/components/schemas/Problem"
+    );
 }

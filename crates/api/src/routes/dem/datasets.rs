@@ -115,7 +115,7 @@ async fn list_dem_datasets(
     params(("dataset_id" = String, Path, description = "`dataset_...`")),
     responses(
         (status = 204, description = "Deleted with its files; finished jobs keep their outputs"),
-        (status = 409, description = "A queued or running job reads the dataset"),
+        (status = 409, description = "A queued or running job reads the dataset", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]
 async fn delete_dem_dataset(

@@ -37,17 +37,17 @@ fn with_etag(mut r: Response, tag: HeaderValue) -> Response {
     r
 }
 
-#[utoipa::path(get, path = "/api/v1/eo", tag = "eo", responses((status = 200, description = "STAC API landing page: a Catalog with `conformsTo` and links to the collections, search, queryables and this OpenAPI document", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/eo", tag = "eo", responses((status = 200, description = "STAC API landing page: a Catalog with `conformsTo` and links to the collections, search, queryables and this OpenAPI document", body = crate::schemas::StacCatalog)))]
 async fn eo_landing(State(state): State<AppState>, _caller: Caller, headers: HeaderMap) -> Response {
     document(StatusCode::OK, JSON, &links(&state, &headers).landing("Meridian earth observation"))
 }
 
-#[utoipa::path(get, path = "/api/v1/eo/conformance", tag = "eo", responses((status = 200, description = "The conformance classes implemented", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/eo/conformance", tag = "eo", responses((status = 200, description = "The conformance classes implemented", body = crate::schemas::Conformance)))]
 async fn eo_conformance(_caller: Caller) -> Response {
     document(StatusCode::OK, JSON, &json!({"conformsTo": CONFORMANCE}))
 }
 
-#[utoipa::path(get, path = "/api/v1/eo/queryables", tag = "eo", responses((status = 200, description = "JSON Schema of the properties filters and sorts may name, across collections", body = Object, content_type = "application/schema+json")))]
+#[utoipa::path(get, path = "/api/v1/eo/queryables", tag = "eo", responses((status = 200, description = "JSON Schema of the properties filters and sorts may name, across collections", body = crate::schemas::Queryables, content_type = "application/schema+json")))]
 async fn eo_queryables(State(state): State<AppState>, caller: Caller, headers: HeaderMap) -> ApiResult<Response> {
     let extra = state.eo.extra_queryables(&caller.account_id, None).await.map_err(eo_error)?;
     let href = format!("{}/queryables", links(&state, &headers).root());
@@ -59,7 +59,7 @@ async fn eo_queryables(State(state): State<AppState>, caller: Caller, headers: H
     path = "/api/v1/eo/collections/{cid}/queryables",
     tag = "eo",
     params(("cid" = String, Path, description = "Collection id")),
-    responses((status = 200, description = "JSON Schema of the collection's queryable properties", body = Object, content_type = "application/schema+json"))
+    responses((status = 200, description = "JSON Schema of the collection's queryable properties", body = crate::schemas::Queryables, content_type = "application/schema+json"))
 )]
 async fn eo_collection_queryables(
     State(state): State<AppState>,
@@ -81,7 +81,7 @@ fn collection_doc(
     links(state, headers).collection(&c.0, &c.1, c.2.as_ref())
 }
 
-#[utoipa::path(get, path = "/api/v1/eo/collections", tag = "eo", responses((status = 200, description = "The account's STAC Collections", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/eo/collections", tag = "eo", responses((status = 200, description = "The account's STAC Collections", body = crate::schemas::StacCollections)))]
 async fn list_eo_collections(State(state): State<AppState>, caller: Caller, headers: HeaderMap) -> ApiResult<Response> {
     let list = state.eo.collections(&caller.account_id).await.map_err(eo_error)?;
     let root = links(&state, &headers).root();
@@ -100,9 +100,9 @@ async fn list_eo_collections(State(state): State<AppState>, caller: Caller, head
     post,
     path = "/api/v1/eo/collections",
     tag = "eo",
-    request_body(content = Object, description = "A STAC Collection (`id` required; `description`, `license`, `extent` as STAC defines them)"),
+    request_body(content = crate::schemas::StacCollection, description = "A STAC Collection (`id` required; `description`, `license`, `extent` as STAC defines them)"),
     responses(
-        (status = 201, description = "Created; `Location` names it", body = Object),
+        (status = 201, description = "Created; `Location` names it", body = crate::schemas::StacCollection),
         (status = 409, description = "A collection with this id exists", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 422, description = "Not a valid STAC Collection", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
@@ -127,7 +127,7 @@ async fn create_eo_collection(
     path = "/api/v1/eo/collections/{cid}",
     tag = "eo",
     params(("cid" = String, Path, description = "Collection id")),
-    responses((status = 200, description = "The STAC Collection, its extent from its items; `ETag`", body = Object))
+    responses((status = 200, description = "The STAC Collection, its extent from its items; `ETag`", body = crate::schemas::StacCollection))
 )]
 async fn get_eo_collection(
     State(state): State<AppState>,
@@ -148,9 +148,9 @@ async fn get_eo_collection(
         ("cid" = String, Path, description = "Collection id"),
         ("If-Match" = Option<String>, Header, description = "Replace only if the collection's ETag is still this one"),
     ),
-    request_body(content = Object, description = "The whole STAC Collection"),
+    request_body(content = crate::schemas::StacCollection, description = "The whole STAC Collection"),
     responses(
-        (status = 200, description = "Replaced", body = Object),
+        (status = 200, description = "Replaced", body = crate::schemas::StacCollection),
         (status = 412, description = "`If-Match` named an older version", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]

@@ -48,10 +48,10 @@ fn absolute(doc: &mut Value, base: &str) {
     path = "/api/v1/eo/compute/{index}",
     tag = "eo",
     params(("index" = String, Path, description = "`ndvi`, `ndwi`, `evi`, `savi`, `gndvi`, `ndmi`, `nbr`, `ndbi`, or `expression` (then the body's `expression` over asset keys or band names)")),
-    request_body(content = Object, description = "`scene` (`collection/item` or an item id), optional `bands` ({\"red\": \"B7\", \"nir\": \"B8\"}) when the assets' common names do not decide, `area` ({\"bbox\": [...]} or {\"geometry\": {...}}, with `crs`), `output` ({\"formats\": [\"cog\", \"png\"], \"colormap\": \"rdylgn\", \"rescale\": [-1, 1]}), `zones` ({\"collection\": \"parcels\", \"filter\": \"tenure = 'freehold'\", \"all_touched\": false}), `async`"),
+    request_body(content = crate::schemas::ComputeRequest, description = "`scene` (`collection/item` or an item id), optional `bands` ({\"red\": \"B7\", \"nir\": \"B8\"}) when the assets' common names do not decide, `area` ({\"bbox\": [...]} or {\"geometry\": {...}}, with `crs`), `output` ({\"formats\": [\"cog\", \"png\"], \"colormap\": \"rdylgn\", \"rescale\": [-1, 1]}), `zones` ({\"collection\": \"parcels\", \"filter\": \"tenure = 'freehold'\", \"all_touched\": false}), `async`"),
     responses(
-        (status = 200, description = "Computed at once: outputs (the Float32 COG first), statistics, tiles and, when asked, zones (a FeatureCollection with mean, min, max, std, median, count)", body = Object),
-        (status = 202, description = "A large area: an `eo.compute` job; `Location` names it and its output is the same document", body = Object),
+        (status = 200, description = "Computed at once: outputs (the Float32 COG first), statistics, tiles and, when asked, zones (a FeatureCollection with mean, min, max, std, median, count)", body = crate::schemas::ComputeResult),
+        (status = 202, description = "A large area: an `eo.compute` job; `Location` names it and its output is the same document", body = crate::schemas::JobAccepted),
         (status = 422, description = "Unknown scene or bands, mismatched grids, a malformed expression, an area outside the scene: nothing was queued", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]
@@ -95,7 +95,7 @@ async fn compute_eo_index(
     path = "/api/v1/eo/results/{id}",
     tag = "eo",
     params(("id" = String, Path, description = "`eoc_...`")),
-    responses((status = 200, description = "A computation's result: outputs, statistics, tiles, zones", body = Object))
+    responses((status = 200, description = "A computation's result: outputs, statistics, tiles, zones", body = crate::schemas::ComputeResult))
 )]
 async fn get_eo_result(
     State(state): State<AppState>,

@@ -45,7 +45,7 @@ pub(super) fn router() -> OpenApiRouter<AppState> {
         ("fields" = Option<String>, Query, description = "Fields to include or exclude"),
         ("token" = Option<String>, Query, description = "Continuation token of a `next` link"),
     ),
-    responses((status = 200, description = "The collection's items as an ItemCollection", body = Object, content_type = "application/geo+json"))
+    responses((status = 200, description = "The collection's items as an ItemCollection", body = crate::schemas::StacItemCollection, content_type = "application/geo+json"))
 )]
 async fn list_eo_items(
     State(state): State<AppState>,
@@ -93,14 +93,17 @@ async fn list_eo_items(
     params(("cid" = String, Path, description = "Collection id")),
     request_body(
         content(
-            (Object = "application/json"),
-            (Object = "multipart/form-data"),
+            (crate::schemas::StacItemInput = "application/json"),
+            (crate::schemas::StacItemUpload = "multipart/form-data"),
         ),
         description = "JSON: a STAC Item, or a FeatureCollection of up to `eo.max_items_per_request` Items, whose asset hrefs are http(s) URLs. multipart/form-data: a part `item` (at least `id` and `datetime`, and the assets' `eo:bands`) and one GeoTIFF file part per asset, named by the asset key; the server derives the footprint, bbox, `proj:*` and `raster:bands`."
     ),
     responses(
-        (status = 201, description = "Published: the Item (or, for a FeatureCollection, the ids added)", body = Object, content_type = "application/geo+json"),
-        (status = 202, description = "An upload with non-COG files: an `eo.ingest` job converts them and publishes the item; `Location` names the job", body = Object),
+        (status = 201, description = "Published: the Item (`application/geo+json`), or for a FeatureCollection the ids added (`application/json`)", content(
+            (crate::schemas::StacItem = "application/geo+json"),
+            (crate::schemas::StacItemsAdded = "application/json"),
+        )),
+        (status = 202, description = "An upload with non-COG files: an `eo.ingest` job converts them and publishes the item; `Location` names the job", body = crate::schemas::JobAccepted),
         (status = 409, description = "The collection already has an item with this id", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 413, description = "The upload is larger than `limits.upload_bytes`", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 415, description = "Neither JSON nor multipart/form-data", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
@@ -254,7 +257,7 @@ async fn read_parts(state: &AppState, multipart: &mut Multipart) -> ApiResult<(O
     path = "/api/v1/eo/collections/{cid}/items/{iid}",
     tag = "eo",
     params(("cid" = String, Path, description = "Collection id"), ("iid" = String, Path, description = "Item id")),
-    responses((status = 200, description = "The STAC Item; `ETag`", body = Object, content_type = "application/geo+json"))
+    responses((status = 200, description = "The STAC Item; `ETag`", body = crate::schemas::StacItem, content_type = "application/geo+json"))
 )]
 async fn get_eo_item(
     State(state): State<AppState>,
@@ -279,9 +282,9 @@ fn if_match(headers: &HeaderMap, iid: &str) -> ApiResult<Option<i64>> {
         ("iid" = String, Path, description = "Item id"),
         ("If-Match" = Option<String>, Header, description = "Replace only if the item's ETag is still this one"),
     ),
-    request_body(content = Object, description = "The whole STAC Item; stored assets keep their hrefs"),
+    request_body(content = crate::schemas::StacItem, description = "The whole STAC Item; stored assets keep their hrefs"),
     responses(
-        (status = 200, description = "Replaced; announced as `eo.scene.published`", body = Object, content_type = "application/geo+json"),
+        (status = 200, description = "Replaced; announced as `eo.scene.published`", body = crate::schemas::StacItem, content_type = "application/geo+json"),
         (status = 412, description = "`If-Match` named an older version", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]
@@ -308,9 +311,9 @@ async fn replace_eo_item(
         ("iid" = String, Path, description = "Item id"),
         ("If-Match" = Option<String>, Header, description = "Patch only if the item's ETag is still this one"),
     ),
-    request_body(content = Object, description = "A JSON merge patch (RFC 7396) of the Item"),
+    request_body(content = crate::schemas::StacItemPatch, description = "A JSON merge patch (RFC 7396) of the Item"),
     responses(
-        (status = 200, description = "Patched", body = Object, content_type = "application/geo+json"),
+        (status = 200, description = "Patched", body = crate::schemas::StacItem, content_type = "application/geo+json"),
         (status = 412, description = "`If-Match` named an older version", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]

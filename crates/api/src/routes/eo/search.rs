@@ -98,7 +98,7 @@ pub(super) fn item_collection(
         ("token" = Option<String>, Query, description = "Continuation token of a `next` link"),
     ),
     responses(
-        (status = 200, description = "An ItemCollection (GeoJSON) with `numberMatched`, `numberReturned`, `context` and a `next` link", body = Object, content_type = "application/geo+json"),
+        (status = 200, description = "An ItemCollection (GeoJSON) with `numberMatched`, `numberReturned`, `context` and a `next` link", body = crate::schemas::StacItemCollection, content_type = "application/geo+json"),
         (status = 400, description = "An invalid parameter", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]
@@ -126,9 +126,9 @@ async fn search_eo_get(
     post,
     path = "/api/v1/eo/search",
     tag = "eo",
-    request_body(content = Object, description = "STAC Item Search: `bbox`, `intersects`, `datetime`, `collections`, `ids`, `limit`, `filter` (CQL2 JSON, or text with `filter-lang`), `sortby`, `fields`, `token`"),
+    request_body(content = crate::schemas::StacSearch, description = "STAC Item Search: `bbox`, `intersects`, `datetime`, `collections`, `ids`, `limit`, `filter` (CQL2 JSON, or text with `filter-lang`), `sortby`, `fields`, `token`"),
     responses(
-        (status = 200, description = "An ItemCollection (GeoJSON); the `next` link repeats the body with a `token`", body = Object, content_type = "application/geo+json"),
+        (status = 200, description = "An ItemCollection (GeoJSON); the `next` link repeats the body with a `token`", body = crate::schemas::StacItemCollection, content_type = "application/geo+json"),
         (status = 400, description = "An invalid member", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]
@@ -152,7 +152,7 @@ async fn search_eo_post(
     tag = "eo",
     params(("id" = String, Path, description = "`collection/item` (the slash escaped as %2F), or an item id unique among the account's items")),
     responses(
-        (status = 200, description = "The scene as a STAC Item with its assets; `ETag`", body = Object, content_type = "application/geo+json"),
+        (status = 200, description = "The scene as a STAC Item with its assets; `ETag`", body = crate::schemas::StacItem, content_type = "application/geo+json"),
         (status = 409, description = "Several collections hold an item with this id", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]

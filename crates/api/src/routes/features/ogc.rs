@@ -103,7 +103,7 @@ fn only_f(raw: &Option<String>) -> Result<(), ApiError> {
     Ok(())
 }
 
-#[utoipa::path(get, path = "/api/v1/ogc/v1/features", tag = "ogc", responses((status = 200, description = "OGC API Features landing page (JSON, or HTML with f=html)", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features", tag = "ogc", responses((status = 200, description = "OGC API Features landing page (JSON, or HTML with f=html)", body = crate::schemas::OgcLandingPage)))]
 async fn ogc_landing(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
@@ -159,7 +159,7 @@ async fn delete_collection(
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-#[utoipa::path(get, path = "/api/v1/ogc/v1/features/conformance", tag = "ogc", responses((status = 200, description = "The conformance classes implemented", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/conformance", tag = "ogc", responses((status = 200, description = "The conformance classes implemented", body = crate::schemas::Conformance)))]
 async fn conformance(RawQuery(raw): RawQuery, headers: HeaderMap) -> ApiResult<Response> {
     only_f(&raw)?;
     if wants_html(&raw, &headers) {
@@ -173,7 +173,7 @@ fn params_ref(names: &[&str]) -> Value {
     Value::Array(names.iter().map(|n| json!({"$ref": format!("#/components/parameters/{n}")})).collect())
 }
 
-#[utoipa::path(get, path = "/api/v1/ogc/v1/features/api", tag = "ogc", responses((status = 200, description = "OpenAPI 3.0 description of this OGC API", content_type = "application/vnd.oai.openapi+json;version=3.0", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/api", tag = "ogc", responses((status = 200, description = "OpenAPI 3.0 description of this OGC API", content_type = "application/vnd.oai.openapi+json;version=3.0", body = crate::schemas::OpenApiDocument)))]
 async fn api_description(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let base = format!("{}{ROOT}", base_url(&state, &headers));
     let qp = |name: &str, desc: &str, schema: Value| json!({"name": name, "in": "query", "required": false, "description": desc, "schema": schema, "style": "form", "explode": false});
@@ -280,7 +280,7 @@ async fn find_collection(state: &AppState, caller: &Caller, cid: &str) -> ApiRes
     Ok(state.features.collection(&caller.account_id, cid).await?)
 }
 
-#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections", tag = "ogc", responses((status = 200, description = "The account's collections", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections", tag = "ogc", responses((status = 200, description = "The account's collections", body = crate::schemas::OgcCollections)))]
 async fn list_collections(
     State(state): State<AppState>,
     caller: Caller,
@@ -309,7 +309,7 @@ async fn list_collections(
     Ok(json_response(body))
 }
 
-#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id")), responses((status = 200, description = "The collection", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id")), responses((status = 200, description = "The collection", body = crate::schemas::OgcCollection)))]
 async fn get_collection(
     State(state): State<AppState>,
     caller: Caller,
@@ -332,7 +332,7 @@ async fn get_collection(
     Ok(r)
 }
 
-#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}/queryables", tag = "ogc", params(("cid" = String, Path, description = "Collection id")), responses((status = 200, description = "The queryable properties, as JSON Schema", body = Object, content_type = "application/schema+json")))]
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}/queryables", tag = "ogc", params(("cid" = String, Path, description = "Collection id")), responses((status = 200, description = "The queryable properties, as JSON Schema", body = crate::schemas::Queryables, content_type = "application/schema+json")))]
 async fn get_queryables(
     State(state): State<AppState>,
     caller: Caller,
@@ -370,7 +370,7 @@ async fn get_queryables(
     path = "/api/v1/ogc/v1/features/collections/{cid}/items",
     tag = "ogc",
     params(("cid" = String, Path, description = "Collection id")),
-    responses((status = 200, description = "Features (same parameters as the cadastre list; f=html for a page with a map)", content_type = "application/geo+json", body = Object))
+    responses((status = 200, description = "Features (same parameters as the cadastre list; f=html for a page with a map)", content_type = "application/geo+json", body = crate::schemas::FeatureCollection))
 )]
 async fn list_features(
     State(state): State<AppState>,
@@ -406,8 +406,8 @@ async fn list_features(
     path = "/api/v1/ogc/v1/features/collections/{cid}/items",
     tag = "ogc",
     params(("cid" = String, Path, description = "Collection id")),
-    request_body(content = Object, content_type = "application/geo+json"),
-    responses((status = 201, description = "Created, with Location and ETag", content_type = "application/geo+json", body = Object))
+    request_body(content = crate::schemas::Feature, content_type = "application/geo+json"),
+    responses((status = 201, description = "Created, with Location and ETag", content_type = "application/geo+json", body = crate::schemas::Feature))
 )]
 async fn create_feature(
     State(state): State<AppState>,
@@ -420,7 +420,7 @@ async fn create_feature(
     create_item(&state, &caller, &cid, &headers, &body, &format!("{ROOT}/collections/{cid}/items")).await
 }
 
-#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), responses((status = 200, description = "The feature with its ETag", content_type = "application/geo+json", body = Object)))]
+#[utoipa::path(get, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), responses((status = 200, description = "The feature with its ETag", content_type = "application/geo+json", body = crate::schemas::Feature)))]
 async fn get_feature(
     State(state): State<AppState>,
     caller: Caller,
@@ -454,7 +454,7 @@ async fn get_feature(
     get_item(&state, &caller, &cid, &fid, raw, Some(self_href)).await
 }
 
-#[utoipa::path(put, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), request_body(content = Object, content_type = "application/geo+json"), responses((status = 200, description = "Replaced", content_type = "application/geo+json", body = Object)))]
+#[utoipa::path(put, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), request_body(content = crate::schemas::Feature, content_type = "application/geo+json"), responses((status = 200, description = "Replaced", content_type = "application/geo+json", body = crate::schemas::Feature)))]
 async fn replace_feature(
     State(state): State<AppState>,
     caller: Caller,
@@ -465,7 +465,7 @@ async fn replace_feature(
     replace_item(&state, &caller, &cid, &fid, &headers, &body).await
 }
 
-#[utoipa::path(patch, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), request_body(content = Object, content_type = "application/merge-patch+json"), responses((status = 200, description = "Updated", content_type = "application/geo+json", body = Object)))]
+#[utoipa::path(patch, path = "/api/v1/ogc/v1/features/collections/{cid}/items/{fid}", tag = "ogc", params(("cid" = String, Path, description = "Collection id"), ("fid" = String, Path, description = "Feature id")), request_body(content = crate::schemas::FeaturePatch, content_type = "application/merge-patch+json"), responses((status = 200, description = "Updated", content_type = "application/geo+json", body = crate::schemas::Feature)))]
 async fn update_feature(
     State(state): State<AppState>,
     caller: Caller,
@@ -503,9 +503,12 @@ struct UploadQuery {
     path = "/api/v1/ogc/v1/features/collections",
     tag = "ogc",
     params(UploadQuery),
-    request_body(content = Object, content_type = "application/geo+json", description = "A GeoJSON FeatureCollection (with `id`, optional `title` and `description` members) or a FlatGeobuf file (`application/flatgeobuf`); up to limits.upload_bytes. `Content-Crs` names the CRS of GeoJSON coordinates and of a FlatGeobuf file whose header has none."),
+    request_body(content(
+        (crate::schemas::FeatureCollection = "application/geo+json"),
+        (String = "application/flatgeobuf"),
+    ), description = "A GeoJSON FeatureCollection (with `id`, optional `title` and `description` members) or a FlatGeobuf file (`application/flatgeobuf`); up to limits.upload_bytes. `Content-Crs` names the CRS of GeoJSON coordinates and of a FlatGeobuf file whose header has none."),
     responses(
-        (status = 201, description = "The new collection (uploads up to features.sync_import_bytes)", body = Object),
+        (status = 201, description = "The new collection (uploads up to features.sync_import_bytes)", body = crate::schemas::OgcCollection),
         (status = 202, description = "A `features.import` job (bigger uploads, or `Prefer: respond-async`); `Location` is the job", body = crate::routes::jobs::JobView),
     )
 )]

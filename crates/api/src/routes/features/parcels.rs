@@ -97,7 +97,7 @@ pub(crate) async fn list_items(
         ("filter-crs" = Option<String>, Query, nullable = false, pattern = r"^http://www\.opengis\.net/def/crs/(OGC/1\.3/CRS84|EPSG/0/(4326|3857|4283|7844|2835[456]|785[456]|32633|3275[56]|2056))$", description = "CRS of geometry literals in the filter"),
         ("sortby" = Option<String>, Query, description = "Comma-separated properties, `-` for descending"),
     ),
-    responses((status = 200, description = "Parcels as a GeoJSON FeatureCollection with meta {total, limit, offset} and links", content_type = "application/geo+json", body = Object))
+    responses((status = 200, description = "Parcels as a GeoJSON FeatureCollection with meta {total, limit, offset} and links", content_type = "application/geo+json", body = crate::schemas::ParcelCollection))
 )]
 async fn list_parcels(
     State(state): State<AppState>,
@@ -136,9 +136,12 @@ pub(crate) async fn create_item(
     path = "/api/v1/cadastre/parcels",
     tag = "cadastre",
     params(("Content-Crs" = Option<String>, Header, nullable = false, pattern = r"^<http://www\.opengis\.net/def/crs/(OGC/1\.3/CRS84|EPSG/0/(4326|3857|4283|7844|2835[456]|785[456]|32633|3275[56]|2056))>$", description = "CRS of the body's coordinates, e.g. <http://www.opengis.net/def/crs/EPSG/0/7856>")),
-    request_body(content = Object, content_type = "application/geo+json", description = "A GeoJSON Feature: Polygon or MultiPolygon geometry, properties lot, plan, tenure and any others. A FeatureCollection registers all its parcels in one transaction (all or nothing) and answers {registered, ids}"),
+    request_body(content = crate::schemas::ParcelInput, content_type = "application/geo+json", description = "A GeoJSON Feature: Polygon or MultiPolygon geometry, properties lot, plan, tenure and any others. A FeatureCollection registers all its parcels in one transaction (all or nothing) and answers {registered, ids}"),
     responses(
-        (status = 201, description = "The parcel, with Location and ETag; area_m2 computed on the ellipsoid", content_type = "application/geo+json", body = Object),
+        (status = 201, description = "The parcel (`application/geo+json`), with Location and ETag; area_m2 computed on the ellipsoid. For a FeatureCollection, `{registered, ids}` (`application/json`)", content(
+            (crate::schemas::Parcel = "application/geo+json"),
+            (crate::schemas::ParcelsRegistered = "application/json"),
+        )),
         (status = 409, description = "(lot, plan) already registered", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 422, description = "Invalid geometry or properties, with a JSON pointer per problem", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
@@ -191,7 +194,7 @@ pub(crate) async fn get_item(
     path = "/api/v1/cadastre/parcels/{id}",
     tag = "cadastre",
     params(("id" = String, Path, description = "`parcel_...`"), ("crs" = Option<String>, Query, nullable = false, pattern = r"^http://www\.opengis\.net/def/crs/(OGC/1\.3/CRS84|EPSG/0/(4326|3857|4283|7844|2835[456]|785[456]|32633|3275[56]|2056))$", description = "CRS URI of the answer")),
-    responses((status = 200, description = "The parcel, with its ETag", content_type = "application/geo+json", body = Object))
+    responses((status = 200, description = "The parcel, with its ETag", content_type = "application/geo+json", body = crate::schemas::Parcel))
 )]
 async fn get_parcel(
     State(state): State<AppState>,
@@ -267,8 +270,8 @@ pub(crate) async fn retire_item(
     path = "/api/v1/cadastre/parcels/{id}",
     tag = "cadastre",
     params(("id" = String, Path, description = "`parcel_...`"), ("If-Match" = Option<String>, Header, description = "The ETag you last read; 412 if stale")),
-    request_body(content = Object, content_type = "application/geo+json", description = "The whole new Feature"),
-    responses((status = 200, description = "The parcel as replaced, with its new ETag", content_type = "application/geo+json", body = Object))
+    request_body(content = crate::schemas::ParcelDraft, content_type = "application/geo+json", description = "The whole new Feature"),
+    responses((status = 200, description = "The parcel as replaced, with its new ETag", content_type = "application/geo+json", body = crate::schemas::Parcel))
 )]
 async fn replace_parcel(
     State(state): State<AppState>,
@@ -285,8 +288,8 @@ async fn replace_parcel(
     path = "/api/v1/cadastre/parcels/{id}",
     tag = "cadastre",
     params(("id" = String, Path, description = "`parcel_...`"), ("If-Match" = Option<String>, Header, description = "The ETag you last read; 412 if stale")),
-    request_body(content = Object, content_type = "application/merge-patch+json", description = "A JSON merge patch (RFC 7396) of the Feature: properties and/or geometry"),
-    responses((status = 200, description = "The parcel as updated, with its new ETag", content_type = "application/geo+json", body = Object))
+    request_body(content = crate::schemas::ParcelPatch, content_type = "application/merge-patch+json", description = "A JSON merge patch (RFC 7396) of the Feature: properties and/or geometry"),
+    responses((status = 200, description = "The parcel as updated, with its new ETag", content_type = "application/geo+json", body = crate::schemas::Parcel))
 )]
 async fn update_parcel(
     State(state): State<AppState>,
@@ -319,7 +322,7 @@ async fn retire_parcel(
     path = "/api/v1/cadastre/parcels/{id}/history",
     tag = "cadastre",
     params(("id" = String, Path, description = "`parcel_...`")),
-    responses((status = 200, description = "Every version, oldest first: version, change (registered, updated, retired), recorded_at, geometry, properties", body = Object))
+    responses((status = 200, description = "Every version, oldest first: version, change (registered, updated, retired), recorded_at, geometry, properties", body = crate::schemas::ParcelHistory))
 )]
 async fn parcel_history(
     State(state): State<AppState>,

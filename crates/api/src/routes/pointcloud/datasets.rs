@@ -71,6 +71,7 @@ pub struct UploadAccepted {
     request_body(content(
         (PointCloudUpload = "multipart/form-data"),
         (String = "application/vnd.laszip"),
+        (String = "application/vnd.las"),
         (String = "application/octet-stream"),
     ), description = "A LAS or LAZ file (LAS 1.0-1.4, point formats 0-10): the raw body (`application/vnd.laszip`, \
         `application/vnd.las` or `application/octet-stream`, with `name` and `crs` as query parameters), or multipart \

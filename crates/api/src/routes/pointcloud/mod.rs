@@ -61,28 +61,28 @@ pub struct PointCloudView {
     pub offset: Option<[f64; 3]>,
     /// `native`: min x, min y, min z, max x, max y, max z in the file's CRS; `wgs84`: min lon, min
     /// lat, max lon, max lat (when the CRS is known).
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub bounds: Value,
     /// `epsg`, `wkt` and `source` (`wkt`, `geotiff` or `override`); null when the file declares none.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub crs: Value,
     /// Points per square metre over the occupied area.
     pub density: Option<f64>,
     /// Points per ASPRS class code, as the file holds them.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub classification_histogram: Value,
     /// Points per return number and per number of returns, and single/first/intermediate/last counts.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub returns: Value,
     /// Intensity range, GPS time span, colour, NIR, extra bytes, VLR counts.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub attributes: Value,
     /// The latest classification: its job, status, parameters, model, histogram, per-class
     /// counts, timings; null before the first.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub classification: Value,
     /// Why indexing failed, as a problem document.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub error: Value,
     /// `self`, `download`, `classify`, `index_job` and, once classified, `classified`.
     #[schema(value_type = Object)]

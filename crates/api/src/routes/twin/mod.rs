@@ -81,7 +81,7 @@ pub struct TwinView {
     /// West, south, east, north (degrees).
     pub bbox: [f64; 4],
     /// The polygon given as the area, if any (GeoJSON).
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub area: Value,
     /// The feature collection of its assets.
     pub collection: String,
@@ -93,13 +93,13 @@ pub struct TwinView {
     pub default_height: f64,
     /// The latest build: `stamp` (the tileset's version), `as_of`, `features`, `footprints`,
     /// `tiles`, `triangles`, `bytes`, `skipped`, `terrain`, `built_at`.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub tileset: Value,
     /// The simulation clock: `time`, `mode` (`live` or `simulated`), `rate`, `playing`, `set_at`.
     #[schema(value_type = Object)]
     pub clock: Value,
     /// Why the first build failed, as a problem document.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub error: Value,
     /// `self`, `tileset`, `time`, `sensors`, `readings`, `features`, `websocket`, `build_job`.
     #[schema(value_type = Object)]

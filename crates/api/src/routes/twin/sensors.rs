@@ -151,7 +151,6 @@ pub struct ReadingIn {
     #[serde(rename = "sensorId")]
     pub sensor_id: Option<String>,
     /// A number, boolean, string or small JSON object, as the sensor's `type` says.
-    #[schema(value_type = Object)]
     pub value: Value,
     /// RFC 3339 (default: now); at most 5 minutes ahead of the server.
     pub ts: Option<String>,

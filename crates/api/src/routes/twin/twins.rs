@@ -33,7 +33,7 @@ pub struct CreateTwin {
     #[schema(min_items = 4, max_items = 4)]
     pub bbox: Option<Vec<f64>>,
     /// A GeoJSON Polygon or MultiPolygon (CRS84): only features meeting it are assets.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Option<Object>)]
     pub area: Option<Value>,
     /// The feature collection of the assets; `parcels` (the cadastre) by default.
     pub collection: Option<String>,

@@ -250,7 +250,7 @@ async fn rotate_secret(State(state): State<AppState>, caller: Caller, Path(id): 
     tag = "webhooks",
     params(("subscription_id" = String, Path, description = "`whsub_...`")),
     responses(
-        (status = 202, description = "A `webhook.test` event was committed; it is delivered to this subscription only, like any other event", body = Object),
+        (status = 202, description = "A `webhook.test` event was committed; it is delivered to this subscription only, like any other event", body = crate::schemas::EventPayload),
         (status = 409, description = "The subscription is paused", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]
