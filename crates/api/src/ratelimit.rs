@@ -31,7 +31,10 @@ pub struct Allowed {
 /// A refused request.
 #[derive(Debug, Clone, Copy)]
 pub struct Refused {
+    /// The bucket's capacity (the burst), as `RateLimit-Limit` says it.
     limit: u32,
+    /// Tokens added a minute.
+    per_minute: u32,
     retry_after_secs: u64,
     reset_secs: u64,
 }
@@ -57,8 +60,9 @@ impl Refused {
             "rate_limited",
             "Too many requests",
             format!(
-                "this account may make {} requests a minute in this API area, with all its keys together; retry in {} s",
-                self.limit, self.retry_after_secs
+                "this account may make {} requests a minute in this API area (bursts of up to {}), with all its keys \
+                 together; retry in {} s",
+                self.per_minute, self.limit, self.retry_after_secs
             ),
         )
         .with_header(axum::http::header::RETRY_AFTER, header_value(self.retry_after_secs))
@@ -115,6 +119,7 @@ fn spend(bucket: &mut Bucket, rate: Rate, now: Instant) -> Result<Allowed, Refus
     } else {
         Err(Refused {
             limit: rate.capacity(),
+            per_minute: rate.per_minute,
             retry_after_secs: ((1.0 - bucket.tokens) / per_sec).ceil().max(1.0) as u64,
             reset_secs: ((capacity - bucket.tokens) / per_sec).ceil() as u64,
         })

@@ -91,6 +91,22 @@ markers!(
     ComputeResult,
     /// A webhook event's payload.
     EventPayload,
+    /// A file or tileset still being prepared.
+    Pending,
+    /// A twin's sensor with its latest reading.
+    Sensor,
+    /// A twin's sensors.
+    SensorList,
+    /// Readings stored.
+    ReadingsAccepted,
+    /// A sensor's readings or their buckets.
+    Readings,
+    /// A twin's simulation clock.
+    Clock,
+    /// A twin asset as of an instant.
+    TwinAsset,
+    /// A 3D Tiles 1.1 tileset.
+    Tileset,
 );
 
 /// Every definition, by schema name.
@@ -651,7 +667,7 @@ pub fn definitions() -> Map<String, Value> {
                 "datetime": {"type": "string", "description": "An instant or an interval `start/end` (`..` open)"},
                 "collections": {"type": "array", "items": {"type": "string"}},
                 "ids": {"type": "array", "items": {"type": "string"}},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 10000},
+                "limit": {"type": "integer", "minimum": 1, "description": "Page size (default 10; above `eo.max_limit` the page holds `eo.max_limit` items, as OGC API Features prescribes)"},
                 "filter": {"description": "CQL2 JSON (an object), or CQL2 text with `filter-lang`"},
                 "filter-lang": {"type": "string", "enum": ["cql2-text", "cql2-json"]},
                 "sortby": {"description": "Sort keys: `[{\"field\": ..., \"direction\": \"asc\" | \"desc\"}]`, or the text form `-datetime,id`",
@@ -773,6 +789,127 @@ pub fn definitions() -> Map<String, Value> {
             "additionalProperties": true
         }),
     );
+    // Digital twins.
+    add(
+        "Pending",
+        json!({
+            "type": "object",
+            "description": "Still being prepared (once, for every request): ask again after `Retry-After` seconds",
+            "required": ["status", "detail"],
+            "properties": {"status": {"type": "string", "enum": ["building", "converting"]}, "detail": {"type": "string"}}
+        }),
+    );
+    let timestamp = json!({"type": "string", "format": "date-time"});
+    let sensor = |latest: bool| {
+        let mut props = json!({
+            "id": {"type": "string"},
+            "twin": {"type": "string"},
+            "name": {"type": ["string", "null"]},
+            "unit": {"type": ["string", "null"]},
+            "type": {"type": "string", "enum": ["number", "boolean", "string", "object"]},
+            "feature_id": {"type": ["string", "null"], "description": "The asset the sensor is on"},
+            "created_at": timestamp
+        });
+        if latest {
+            props["latest"] = json!({"description": "The latest reading as of the clock", "oneOf": [
+                {"type": "object", "required": ["ts", "value"], "properties": {"ts": timestamp, "value": {"description": "As the sensor's type says"}}},
+                {"type": "null"}]});
+        }
+        json!({"type": "object", "required": ["id", "twin", "type"], "properties": props})
+    };
+    add("Sensor", sensor(true));
+    add("SensorOfReadings", sensor(false));
+    add(
+        "SensorList",
+        json!({
+            "type": "object",
+            "required": ["sensors", "total"],
+            "properties": {"sensors": {"type": "array", "items": r("Sensor")}, "total": {"type": "integer", "minimum": 0}}
+        }),
+    );
+    add(
+        "ReadingsAccepted",
+        json!({
+            "type": "object",
+            "required": ["accepted", "replaced"],
+            "properties": {
+                "accepted": {"type": "integer", "minimum": 0},
+                "replaced": {"type": "integer", "minimum": 0, "description": "Readings whose `ts` the sensor already had (a retry)"}
+            }
+        }),
+    );
+    add(
+        "Readings",
+        json!({
+            "type": "object",
+            "description": "Readings oldest first, or with `interval` their buckets; `next` continues a long answer",
+            "required": ["sensor"],
+            "properties": {
+                "sensor": r("SensorOfReadings"),
+                "from": {"type": ["string", "null"], "format": "date-time"},
+                "to": {"type": ["string", "null"], "format": "date-time"},
+                "next": {"type": ["string", "null"], "description": "Where the next readings start (`from`)"},
+                "interval_ms": {"type": "integer", "minimum": 1},
+                "readings": {"type": "array", "items": {"type": "object", "required": ["sensorId", "ts", "value"], "properties": {
+                    "sensorId": {"type": "string"}, "ts": timestamp, "value": {}}}},
+                "buckets": {"type": "array", "items": {"type": "object", "required": ["ts", "count"], "properties": {
+                    "ts": timestamp, "count": {"type": "integer", "minimum": 0},
+                    "min": {"type": ["number", "null"]}, "max": {"type": ["number", "null"]}, "mean": {"type": ["number", "null"]},
+                    "last": {"description": "The last value in the bucket (sensors that are not numbers)"}}}}
+            }
+        }),
+    );
+    add(
+        "Clock",
+        json!({
+            "type": "object",
+            "required": ["time", "mode", "rate", "playing"],
+            "properties": {
+                "time": {"type": "string", "format": "date-time", "description": "The clock's instant now"},
+                "mode": {"type": "string", "enum": ["live", "simulated"]},
+                "rate": {"type": "number", "description": "Simulated seconds a second (negative runs backwards)"},
+                "playing": {"type": "boolean"},
+                "set_at": {"type": ["string", "null"], "format": "date-time"}
+            }
+        }),
+    );
+    add(
+        "TwinAsset",
+        json!({
+            "type": "object",
+            "required": ["id", "twin", "properties"],
+            "properties": {
+                "id": {"type": "string"},
+                "twin": {"type": "string"},
+                "collection": {"type": "string"},
+                "properties": {"type": "object", "additionalProperties": true},
+                "footprint": nullable(r("Geometry")),
+                "area_m2": {"type": ["number", "null"]},
+                "height": {"type": ["number", "null"], "description": "Extruded height in metres"},
+                "version": {"type": "integer"},
+                "valid_from": {"type": ["string", "null"], "format": "date-time"},
+                "registered_at": {"type": ["string", "null"], "format": "date-time"},
+                "as_of": {"type": "string", "format": "date-time"},
+                "clock": r("Clock"),
+                "sensors": {"type": "array", "items": r("Sensor")}
+            }
+        }),
+    );
+    add(
+        "Tileset",
+        json!({
+            "type": "object",
+            "description": "A 3D Tiles 1.1 tileset.json",
+            "required": ["asset", "geometricError", "root"],
+            "properties": {
+                "asset": {"type": "object", "required": ["version"], "properties": {"version": {"type": "string"}, "generator": {"type": "string"}}},
+                "geometricError": {"type": "number", "minimum": 0},
+                "root": {"type": "object", "additionalProperties": true},
+                "properties": {"type": "object", "additionalProperties": true}
+            }
+        }),
+    );
+
     // A member that is null is taken as absent.
     if let Some(props) = defs.get_mut("StacSearch").and_then(|s| s.get_mut("properties")).and_then(Value::as_object_mut)
     {

@@ -117,6 +117,10 @@ fn status_word(d: &Dataset) -> &'static str {
     }
 }
 
+/// How many times (50 ms apart) a claimed job reads its point cloud again before concluding
+/// that the cloud does not name it: five seconds for the queuing request to record it.
+const RECORD_WAIT_POLLS: u32 = 100;
+
 /// Runs classifications.
 pub struct ClassifyJobHandler {
     service: Arc<PointCloudService>,
@@ -145,19 +149,29 @@ impl JobHandler for ClassifyJobHandler {
         let id = ctx.job.params["point_cloud"].as_str().unwrap_or_default().to_owned();
         let params: PipelineParams = serde_json::from_value(ctx.job.params["params"].clone())
             .map_err(|e| JobError::internal(format!("the job's parameters cannot be read: {e}")))?;
-        let d = match svc.store.pointcloud.get_point_cloud(&account, &id).await {
-            Ok(Some(row)) => Dataset::of_row(row).map_err(JobError::internal)?,
-            Ok(None) => {
-                return Err(JobError::Permanent(Problem::new(
-                    410,
-                    code::UPLOAD_GONE,
-                    "Point cloud gone",
-                    format!("point cloud {id} was deleted"),
-                )))
+        // The request commits the job, then records it on the point cloud: a worker that claims
+        // the job in between reads the cloud again until it names the job (or a while has passed).
+        let mut waited = 0;
+        let (d, mine) = loop {
+            let d = match svc.store.pointcloud.get_point_cloud(&account, &id).await {
+                Ok(Some(row)) => Dataset::of_row(row).map_err(JobError::internal)?,
+                Ok(None) => {
+                    return Err(JobError::Permanent(Problem::new(
+                        410,
+                        code::UPLOAD_GONE,
+                        "Point cloud gone",
+                        format!("point cloud {id} was deleted"),
+                    )))
+                }
+                Err(e) => return Err(JobError::internal(e)),
+            };
+            let mine = d.classification.as_ref().is_some_and(|c| c.job == ctx.job.id.0);
+            if mine || waited >= RECORD_WAIT_POLLS || ctx.is_cancelled() {
+                break (d, mine);
             }
-            Err(e) => return Err(JobError::internal(e)),
+            waited += 1;
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         };
-        let mine = d.classification.as_ref().is_some_and(|c| c.job == ctx.job.id.0);
         if !mine {
             return Err(JobError::Permanent(Problem::new(
                 409,

@@ -369,7 +369,11 @@ async fn get_queryables(
     get,
     path = "/api/v1/ogc/v1/features/collections/{cid}/items",
     tag = "ogc",
-    params(("cid" = String, Path, description = "Collection id")),
+    params(
+        ("cid" = String, Path, description = "Collection id"),
+        super::query::FeatureListQuery,
+        ("f" = Option<String>, Query, nullable = false, pattern = "^(json|geojson|html)$", description = "`html` for a page with a map"),
+    ),
     responses((status = 200, description = "Features (same parameters as the cadastre list; f=html for a page with a map)", content_type = "application/geo+json", body = crate::schemas::FeatureCollection))
 )]
 async fn list_features(

@@ -82,20 +82,10 @@ pub(crate) async fn list_items(
     path = "/api/v1/cadastre/parcels",
     tag = "cadastre",
     params(
-        ("bbox" = Option<String>, Query, nullable = false, pattern = r"^-?[0-9]+(\.[0-9]+)?(,-?[0-9]+(\.[0-9]+)?){3}$", description = "minx,miny,maxx,maxy in WGS84 lon/lat (or in bbox-crs)"),
-        ("bbox-crs" = Option<String>, Query, nullable = false, pattern = r"^http://www\.opengis\.net/def/crs/(OGC/1\.3/CRS84|EPSG/0/(4326|3857|4283|7844|2835[456]|785[456]|32633|3275[56]|2056))$", description = "CRS URI of bbox"),
-        ("crs" = Option<String>, Query, nullable = false, pattern = r"^http://www\.opengis\.net/def/crs/(OGC/1\.3/CRS84|EPSG/0/(4326|3857|4283|7844|2835[456]|785[456]|32633|3275[56]|2056))$", description = "CRS URI of the answer's geometries (default CRS84)"),
-        ("limit" = Option<u32>, Query, nullable = false, minimum = 1, maximum = 10000, description = "Page size, 1 to 10000 (default 100)"),
-        ("offset" = Option<u64>, Query, nullable = false, minimum = 0, maximum = 9007199254740991_u64, description = "Features to skip (follow `next` links rather than deep offsets)"),
-        ("cursor" = Option<String>, Query, nullable = false, description = "Where a page continues: the token of a `next` link"),
+        super::query::FeatureListQuery,
         ("lot" = Option<String>, Query, description = "Exact lot"),
         ("plan" = Option<String>, Query, description = "Exact plan"),
         ("tenure" = Option<String>, Query, description = "Exact tenure, e.g. freehold"),
-        ("datetime" = Option<String>, Query, description = "Instant or interval (`start/end`, `..` open) on updated_at"),
-        ("filter" = Option<String>, Query, description = "CQL2 filter"),
-        ("filter-lang" = Option<String>, Query, description = "cql2-text (default) or cql2-json"),
-        ("filter-crs" = Option<String>, Query, nullable = false, pattern = r"^http://www\.opengis\.net/def/crs/(OGC/1\.3/CRS84|EPSG/0/(4326|3857|4283|7844|2835[456]|785[456]|32633|3275[56]|2056))$", description = "CRS of geometry literals in the filter"),
-        ("sortby" = Option<String>, Query, description = "Comma-separated properties, `-` for descending"),
     ),
     responses((status = 200, description = "Parcels as a GeoJSON FeatureCollection with meta {total, limit, offset} and links", content_type = "application/geo+json", body = crate::schemas::ParcelCollection))
 )]

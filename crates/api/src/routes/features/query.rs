@@ -23,6 +23,56 @@ pub use meridian_cadastre::query::{DEFAULT_LIMIT, MAX_LIMIT};
 /// The largest `offset` (2^53 − 1, the largest integer every JSON client reads exactly).
 pub const MAX_OFFSET: u64 = 9_007_199_254_740_991;
 
+/// The query parameters of a feature list (OGC API Features Parts 1–3), as the OpenAPI document
+/// declares them for the cadastre's and every collection's list; [`list_params`] reads the raw
+/// query string itself, to check it strictly.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct FeatureListQuery {
+    /// minx,miny,maxx,maxy in WGS84 lon/lat (or in bbox-crs)
+    #[param(nullable = false, pattern = r"^-?[0-9]+(\.[0-9]+)?(,-?[0-9]+(\.[0-9]+)?){3}$")]
+    bbox: Option<String>,
+    /// CRS URI of bbox
+    #[param(
+        rename = "bbox-crs",
+        nullable = false,
+        pattern = r"^http://www\.opengis\.net/def/crs/(OGC/1\.3/CRS84|EPSG/0/(4326|3857|4283|7844|2835[456]|785[456]|32633|3275[56]|2056))$"
+    )]
+    bbox_crs: Option<String>,
+    /// CRS URI of the answer's geometries (default CRS84)
+    #[param(
+        nullable = false,
+        pattern = r"^http://www\.opengis\.net/def/crs/(OGC/1\.3/CRS84|EPSG/0/(4326|3857|4283|7844|2835[456]|785[456]|32633|3275[56]|2056))$"
+    )]
+    crs: Option<String>,
+    /// Page size, 1 to 10000 (default 100)
+    #[param(nullable = false, minimum = 1, maximum = 10000)]
+    limit: Option<u32>,
+    /// Features to skip (follow `next` links rather than deep offsets)
+    #[param(nullable = false, minimum = 0, maximum = 9007199254740991_u64)]
+    offset: Option<u64>,
+    /// Where a page continues: the token of a `next` link
+    #[param(nullable = false)]
+    cursor: Option<String>,
+    /// Instant or interval (`start/end`, `..` open) on updated_at
+    datetime: Option<String>,
+    /// CQL2 filter
+    filter: Option<String>,
+    /// cql2-text (default) or cql2-json
+    #[param(rename = "filter-lang")]
+    filter_lang: Option<String>,
+    /// CRS of geometry literals in the filter
+    #[param(
+        rename = "filter-crs",
+        nullable = false,
+        pattern = r"^http://www\.opengis\.net/def/crs/(OGC/1\.3/CRS84|EPSG/0/(4326|3857|4283|7844|2835[456]|785[456]|32633|3275[56]|2056))$"
+    )]
+    filter_crs: Option<String>,
+    /// Comma-separated properties, `-` for descending
+    sortby: Option<String>,
+}
+
 /// Checked list parameters: the service's query and how to answer.
 pub struct ListParams {
     pub query: ListQuery,

@@ -102,7 +102,7 @@ impl DownloadQuery {
     params(("point_cloud_id" = String, Path, description = "`pc_...`"), DownloadQuery),
     responses(
         (status = 200, description = "The file (`application/vnd.laszip` for LAZ and COPC, `application/vnd.las` for LAS); `ETag` and `Accept-Ranges` unless filtered", content_type = "application/octet-stream"),
-        (status = 202, description = "A whole file in another format is being converted (once, whichever request started it): `Retry-After` says when to ask again", content_type = "application/json"),
+        (status = 202, description = "A whole file in another format is being converted (once, whichever request started it): `Retry-After` says when to ask again", body = crate::schemas::Pending, content_type = "application/json"),
         (status = 206, description = "The requested byte range of a stored file"),
         (status = 304, description = "`If-None-Match` names the current ETag"),
         (status = 409, description = "Not indexed yet, or no classified version yet", body = meridian_core::problem::Problem, content_type = "application/problem+json"),

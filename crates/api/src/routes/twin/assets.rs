@@ -27,7 +27,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     ),
     responses(
         (status = 200, description = "The asset as of the clock's instant (or `time`): `properties`, `footprint` (GeoJSON), `area_m2`, `height`, \
-            `version` and `valid_from` (the parcel's version then), `sensors` (each with its `latest` reading then), `as_of`, `clock`", content_type = "application/json"),
+            `version` and `valid_from` (the parcel's version then), `sensors` (each with its `latest` reading then), `as_of`, `clock`", body = crate::schemas::TwinAsset, content_type = "application/json"),
         (status = 404, description = "No such feature in the twin at that instant (not yet registered, retired, outside its area or filter)", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]

@@ -38,7 +38,7 @@ pub struct SetTime {
     path = "/api/v1/realtime/twin/{twin_id}/time",
     tag = "twin",
     params(("twin_id" = String, Path, description = "`twin_...`")),
-    responses((status = 200, description = "The clock: `time` (its instant now), `mode` (`live` follows the present, `simulated` otherwise), `rate`, `playing`, `set_at`", content_type = "application/json"))
+    responses((status = 200, description = "The clock: `time` (its instant now), `mode` (`live` follows the present, `simulated` otherwise), `rate`, `playing`, `set_at`", body = crate::schemas::Clock, content_type = "application/json"))
 )]
 async fn get_time(
     State(state): State<AppState>,
@@ -57,7 +57,7 @@ async fn get_time(
     request_body = SetTime,
     responses(
         (status = 200, description = "The clock as set. `{\"time\": \"now\"}` (rate 1, playing) follows the present; any other setting is a simulated clock: \
-            assets, tilesets and sensor values are answered as of its instant, and WebSocket clients switch at once (replaying stored readings at its rate while it plays)", content_type = "application/json"),
+            assets, tilesets and sensor values are answered as of its instant, and WebSocket clients switch at once (replaying stored readings at its rate while it plays)", body = crate::schemas::Clock, content_type = "application/json"),
         (status = 422, description = "`time` is not RFC 3339 or `now`, or `rate` is out of range", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]

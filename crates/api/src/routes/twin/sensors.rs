@@ -59,7 +59,7 @@ fn sensor_path(twin: &str, id: &str) -> String {
     params(("twin_id" = String, Path, description = "`twin_...`")),
     request_body = CreateSensor,
     responses(
-        (status = 201, description = "The sensor; `Location` is its address", content_type = "application/json"),
+        (status = 201, description = "The sensor; `Location` is its address", body = crate::schemas::Sensor, content_type = "application/json"),
         (status = 409, description = "The twin has a sensor with this id", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 413, description = "The twin has `twin.max_sensors` sensors already", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 422, description = "Bad id, name, unit or type, or no such asset", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
@@ -92,7 +92,7 @@ async fn create_sensor(
     path = "/api/v1/realtime/twin/{twin_id}/sensors",
     tag = "twin",
     params(("twin_id" = String, Path, description = "`twin_...`")),
-    responses((status = 200, description = "`{sensors, total}`: every sensor of the twin in id order, each with its `latest` reading as of the clock", content_type = "application/json"))
+    responses((status = 200, description = "`{sensors, total}`: every sensor of the twin in id order, each with its `latest` reading as of the clock", body = crate::schemas::SensorList, content_type = "application/json"))
 )]
 async fn list_sensors(
     State(state): State<AppState>,
@@ -113,7 +113,7 @@ async fn list_sensors(
     path = "/api/v1/realtime/twin/{twin_id}/sensors/{sensor_id}",
     tag = "twin",
     params(("twin_id" = String, Path, description = "`twin_...`"), ("sensor_id" = String, Path, description = "The sensor's id")),
-    responses((status = 200, description = "The sensor with its `latest` reading as of the clock", content_type = "application/json"))
+    responses((status = 200, description = "The sensor with its `latest` reading as of the clock", body = crate::schemas::Sensor, content_type = "application/json"))
 )]
 async fn get_sensor(
     State(state): State<AppState>,
@@ -164,7 +164,7 @@ pub struct ReadingIn {
     request_body(content = ReadingIn, description = "`{\"value\": 21.5, \"ts\": \"...\"}`, `{\"readings\": [{value, ts}, ...]}` or an array; \
         every reading is checked (value against the sensor's type, ts) or none is stored"),
     responses(
-        (status = 202, description = "`{accepted, replaced}`: stored, and sent to the twin's WebSocket clients; `replaced` counts readings whose `ts` the sensor already had (a retry: the earlier reading was replaced). Readings without `ts` are stamped by the server and never replace one", content_type = "application/json"),
+        (status = 202, description = "`{accepted, replaced}`: stored, and sent to the twin's WebSocket clients; `replaced` counts readings whose `ts` the sensor already had (a retry: the earlier reading was replaced). Readings without `ts` are stamped by the server and never replace one", body = crate::schemas::ReadingsAccepted, content_type = "application/json"),
         (status = 413, description = "More readings than `twin.max_batch`", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 422, description = "A reading is wrong (its pointer says which); nothing was stored", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
@@ -189,7 +189,7 @@ async fn post_sensor_readings(
     request_body(content = ReadingIn, description = "`{\"readings\": [{\"sensorId\", \"value\", \"ts\"}, ...]}` or an array: readings of any \
         sensors of the twin, checked all or none"),
     responses(
-        (status = 202, description = "`{accepted, replaced}`: stored, and sent to the twin's WebSocket clients; `replaced` counts readings whose `ts` the sensor already had (a retry: the earlier reading was replaced). Readings without `ts` are stamped by the server and never replace one", content_type = "application/json"),
+        (status = 202, description = "`{accepted, replaced}`: stored, and sent to the twin's WebSocket clients; `replaced` counts readings whose `ts` the sensor already had (a retry: the earlier reading was replaced). Readings without `ts` are stamped by the server and never replace one", body = crate::schemas::ReadingsAccepted, content_type = "application/json"),
         (status = 413, description = "More readings than `twin.max_batch`", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
         (status = 422, description = "A reading is wrong (unknown sensor, value of the wrong type, bad ts); nothing was stored", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
@@ -254,7 +254,7 @@ fn interval_ms(s: &str) -> Option<i64> {
     params(("twin_id" = String, Path, description = "`twin_...`"), ("sensor_id" = String, Path, description = "The sensor's id"), RangeQuery),
     responses(
         (status = 200, description = "`{sensor, from, to, readings: [{sensorId, value, ts}]}` oldest first; with `interval`, `buckets: [{ts, count, min, max, mean}]` \
-            (numbers) or `[{ts, count, last}]` (other values) aligned on the epoch; `next` (and `Link: rel=next`) when the page is full", content_type = "application/json"),
+            (numbers) or `[{ts, count, last}]` (other values) aligned on the epoch; `next` (and `Link: rel=next`) when the page is full", body = crate::schemas::Readings, content_type = "application/json"),
         (status = 422, description = "Bad from, to, limit or interval", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )
 )]

@@ -48,8 +48,8 @@ fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
     responses(
         (status = 200, description = "`tileset.json` (3D Tiles 1.1): buildings extruded from the parcels as they were at the clock's instant \
             (quadtree of glTF contents with EXT_mesh_features and EXT_structural_metadata), the DEM as terrain. `ETag` names the build \
-            (`X-Tileset-Version` its stamp); built on first request for an instant whose parcels no kept build shows", content_type = "application/json"),
-        (status = 202, description = "The tileset of this instant is still being built (on its own task, once, whichever request started it): `Retry-After` says when to ask again", content_type = "application/json"),
+            (`X-Tileset-Version` its stamp); built on first request for an instant whose parcels no kept build shows", body = crate::schemas::Tileset, content_type = "application/json"),
+        (status = 202, description = "The tileset of this instant is still being built (on its own task, once, whichever request started it): `Retry-After` says when to ask again", body = crate::schemas::Pending, content_type = "application/json"),
         (status = 304, description = "`If-None-Match` names this build"),
         (status = 422, description = "The area holds more parcels than `twin.max_parcels`, or its DEM is gone", body = meridian_core::problem::Problem, content_type = "application/problem+json"),
     )

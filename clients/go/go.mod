@@ -1,0 +1,3 @@
+module github.com/meridian-platform/meridian-go
+
+go 1.19

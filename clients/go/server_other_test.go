@@ -1,0 +1,7 @@
+//go:build !linux
+
+package meridian
+
+import "os/exec"
+
+func dieWithParent(cmd *exec.Cmd) {}

@@ -1,0 +1,211 @@
+from __future__ import annotations
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.deleted import Deleted
+from ...models.problem import Problem
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    zone_id: str,
+    record_id: str,
+    *,
+    if_match: None | str | Unset = UNSET,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(if_match, Unset):
+        headers["If-Match"] = if_match
+
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "delete",
+        "url": "/v1/dns/zones/{zone_id}/records/{record_id}".format(zone_id=quote(str(zone_id), safe=""),record_id=quote(str(record_id), safe=""),),
+    }
+
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Deleted | Problem:
+    if response.status_code == 200:
+        response_200 = Deleted.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 412:
+        response_412 = Problem.from_dict(response.json())
+
+
+
+        return response_412
+
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Deleted | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    zone_id: str,
+    record_id: str,
+    *,
+    client: AuthenticatedClient,
+    if_match: None | str | Unset = UNSET,
+
+) -> Response[Deleted | Problem]:
+    """ 
+    Args:
+        zone_id (str):
+        record_id (str):
+        if_match (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Deleted | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        zone_id=zone_id,
+record_id=record_id,
+if_match=if_match,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    zone_id: str,
+    record_id: str,
+    *,
+    client: AuthenticatedClient,
+    if_match: None | str | Unset = UNSET,
+
+) -> Deleted | Problem | None:
+    """ 
+    Args:
+        zone_id (str):
+        record_id (str):
+        if_match (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Deleted | Problem
+     """
+
+
+    return sync_detailed(
+        zone_id=zone_id,
+record_id=record_id,
+client=client,
+if_match=if_match,
+
+    ).parsed
+
+async def asyncio_detailed(
+    zone_id: str,
+    record_id: str,
+    *,
+    client: AuthenticatedClient,
+    if_match: None | str | Unset = UNSET,
+
+) -> Response[Deleted | Problem]:
+    """ 
+    Args:
+        zone_id (str):
+        record_id (str):
+        if_match (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Deleted | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        zone_id=zone_id,
+record_id=record_id,
+if_match=if_match,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    zone_id: str,
+    record_id: str,
+    *,
+    client: AuthenticatedClient,
+    if_match: None | str | Unset = UNSET,
+
+) -> Deleted | Problem | None:
+    """ 
+    Args:
+        zone_id (str):
+        record_id (str):
+        if_match (None | str | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Deleted | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        zone_id=zone_id,
+record_id=record_id,
+client=client,
+if_match=if_match,
+
+    )).parsed

@@ -1,0 +1,196 @@
+from __future__ import annotations
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.import_result import ImportResult
+from ...models.problem import Problem
+from typing import cast
+
+
+
+def _get_kwargs(
+    zone_id: str,
+    *,
+    body: str,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/dns/zones/{zone_id}/import".format(zone_id=quote(str(zone_id), safe=""),),
+    }
+
+    _kwargs["content"] = body.payload
+    headers["Content-Type"] = "text/dns"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> ImportResult | Problem:
+    if response.status_code == 200:
+        response_200 = ImportResult.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[ImportResult | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    zone_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: str,
+
+) -> Response[ImportResult | Problem]:
+    """ 
+    Args:
+        zone_id (str):
+        body (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ImportResult | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        zone_id=zone_id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    zone_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: str,
+
+) -> ImportResult | Problem | None:
+    """ 
+    Args:
+        zone_id (str):
+        body (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ImportResult | Problem
+     """
+
+
+    return sync_detailed(
+        zone_id=zone_id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    zone_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: str,
+
+) -> Response[ImportResult | Problem]:
+    """ 
+    Args:
+        zone_id (str):
+        body (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ImportResult | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        zone_id=zone_id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    zone_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: str,
+
+) -> ImportResult | Problem | None:
+    """ 
+    Args:
+        zone_id (str):
+        body (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ImportResult | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        zone_id=zone_id,
+client=client,
+body=body,
+
+    )).parsed

@@ -1,0 +1,253 @@
+from __future__ import annotations
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.record_list import RecordList
+from ...types import UNSET, Unset
+from typing import cast
+
+
+
+def _get_kwargs(
+    zone_id: str,
+    *,
+    type_: str | Unset = UNSET,
+    name: str | Unset = UNSET,
+    content: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    params: dict[str, Any] = {}
+
+    params["type"] = type_
+
+    params["name"] = name
+
+    params["content"] = content
+
+    params["limit"] = limit
+
+    params["offset"] = offset
+
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/v1/dns/zones/{zone_id}/records".format(zone_id=quote(str(zone_id), safe=""),),
+        "params": params,
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | RecordList:
+    if response.status_code == 200:
+        response_200 = RecordList.from_dict(response.json())
+
+
+
+        return response_200
+
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | RecordList]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    zone_id: str,
+    *,
+    client: AuthenticatedClient,
+    type_: str | Unset = UNSET,
+    name: str | Unset = UNSET,
+    content: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+
+) -> Response[Problem | RecordList]:
+    """ 
+    Args:
+        zone_id (str):
+        type_ (str | Unset):
+        name (str | Unset):
+        content (str | Unset):
+        limit (int | Unset):
+        offset (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | RecordList]
+     """
+
+
+    kwargs = _get_kwargs(
+        zone_id=zone_id,
+type_=type_,
+name=name,
+content=content,
+limit=limit,
+offset=offset,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    zone_id: str,
+    *,
+    client: AuthenticatedClient,
+    type_: str | Unset = UNSET,
+    name: str | Unset = UNSET,
+    content: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+
+) -> Problem | RecordList | None:
+    """ 
+    Args:
+        zone_id (str):
+        type_ (str | Unset):
+        name (str | Unset):
+        content (str | Unset):
+        limit (int | Unset):
+        offset (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | RecordList
+     """
+
+
+    return sync_detailed(
+        zone_id=zone_id,
+client=client,
+type_=type_,
+name=name,
+content=content,
+limit=limit,
+offset=offset,
+
+    ).parsed
+
+async def asyncio_detailed(
+    zone_id: str,
+    *,
+    client: AuthenticatedClient,
+    type_: str | Unset = UNSET,
+    name: str | Unset = UNSET,
+    content: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+
+) -> Response[Problem | RecordList]:
+    """ 
+    Args:
+        zone_id (str):
+        type_ (str | Unset):
+        name (str | Unset):
+        content (str | Unset):
+        limit (int | Unset):
+        offset (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | RecordList]
+     """
+
+
+    kwargs = _get_kwargs(
+        zone_id=zone_id,
+type_=type_,
+name=name,
+content=content,
+limit=limit,
+offset=offset,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    zone_id: str,
+    *,
+    client: AuthenticatedClient,
+    type_: str | Unset = UNSET,
+    name: str | Unset = UNSET,
+    content: str | Unset = UNSET,
+    limit: int | Unset = UNSET,
+    offset: int | Unset = UNSET,
+
+) -> Problem | RecordList | None:
+    """ 
+    Args:
+        zone_id (str):
+        type_ (str | Unset):
+        name (str | Unset):
+        content (str | Unset):
+        limit (int | Unset):
+        offset (int | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | RecordList
+     """
+
+
+    return (await asyncio_detailed(
+        zone_id=zone_id,
+client=client,
+type_=type_,
+name=name,
+content=content,
+limit=limit,
+offset=offset,
+
+    )).parsed

@@ -1,0 +1,180 @@
+from __future__ import annotations
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from typing import cast
+
+
+
+def _get_kwargs(
+    twin_id: str,
+    sensor_id: str,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "delete",
+        "url": "/api/v1/realtime/twin/{twin_id}/sensors/{sensor_id}".format(twin_id=quote(str(twin_id), safe=""),sensor_id=quote(str(sensor_id), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Any | Problem:
+    if response.status_code == 204:
+        response_204 = cast(Any, None)
+        return response_204
+
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Any | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    twin_id: str,
+    sensor_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Any | Problem]:
+    """ 
+    Args:
+        twin_id (str):
+        sensor_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        twin_id=twin_id,
+sensor_id=sensor_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    twin_id: str,
+    sensor_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Any | Problem | None:
+    """ 
+    Args:
+        twin_id (str):
+        sensor_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+     """
+
+
+    return sync_detailed(
+        twin_id=twin_id,
+sensor_id=sensor_id,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    twin_id: str,
+    sensor_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Any | Problem]:
+    """ 
+    Args:
+        twin_id (str):
+        sensor_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Any | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        twin_id=twin_id,
+sensor_id=sensor_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    twin_id: str,
+    sensor_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Any | Problem | None:
+    """ 
+    Args:
+        twin_id (str):
+        sensor_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Any | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        twin_id=twin_id,
+sensor_id=sensor_id,
+client=client,
+
+    )).parsed

@@ -1,0 +1,171 @@
+from __future__ import annotations
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.problem import Problem
+from ...models.twin_view import TwinView
+from typing import cast
+
+
+
+def _get_kwargs(
+    twin_id: str,
+
+) -> dict[str, Any]:
+    
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/realtime/twins/{twin_id}".format(twin_id=quote(str(twin_id), safe=""),),
+    }
+
+
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | TwinView:
+    if response.status_code == 200:
+        response_200 = TwinView.from_dict(response.json())
+
+
+
+        return response_200
+
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Problem | TwinView]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    twin_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Problem | TwinView]:
+    """ 
+    Args:
+        twin_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TwinView]
+     """
+
+
+    kwargs = _get_kwargs(
+        twin_id=twin_id,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    twin_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Problem | TwinView | None:
+    """ 
+    Args:
+        twin_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TwinView
+     """
+
+
+    return sync_detailed(
+        twin_id=twin_id,
+client=client,
+
+    ).parsed
+
+async def asyncio_detailed(
+    twin_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Response[Problem | TwinView]:
+    """ 
+    Args:
+        twin_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | TwinView]
+     """
+
+
+    kwargs = _get_kwargs(
+        twin_id=twin_id,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    twin_id: str,
+    *,
+    client: AuthenticatedClient,
+
+) -> Problem | TwinView | None:
+    """ 
+    Args:
+        twin_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | TwinView
+     """
+
+
+    return (await asyncio_detailed(
+        twin_id=twin_id,
+client=client,
+
+    )).parsed

@@ -1,0 +1,202 @@
+from __future__ import annotations
+from http import HTTPStatus
+from typing import Any, cast
+from urllib.parse import quote
+
+import httpx
+
+from ...client import AuthenticatedClient, Client
+from ...types import Response, UNSET
+from ... import errors
+
+from ...models.clock import Clock
+from ...models.problem import Problem
+from ...models.set_time import SetTime
+from typing import cast
+
+
+
+def _get_kwargs(
+    twin_id: str,
+    *,
+    body: SetTime,
+
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+
+    
+
+    
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/realtime/twin/{twin_id}/time".format(twin_id=quote(str(twin_id), safe=""),),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Clock | Problem:
+    if response.status_code == 200:
+        response_200 = Clock.from_dict(response.json())
+
+
+
+        return response_200
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+
+
+        return response_422
+
+    response_default = Problem.from_dict(response.json())
+
+
+
+    return response_default
+
+
+
+def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Response[Clock | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    twin_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SetTime,
+
+) -> Response[Clock | Problem]:
+    """ 
+    Args:
+        twin_id (str):
+        body (SetTime): A change of the clock: every field optional, the others are kept. Example:
+            {'playing': True, 'rate': 60, 'time': '2024-06-01T09:00:00Z'}.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Clock | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        twin_id=twin_id,
+body=body,
+
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+def sync(
+    twin_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SetTime,
+
+) -> Clock | Problem | None:
+    """ 
+    Args:
+        twin_id (str):
+        body (SetTime): A change of the clock: every field optional, the others are kept. Example:
+            {'playing': True, 'rate': 60, 'time': '2024-06-01T09:00:00Z'}.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Clock | Problem
+     """
+
+
+    return sync_detailed(
+        twin_id=twin_id,
+client=client,
+body=body,
+
+    ).parsed
+
+async def asyncio_detailed(
+    twin_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SetTime,
+
+) -> Response[Clock | Problem]:
+    """ 
+    Args:
+        twin_id (str):
+        body (SetTime): A change of the clock: every field optional, the others are kept. Example:
+            {'playing': True, 'rate': 60, 'time': '2024-06-01T09:00:00Z'}.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Clock | Problem]
+     """
+
+
+    kwargs = _get_kwargs(
+        twin_id=twin_id,
+body=body,
+
+    )
+
+    response = await client.get_async_httpx_client().request(
+        **kwargs
+    )
+
+    return _build_response(client=client, response=response)
+
+async def asyncio(
+    twin_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SetTime,
+
+) -> Clock | Problem | None:
+    """ 
+    Args:
+        twin_id (str):
+        body (SetTime): A change of the clock: every field optional, the others are kept. Example:
+            {'playing': True, 'rate': 60, 'time': '2024-06-01T09:00:00Z'}.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Clock | Problem
+     """
+
+
+    return (await asyncio_detailed(
+        twin_id=twin_id,
+client=client,
+body=body,
+
+    )).parsed

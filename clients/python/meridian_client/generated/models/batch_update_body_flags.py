@@ -1,0 +1,9 @@
+from __future__ import annotations
+from enum import IntEnum
+
+class BatchUpdateBodyFlags(IntEnum):
+    VALUE_0 = 0
+    VALUE_128 = 128
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..types import UNSET, Unset
+
+
+
+
+
+
+T = TypeVar("T", bound="PageMeta")
+
+
+
+@_attrs_define
+class PageMeta:
+    """ 
+        Attributes:
+            limit (int):
+            offset (int):
+            total (int | Unset):
+     """
+
+    limit: int
+    offset: int
+    total: int | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        limit = self.limit
+
+        offset = self.offset
+
+        total = self.total
+
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update({
+            "limit": limit,
+            "offset": offset,
+        })
+        if total is not UNSET:
+            field_dict["total"] = total
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        limit = d.pop("limit")
+
+        offset = d.pop("offset")
+
+        total = d.pop("total", UNSET)
+
+        page_meta = cls(
+            limit=limit,
+            offset=offset,
+            total=total,
+        )
+
+
+        page_meta.additional_properties = d
+        return page_meta
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

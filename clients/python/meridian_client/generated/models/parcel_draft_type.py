@@ -1,0 +1,8 @@
+from __future__ import annotations
+from enum import Enum
+
+class ParcelDraftType(str, Enum):
+    FEATURE = "Feature"
+
+    def __str__(self) -> str:
+        return str(self.value)

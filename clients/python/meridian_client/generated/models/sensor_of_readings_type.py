@@ -1,0 +1,11 @@
+from __future__ import annotations
+from enum import Enum
+
+class SensorOfReadingsType(str, Enum):
+    BOOLEAN = "boolean"
+    NUMBER = "number"
+    OBJECT = "object"
+    STRING = "string"
+
+    def __str__(self) -> str:
+        return str(self.value)
