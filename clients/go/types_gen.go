@@ -2506,7 +2506,8 @@ type StacSearch struct {
 	FilterLang *StacSearchFilterLang `json:"filter-lang,omitempty"`
 	IDs        []string              `json:"ids,omitempty"`
 	Intersects *Geometry             `json:"intersects,omitempty"`
-	Limit      *int64                `json:"limit,omitempty"`
+	// Page size (default 10; above `eo.max_limit` the page holds `eo.max_limit` items, as OGC API Features prescribes)
+	Limit *int64 `json:"limit,omitempty"`
 	// Sort keys: `[{"field": ..., "direction": "asc" | "desc"}]`, or the text form `-datetime,id`
 	Sortby *StacSearchSortby `json:"sortby,omitempty"`
 	// The token of a `next` link

@@ -3299,6 +3299,7 @@ export interface components {
             "filter-lang"?: "cql2-text" | "cql2-json" | null;
             ids?: string[] | null;
             intersects?: components["schemas"]["Geometry"] | null;
+            /** @description Page size (default 10; above `eo.max_limit` the page holds `eo.max_limit` items, as OGC API Features prescribes) */
             limit?: number | null;
             /** @description Sort keys: `[{"field": ..., "direction": "asc" | "desc"}]`, or the text form `-datetime,id` */
             sortby?: {

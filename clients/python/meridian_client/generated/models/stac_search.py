@@ -49,7 +49,8 @@ class StacSearch:
             ids (list[str] | None | Unset):
             intersects (GeometryCollection | LineString | MultiLineString | MultiPoint | MultiPolygon | None | Point |
                 Polygon | Unset):
-            limit (int | None | Unset):
+            limit (int | None | Unset): Page size (default 10; above `eo.max_limit` the page holds `eo.max_limit` items, as
+                OGC API Features prescribes)
             sortby (list[StacSearchSortbyType0Item] | None | str | Unset): Sort keys: `[{"field": ..., "direction": "asc" |
                 "desc"}]`, or the text form `-datetime,id`
             token (None | str | Unset): The token of a `next` link
