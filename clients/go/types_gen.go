@@ -2496,16 +2496,18 @@ type StacItemsAdded struct {
 //
 // STAC Item Search
 type StacSearch struct {
-	Bbox        BBox     `json:"bbox,omitempty"`
-	Collections []string `json:"collections,omitempty"`
+	Bbox BBox `json:"bbox,omitempty"`
+	// Collection ids: an array, or one string as a comma-separated list (as in GET)
+	Collections *StacSearchCollections `json:"collections,omitempty"`
 	// An instant or an interval `start/end` (`..` open)
 	Datetime *string           `json:"datetime,omitempty"`
 	Fields   *StacSearchFields `json:"fields,omitempty"`
 	// CQL2 JSON (an object), or CQL2 text with `filter-lang`
 	Filter     json.RawMessage       `json:"filter,omitempty"`
 	FilterLang *StacSearchFilterLang `json:"filter-lang,omitempty"`
-	IDs        []string              `json:"ids,omitempty"`
-	Intersects *Geometry             `json:"intersects,omitempty"`
+	// Item ids: an array, or one string as a comma-separated list (as in GET)
+	IDs        *StacSearchIDs `json:"ids,omitempty"`
+	Intersects *Geometry      `json:"intersects,omitempty"`
 	// Page size (default 10; above `eo.max_limit` the page holds `eo.max_limit` items, as OGC API Features prescribes)
 	Limit *int64 `json:"limit,omitempty"`
 	// Sort keys: `[{"field": ..., "direction": "asc" | "desc"}]`, or the text form `-datetime,id`
@@ -2514,10 +2516,196 @@ type StacSearch struct {
 	Token *string `json:"token,omitempty"`
 }
 
+// StacSearchCollections is an inline schema of the OpenAPI document.
+//
+// Collection ids: an array, or one string as a comma-separated list (as in GET)
+//
+// It is one of several shapes: read it with AsStringList, AsString.
+type StacSearchCollections struct {
+	union json.RawMessage
+}
+
+// MarshalJSON writes the value as it was set or read.
+func (u StacSearchCollections) MarshalJSON() ([]byte, error) {
+	if len(u.union) == 0 {
+		return []byte("null"), nil
+	}
+	return u.union, nil
+}
+
+// UnmarshalJSON keeps the raw value; the As methods decode it.
+func (u *StacSearchCollections) UnmarshalJSON(data []byte) error {
+	u.union = append(u.union[:0], data...)
+	return nil
+}
+
+// Raw returns the JSON text of the value.
+func (u StacSearchCollections) Raw() json.RawMessage {
+	return u.union
+}
+
+// AsStringList decodes the value as []string.
+func (u StacSearchCollections) AsStringList() ([]string, error) {
+	var v []string
+	err := json.Unmarshal(u.union, &v)
+	return v, err
+}
+
+// FromStringList sets the value to v.
+func (u *StacSearchCollections) FromStringList(v []string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	u.union = b
+	return nil
+}
+
+// AsString decodes the value as string.
+func (u StacSearchCollections) AsString() (string, error) {
+	var v string
+	err := json.Unmarshal(u.union, &v)
+	return v, err
+}
+
+// FromString sets the value to v.
+func (u *StacSearchCollections) FromString(v string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	u.union = b
+	return nil
+}
+
 // StacSearchFields is an inline schema of the OpenAPI document.
 type StacSearchFields struct {
-	Exclude []string `json:"exclude,omitempty"`
-	Include []string `json:"include,omitempty"`
+	Exclude *StacSearchFieldsExclude `json:"exclude,omitempty"`
+	Include *StacSearchFieldsInclude `json:"include,omitempty"`
+}
+
+// StacSearchFieldsExclude is an inline schema of the OpenAPI document.
+//
+// Members to leave out: an array, or one string as a comma-separated list (as in GET)
+//
+// It is one of several shapes: read it with AsStringList, AsString.
+type StacSearchFieldsExclude struct {
+	union json.RawMessage
+}
+
+// MarshalJSON writes the value as it was set or read.
+func (u StacSearchFieldsExclude) MarshalJSON() ([]byte, error) {
+	if len(u.union) == 0 {
+		return []byte("null"), nil
+	}
+	return u.union, nil
+}
+
+// UnmarshalJSON keeps the raw value; the As methods decode it.
+func (u *StacSearchFieldsExclude) UnmarshalJSON(data []byte) error {
+	u.union = append(u.union[:0], data...)
+	return nil
+}
+
+// Raw returns the JSON text of the value.
+func (u StacSearchFieldsExclude) Raw() json.RawMessage {
+	return u.union
+}
+
+// AsStringList decodes the value as []string.
+func (u StacSearchFieldsExclude) AsStringList() ([]string, error) {
+	var v []string
+	err := json.Unmarshal(u.union, &v)
+	return v, err
+}
+
+// FromStringList sets the value to v.
+func (u *StacSearchFieldsExclude) FromStringList(v []string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	u.union = b
+	return nil
+}
+
+// AsString decodes the value as string.
+func (u StacSearchFieldsExclude) AsString() (string, error) {
+	var v string
+	err := json.Unmarshal(u.union, &v)
+	return v, err
+}
+
+// FromString sets the value to v.
+func (u *StacSearchFieldsExclude) FromString(v string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	u.union = b
+	return nil
+}
+
+// StacSearchFieldsInclude is an inline schema of the OpenAPI document.
+//
+// Members to include: an array, or one string as a comma-separated list (as in GET)
+//
+// It is one of several shapes: read it with AsStringList, AsString.
+type StacSearchFieldsInclude struct {
+	union json.RawMessage
+}
+
+// MarshalJSON writes the value as it was set or read.
+func (u StacSearchFieldsInclude) MarshalJSON() ([]byte, error) {
+	if len(u.union) == 0 {
+		return []byte("null"), nil
+	}
+	return u.union, nil
+}
+
+// UnmarshalJSON keeps the raw value; the As methods decode it.
+func (u *StacSearchFieldsInclude) UnmarshalJSON(data []byte) error {
+	u.union = append(u.union[:0], data...)
+	return nil
+}
+
+// Raw returns the JSON text of the value.
+func (u StacSearchFieldsInclude) Raw() json.RawMessage {
+	return u.union
+}
+
+// AsStringList decodes the value as []string.
+func (u StacSearchFieldsInclude) AsStringList() ([]string, error) {
+	var v []string
+	err := json.Unmarshal(u.union, &v)
+	return v, err
+}
+
+// FromStringList sets the value to v.
+func (u *StacSearchFieldsInclude) FromStringList(v []string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	u.union = b
+	return nil
+}
+
+// AsString decodes the value as string.
+func (u StacSearchFieldsInclude) AsString() (string, error) {
+	var v string
+	err := json.Unmarshal(u.union, &v)
+	return v, err
+}
+
+// FromString sets the value to v.
+func (u *StacSearchFieldsInclude) FromString(v string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	u.union = b
+	return nil
 }
 
 // StacSearchFilterLang is an inline schema of the OpenAPI document.
@@ -2528,6 +2716,68 @@ const (
 	StacSearchFilterLangCql2Text StacSearchFilterLang = "cql2-text"
 	StacSearchFilterLangCql2JSON StacSearchFilterLang = "cql2-json"
 )
+
+// StacSearchIDs is an inline schema of the OpenAPI document.
+//
+// Item ids: an array, or one string as a comma-separated list (as in GET)
+//
+// It is one of several shapes: read it with AsStringList, AsString.
+type StacSearchIDs struct {
+	union json.RawMessage
+}
+
+// MarshalJSON writes the value as it was set or read.
+func (u StacSearchIDs) MarshalJSON() ([]byte, error) {
+	if len(u.union) == 0 {
+		return []byte("null"), nil
+	}
+	return u.union, nil
+}
+
+// UnmarshalJSON keeps the raw value; the As methods decode it.
+func (u *StacSearchIDs) UnmarshalJSON(data []byte) error {
+	u.union = append(u.union[:0], data...)
+	return nil
+}
+
+// Raw returns the JSON text of the value.
+func (u StacSearchIDs) Raw() json.RawMessage {
+	return u.union
+}
+
+// AsStringList decodes the value as []string.
+func (u StacSearchIDs) AsStringList() ([]string, error) {
+	var v []string
+	err := json.Unmarshal(u.union, &v)
+	return v, err
+}
+
+// FromStringList sets the value to v.
+func (u *StacSearchIDs) FromStringList(v []string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	u.union = b
+	return nil
+}
+
+// AsString decodes the value as string.
+func (u StacSearchIDs) AsString() (string, error) {
+	var v string
+	err := json.Unmarshal(u.union, &v)
+	return v, err
+}
+
+// FromString sets the value to v.
+func (u *StacSearchIDs) FromString(v string) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	u.union = b
+	return nil
+}
 
 // StacSearchSortby is an inline schema of the OpenAPI document.
 //

@@ -248,6 +248,10 @@ pub fn definitions() -> Map<String, Value> {
         }),
     );
     let nullable = |s: Value| json!({"oneOf": [s, {"type": "null"}]});
+    let strings_or_list = |what: &str| {
+        json!({"description": format!("{what}: an array, or one string as a comma-separated list (as in GET)"),
+            "oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]})
+    };
     let merged = |what: &str| {
         json!({"type": ["object", "null"], "additionalProperties": true,
             "description": format!("Merged into the {what} (RFC 7396); null removes it")})
@@ -665,8 +669,8 @@ pub fn definitions() -> Map<String, Value> {
                 "bbox": r("BBox"),
                 "intersects": r("Geometry"),
                 "datetime": {"type": "string", "description": "An instant or an interval `start/end` (`..` open)"},
-                "collections": {"type": "array", "items": {"type": "string"}},
-                "ids": {"type": "array", "items": {"type": "string"}},
+                "collections": strings_or_list("Collection ids"),
+                "ids": strings_or_list("Item ids"),
                 "limit": {"type": "integer", "minimum": 1, "description": "Page size (default 10; above `eo.max_limit` the page holds `eo.max_limit` items, as OGC API Features prescribes)"},
                 "filter": {"description": "CQL2 JSON (an object), or CQL2 text with `filter-lang`"},
                 "filter-lang": {"type": "string", "enum": ["cql2-text", "cql2-json"]},
@@ -677,7 +681,8 @@ pub fn definitions() -> Map<String, Value> {
                         {"type": "string"}
                     ]},
                 "fields": {"type": "object", "properties": {
-                    "include": {"type": "array", "items": {"type": "string"}}, "exclude": {"type": "array", "items": {"type": "string"}}}},
+                    "include": nullable(strings_or_list("Members to include")),
+                    "exclude": nullable(strings_or_list("Members to leave out"))}},
                 "token": {"type": "string", "description": "The token of a `next` link"}
             },
             "example": {"bbox": [151.0, -34.0, 151.5, -33.5], "datetime": "2017-01-01T00:00:00Z/..", "collections": ["cbers4"], "limit": 10}
@@ -915,7 +920,12 @@ pub fn definitions() -> Map<String, Value> {
     {
         for p in props.values_mut() {
             match p.get("type").cloned() {
-                Some(Value::String(t)) => p["type"] = json!([t, "null"]),
+                Some(Value::String(t)) => {
+                    p["type"] = json!([t, "null"]);
+                    if let Some(Value::Array(values)) = p.get_mut("enum") {
+                        values.push(Value::Null);
+                    }
+                }
                 Some(_) => {}
                 None if p.get("$ref").is_some() => *p = nullable(p.clone()),
                 None if p.get("oneOf").is_some() => {

@@ -452,7 +452,12 @@ impl Search {
                     },
                     None => errors.push(bad("limit", "invalid_limit", "limit is a whole number")),
                 },
-                "filter" | "filter-lang" | "filter_lang" => {}
+                "filter" => {}
+                "filter-lang" | "filter_lang" => {
+                    if !matches!(v.as_str().map(str::trim), Some("cql2-text" | "cql2-json")) {
+                        errors.push(bad(k, "invalid_filter", "filter-lang is cql2-text or cql2-json"));
+                    }
+                }
                 "filter-crs" | "filter_crs" => {
                     if !v.as_str().is_some_and(is_crs84) {
                         errors.push(bad(k, "unsupported_crs", "filters are in CRS84 (OGC:CRS84)"));
@@ -494,6 +499,11 @@ impl Search {
                     }
                     _ => errors.push(bad("sortby", "invalid_sortby", "sortby is an array of {field, direction}")),
                 },
+                "fields" if !v.is_object() => errors.push(bad(
+                    "fields",
+                    "invalid_type",
+                    "fields is an object: {\"include\": [...], \"exclude\": [...]}",
+                )),
                 "fields" => {
                     // A null list is an absent one, as null members are everywhere in the body.
                     let list = |key: &str, errors: &mut Vec<FieldError>| {
@@ -567,4 +577,26 @@ fn is_crs84(v: &str) -> bool {
             | "EPSG:4326"
             | "http://www.opengis.net/def/crs/EPSG/0/4326"
     )
+}
+
+#[cfg(test)]
+mod body_tests {
+    use super::Search;
+    use serde_json::json;
+
+    fn pointers(body: serde_json::Value) -> Vec<String> {
+        match Search::from_json(&body) {
+            Ok(_) => Vec::new(),
+            Err(errors) => errors.into_iter().map(|e| e.pointer).collect(),
+        }
+    }
+
+    #[test]
+    fn members_of_the_wrong_shape_are_refused_even_when_unused() {
+        assert_eq!(pointers(json!({"filter-lang": 7})), ["/filter-lang"]);
+        assert_eq!(pointers(json!({"filter-lang": "cql3"})), ["/filter-lang"]);
+        assert_eq!(pointers(json!({"fields": [null]})), ["/fields"]);
+        assert!(pointers(json!({"filter-lang": "cql2-json", "fields": {"include": null, "exclude": "id"}})).is_empty());
+        assert!(pointers(json!({"filter-lang": null, "fields": null, "ids": "a,b", "collections": ["c"]})).is_empty());
+    }
 }

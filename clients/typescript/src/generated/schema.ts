@@ -3286,18 +3286,20 @@ export interface components {
          */
         StacSearch: {
             bbox?: components["schemas"]["BBox"] | null;
-            collections?: string[] | null;
+            /** @description Collection ids: an array, or one string as a comma-separated list (as in GET) */
+            collections?: string[] | string | null;
             /** @description An instant or an interval `start/end` (`..` open) */
             datetime?: string | null;
             fields?: {
-                exclude?: string[];
-                include?: string[];
+                exclude?: (string[] | string) | null;
+                include?: (string[] | string) | null;
             } | null;
             /** @description CQL2 JSON (an object), or CQL2 text with `filter-lang` */
             filter?: unknown;
             /** @enum {string|null} */
             "filter-lang"?: "cql2-text" | "cql2-json" | null;
-            ids?: string[] | null;
+            /** @description Item ids: an array, or one string as a comma-separated list (as in GET) */
+            ids?: string[] | string | null;
             intersects?: components["schemas"]["Geometry"] | null;
             /** @description Page size (default 10; above `eo.max_limit` the page holds `eo.max_limit` items, as OGC API Features prescribes) */
             limit?: number | null;

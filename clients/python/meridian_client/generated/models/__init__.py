@@ -184,7 +184,9 @@ from .stac_item_upload import StacItemUpload
 from .stac_items_added import StacItemsAdded
 from .stac_search import StacSearch
 from .stac_search_fields_type_0 import StacSearchFieldsType0
-from .stac_search_filter_lang import StacSearchFilterLang
+from .stac_search_filter_lang_type_1 import StacSearchFilterLangType1
+from .stac_search_filter_lang_type_2_type_1 import StacSearchFilterLangType2Type1
+from .stac_search_filter_lang_type_3_type_1 import StacSearchFilterLangType3Type1
 from .stac_search_sortby_type_0_item import StacSearchSortbyType0Item
 from .stac_search_sortby_type_0_item_direction import StacSearchSortbyType0ItemDirection
 from .statistics_view import StatisticsView
@@ -397,7 +399,9 @@ __all__ = (
     "StacItemUpload",
     "StacSearch",
     "StacSearchFieldsType0",
-    "StacSearchFilterLang",
+    "StacSearchFilterLangType1",
+    "StacSearchFilterLangType2Type1",
+    "StacSearchFilterLangType3Type1",
     "StacSearchSortbyType0Item",
     "StacSearchSortbyType0ItemDirection",
     "StatisticsView",

@@ -8,7 +8,9 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
-from ..models.stac_search_filter_lang import StacSearchFilterLang
+from ..models.stac_search_filter_lang_type_1 import StacSearchFilterLangType1
+from ..models.stac_search_filter_lang_type_2_type_1 import StacSearchFilterLangType2Type1
+from ..models.stac_search_filter_lang_type_3_type_1 import StacSearchFilterLangType3Type1
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -41,12 +43,14 @@ class StacSearch:
 
         Attributes:
             bbox (list[float] | None | Unset):
-            collections (list[str] | None | Unset):
+            collections (list[str] | None | str | Unset): Collection ids: an array, or one string as a comma-separated list
+                (as in GET)
             datetime_ (None | str | Unset): An instant or an interval `start/end` (`..` open)
             fields (None | StacSearchFieldsType0 | Unset):
             filter_ (Any | Unset): CQL2 JSON (an object), or CQL2 text with `filter-lang`
-            filter_lang (StacSearchFilterLang | Unset):
-            ids (list[str] | None | Unset):
+            filter_lang (None | StacSearchFilterLangType1 | StacSearchFilterLangType2Type1 | StacSearchFilterLangType3Type1
+                | Unset):
+            ids (list[str] | None | str | Unset): Item ids: an array, or one string as a comma-separated list (as in GET)
             intersects (GeometryCollection | LineString | MultiLineString | MultiPoint | MultiPolygon | None | Point |
                 Polygon | Unset):
             limit (int | None | Unset): Page size (default 10; above `eo.max_limit` the page holds `eo.max_limit` items, as
@@ -57,12 +61,12 @@ class StacSearch:
      """
 
     bbox: list[float] | None | Unset = UNSET
-    collections: list[str] | None | Unset = UNSET
+    collections: list[str] | None | str | Unset = UNSET
     datetime_: None | str | Unset = UNSET
     fields: None | StacSearchFieldsType0 | Unset = UNSET
     filter_: Any | Unset = UNSET
-    filter_lang: StacSearchFilterLang | Unset = UNSET
-    ids: list[str] | None | Unset = UNSET
+    filter_lang: None | StacSearchFilterLangType1 | StacSearchFilterLangType2Type1 | StacSearchFilterLangType3Type1 | Unset = UNSET
+    ids: list[str] | None | str | Unset = UNSET
     intersects: GeometryCollection | LineString | MultiLineString | MultiPoint | MultiPolygon | None | Point | Polygon | Unset = UNSET
     limit: int | None | Unset = UNSET
     sortby: list[StacSearchSortbyType0Item] | None | str | Unset = UNSET
@@ -93,7 +97,7 @@ class StacSearch:
         else:
             bbox = self.bbox
 
-        collections: list[str] | None | Unset
+        collections: list[str] | None | str | Unset
         if isinstance(self.collections, Unset):
             collections = UNSET
         elif isinstance(self.collections, list):
@@ -119,12 +123,19 @@ class StacSearch:
 
         filter_ = self.filter_
 
-        filter_lang: str | Unset = UNSET
-        if not isinstance(self.filter_lang, Unset):
+        filter_lang: None | str | Unset
+        if isinstance(self.filter_lang, Unset):
+            filter_lang = UNSET
+        elif isinstance(self.filter_lang, StacSearchFilterLangType1):
             filter_lang = self.filter_lang.value
+        elif isinstance(self.filter_lang, StacSearchFilterLangType2Type1):
+            filter_lang = self.filter_lang.value
+        elif isinstance(self.filter_lang, StacSearchFilterLangType3Type1):
+            filter_lang = self.filter_lang.value
+        else:
+            filter_lang = self.filter_lang
 
-
-        ids: list[str] | None | Unset
+        ids: list[str] | None | str | Unset
         if isinstance(self.ids, Unset):
             ids = UNSET
         elif isinstance(self.ids, list):
@@ -241,7 +252,7 @@ class StacSearch:
         bbox = _parse_bbox(d.pop("bbox", UNSET))
 
 
-        def _parse_collections(data: object) -> list[str] | None | Unset:
+        def _parse_collections(data: object) -> list[str] | None | str | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -254,7 +265,7 @@ class StacSearch:
                 return collections_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast("list[str] | None | Unset", data)
+            return cast("list[str] | None | str | Unset", data)
 
         collections = _parse_collections(d.pop("collections", UNSET))
 
@@ -291,17 +302,47 @@ class StacSearch:
 
         filter_ = d.pop("filter", UNSET)
 
-        _filter_lang = d.pop("filter-lang", UNSET)
-        filter_lang: StacSearchFilterLang | Unset
-        if isinstance(_filter_lang,  Unset):
-            filter_lang = UNSET
-        else:
-            filter_lang = StacSearchFilterLang(_filter_lang)
+        def _parse_filter_lang(data: object) -> None | StacSearchFilterLangType1 | StacSearchFilterLangType2Type1 | StacSearchFilterLangType3Type1 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                filter_lang_type_1 = StacSearchFilterLangType1(data)
 
 
 
+                return filter_lang_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                filter_lang_type_2_type_1 = StacSearchFilterLangType2Type1(data)
 
-        def _parse_ids(data: object) -> list[str] | None | Unset:
+
+
+                return filter_lang_type_2_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                filter_lang_type_3_type_1 = StacSearchFilterLangType3Type1(data)
+
+
+
+                return filter_lang_type_3_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast("None | StacSearchFilterLangType1 | StacSearchFilterLangType2Type1 | StacSearchFilterLangType3Type1 | Unset", data)
+
+        filter_lang = _parse_filter_lang(d.pop("filter-lang", UNSET))
+
+
+        def _parse_ids(data: object) -> list[str] | None | str | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -314,7 +355,7 @@ class StacSearch:
                 return ids_type_0
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast("list[str] | None | Unset", data)
+            return cast("list[str] | None | str | Unset", data)
 
         ids = _parse_ids(d.pop("ids", UNSET))
 

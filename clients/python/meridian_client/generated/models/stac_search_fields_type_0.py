@@ -24,12 +24,12 @@ T = TypeVar("T", bound="StacSearchFieldsType0")
 class StacSearchFieldsType0:
     """ 
         Attributes:
-            exclude (list[str] | Unset):
-            include (list[str] | Unset):
+            exclude (list[str] | None | str | Unset):
+            include (list[str] | None | str | Unset):
      """
 
-    exclude: list[str] | Unset = UNSET
-    include: list[str] | Unset = UNSET
+    exclude: list[str] | None | str | Unset = UNSET
+    include: list[str] | None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -37,17 +37,25 @@ class StacSearchFieldsType0:
 
 
     def to_dict(self) -> dict[str, Any]:
-        exclude: list[str] | Unset = UNSET
-        if not isinstance(self.exclude, Unset):
+        exclude: list[str] | None | str | Unset
+        if isinstance(self.exclude, Unset):
+            exclude = UNSET
+        elif isinstance(self.exclude, list):
             exclude = self.exclude
 
 
+        else:
+            exclude = self.exclude
 
-        include: list[str] | Unset = UNSET
-        if not isinstance(self.include, Unset):
+        include: list[str] | None | str | Unset
+        if isinstance(self.include, Unset):
+            include = UNSET
+        elif isinstance(self.include, list):
             include = self.include
 
 
+        else:
+            include = self.include
 
 
         field_dict: dict[str, Any] = {}
@@ -66,10 +74,40 @@ class StacSearchFieldsType0:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
-        exclude = cast(list[str], d.pop("exclude", UNSET))
+        def _parse_exclude(data: object) -> list[str] | None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                exclude_type_0_type_0 = cast(list[str], data)
+
+                return exclude_type_0_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast("list[str] | None | str | Unset", data)
+
+        exclude = _parse_exclude(d.pop("exclude", UNSET))
 
 
-        include = cast(list[str], d.pop("include", UNSET))
+        def _parse_include(data: object) -> list[str] | None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                include_type_0_type_0 = cast(list[str], data)
+
+                return include_type_0_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast("list[str] | None | str | Unset", data)
+
+        include = _parse_include(d.pop("include", UNSET))
 
 
         stac_search_fields_type_0 = cls(

@@ -1,7 +1,7 @@
 from __future__ import annotations
 from enum import Enum
 
-class StacSearchFilterLang(str, Enum):
+class StacSearchFilterLangType1(str, Enum):
     CQL2_JSON = "cql2-json"
     CQL2_TEXT = "cql2-text"
 
