@@ -1,5 +1,7 @@
-//! Blobs (uploads, rasters, outputs, tile caches) through `object_store`, so that a local folder
-//! and S3-compatible storage are one configuration change apart.
+//! Blobs (uploads, rasters, outputs, tile caches) through `object_store`'s interface. Only the
+//! local folder is built (`object_store` with its `fs` feature; `open` refuses other URLs): an
+//! S3-compatible store would be another constructor behind the same interface, not a change of
+//! its callers.
 
 use crate::{Result, StoreError};
 use bytes::Bytes;
