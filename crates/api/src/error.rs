@@ -168,5 +168,16 @@ impl From<meridian_webhooks::SubscriptionError> for ApiError {
     }
 }
 
+/// An area service's error (DEM, earth observation, point clouds, twins) as an answer, mapped
+/// once for all: the caller's mistakes keep their status, anything else is a 500 that shows
+/// nothing internal.
+pub fn area_error<E: meridian_store::AreaError>(e: E) -> ApiError {
+    match e.class() {
+        meridian_store::ErrorClass::Domain(d) => d.into(),
+        meridian_store::ErrorClass::Store(s) => s.into(),
+        meridian_store::ErrorClass::Internal(other) => ApiError::internal(other),
+    }
+}
+
 /// Result of a handler.
 pub type ApiResult<T> = Result<T, ApiError>;

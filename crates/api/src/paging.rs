@@ -49,3 +49,14 @@ pub fn link(response: &mut Response, path: &str, extra: &str, page: Page, total:
         response.headers_mut().insert(header::LINK, link);
     }
 }
+
+/// The scheme and authority of absolute links: `server.public_url`, else the request's `Host`
+/// (and `X-Forwarded-Proto`).
+pub fn base_url(state: &crate::state::AppState, headers: &axum::http::HeaderMap) -> String {
+    if let Some(url) = &state.config.server.public_url {
+        return url.trim_end_matches('/').to_owned();
+    }
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
+    let proto = headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).unwrap_or("http");
+    format!("{proto}://{host}")
+}

@@ -46,6 +46,8 @@ pub enum Error {
     Internal(String),
 }
 
+meridian_store::area_error!(Error);
+
 /// Results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

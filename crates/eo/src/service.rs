@@ -41,6 +41,8 @@ pub enum Error {
     Internal(String),
 }
 
+meridian_store::area_error!(Error);
+
 impl From<meridian_dem::Error> for Error {
     fn from(e: meridian_dem::Error) -> Self {
         match e {

@@ -44,3 +44,37 @@ pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
 }
+
+/// How an area service's error is answered, decided once for every area: the caller's mistake
+/// keeps its status, a store error is answered as the store says, anything else is internal.
+pub enum ErrorClass<E> {
+    /// Invalid input, not found, a conflict, a failed precondition.
+    Domain(DomainError),
+    /// A repository call failed (which may itself carry a domain error).
+    Store(StoreError),
+    /// Everything else (blob store, I/O, an engine's failure): shown to nobody but the log.
+    Internal(E),
+}
+
+/// The error of an area service (DEM, earth observation, point clouds, twins): the HTTP layer
+/// maps any of them to a problem through [`ErrorClass`], with one function.
+pub trait AreaError: std::error::Error + Sized {
+    /// Which kind of answer this error is.
+    fn class(self) -> ErrorClass<Self>;
+}
+
+/// Implements [`AreaError`] for an area's error enum with `Domain` and `Store` variants.
+#[macro_export]
+macro_rules! area_error {
+    ($error:ty) => {
+        impl $crate::error::AreaError for $error {
+            fn class(self) -> $crate::error::ErrorClass<Self> {
+                match self {
+                    Self::Domain(d) => $crate::error::ErrorClass::Domain(d),
+                    Self::Store(s) => $crate::error::ErrorClass::Store(s),
+                    other => $crate::error::ErrorClass::Internal(other),
+                }
+            }
+        }
+    };
+}

@@ -17,7 +17,7 @@ pub mod staging;
 pub mod twin;
 
 pub use blobs::BlobStore;
-pub use error::{Result, StoreError};
+pub use error::{AreaError, ErrorClass, Result, StoreError};
 pub use repo::{
     AccountRepo, DemRepo, DnsRepo, EoRepo, FeatureRepo, JobRepo, OutboxRepo, PointCloudRepo, SettingsRepo, Store,
     TwinRepo,

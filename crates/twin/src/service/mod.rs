@@ -54,6 +54,8 @@ pub enum Error {
     Internal(String),
 }
 
+meridian_store::area_error!(Error);
+
 /// Results of the service.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

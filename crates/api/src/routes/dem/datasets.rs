@@ -1,8 +1,8 @@
 //! Uploaded DEMs: what the engine found in them, to reuse as the `source` of further jobs.
 
-use super::dem_error;
 use super::jobs::PageQuery;
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
 use crate::state::AppState;
@@ -76,7 +76,7 @@ async fn get_dem_dataset(
     caller: Caller,
     Path(dataset_id): Path<String>,
 ) -> ApiResult<Json<DatasetView>> {
-    let d = state.dem.get_dataset(&caller.account_id, &dataset_id).await.map_err(dem_error)?;
+    let d = state.dem.get_dataset(&caller.account_id, &dataset_id).await.map_err(area_error)?;
     Ok(Json(d.into()))
 }
 
@@ -101,7 +101,7 @@ async fn list_dem_datasets(
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
     let page = crate::paging::page(&state.config, q.limit, q.offset)?;
-    let (datasets, total) = state.dem.list_datasets(&caller.account_id, page).await.map_err(dem_error)?;
+    let (datasets, total) = state.dem.list_datasets(&caller.account_id, page).await.map_err(area_error)?;
     let datasets = datasets.into_iter().map(Into::into).collect();
     let mut response = Json(DatasetList { datasets, total }).into_response();
     crate::paging::link(&mut response, "/api/v1/dem/datasets", "", page, total);
@@ -123,6 +123,6 @@ async fn delete_dem_dataset(
     caller: Caller,
     Path(dataset_id): Path<String>,
 ) -> ApiResult<StatusCode> {
-    state.dem.remove_dataset(&caller.account_id, &dataset_id).await.map_err(dem_error)?;
+    state.dem.remove_dataset(&caller.account_id, &dataset_id).await.map_err(area_error)?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,10 +1,11 @@
 //! DEM jobs: list, poll, cancel, and download outputs (with `Range`, so that GDAL's `/vsicurl/`
 //! reads a COG output in place).
 
-use super::{base_url, DemJobView};
+use super::DemJobView;
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
+use crate::paging::base_url;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;

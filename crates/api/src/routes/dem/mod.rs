@@ -7,9 +7,7 @@ pub mod jobs;
 pub mod process;
 pub mod tiles;
 
-use crate::error::ApiError;
 use crate::state::AppState;
-use axum::http::HeaderMap;
 use meridian_core::id::JobId;
 use meridian_core::Timestamp;
 use meridian_dem::{output_href, tile_template, JobOutput, JobParams};
@@ -22,26 +20,6 @@ use utoipa_axum::router::OpenApiRouter;
 /// Every DEM route.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().merge(process::router()).merge(jobs::router()).merge(datasets::router()).merge(tiles::router())
-}
-
-/// An error of the DEM service as an answer: the caller's mistakes keep their status, anything
-/// else is a 500 that shows nothing internal.
-pub(crate) fn dem_error(e: meridian_dem::Error) -> ApiError {
-    match e {
-        meridian_dem::Error::Domain(d) => d.into(),
-        meridian_dem::Error::Store(s) => s.into(),
-        other => ApiError::internal(other),
-    }
-}
-
-/// The scheme and authority of links: `server.public_url`, else the request's Host.
-pub(crate) fn base_url(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(url) = &state.config.server.public_url {
-        return url.trim_end_matches('/').to_owned();
-    }
-    let host = headers.get(axum::http::header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
-    let proto = headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).unwrap_or("http");
-    format!("{proto}://{host}")
 }
 
 /// Minimum, maximum and mean of an output's valid samples (contours: of the line levels).

@@ -2,10 +2,12 @@
 //! engine) or a JSON request naming an earlier upload or result, validated in full before a job
 //! is queued.
 
-use super::{base_url, dem_error, DemJobView};
+use super::DemJobView;
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{parse_json, Json};
+use crate::paging::base_url;
 use crate::state::AppState;
 use crate::upload::{declared_length, drain, drain_body};
 use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Request, State};
@@ -177,18 +179,18 @@ async fn queue_upload(
     ops: &[DemOperation],
 ) -> ApiResult<meridian_store::model::Job> {
     let dem = &state.dem;
-    let dataset = dem.create_dataset(&caller.account_id, staged.path(), filename, info).await.map_err(dem_error)?;
+    let dataset = dem.create_dataset(&caller.account_id, staged.path(), filename, info).await.map_err(area_error)?;
     let source = dem
         .resolve_source(&caller.account_id, &serde_json::json!({"dataset_id": dataset.id.as_str()}))
         .await
-        .map_err(dem_error)?;
+        .map_err(area_error)?;
     match dem.submit(&caller.account_id, source, ops, Some(base_url(state, headers))).await {
         Ok(job) => Ok(job),
         Err(e) => {
             if let Err(cleanup) = dem.delete_dataset(&caller.account_id, &dataset.id).await {
                 tracing::warn!(error = %cleanup, "removing the dataset of a job that was not queued failed");
             }
-            Err(dem_error(e))
+            Err(area_error(e))
         }
     }
 }
@@ -248,11 +250,11 @@ async fn submit_json(
                 errors.append(&mut e);
                 None
             }
-            Err(other) => return Err(dem_error(other)),
+            Err(other) => return Err(area_error(other)),
         },
     };
     let (Some(ops), Some(source), true) = (ops, source, errors.is_empty()) else {
         return Err(ApiError::invalid(errors));
     };
-    state.dem.submit(&caller.account_id, source, &ops, Some(base_url(state, headers))).await.map_err(dem_error)
+    state.dem.submit(&caller.account_id, source, &ops, Some(base_url(state, headers))).await.map_err(area_error)
 }

@@ -1,9 +1,9 @@
 //! `GET /api/v1/dem/tiles/{z}/{x}/{y}.png`: WebMercatorQuad terrain tiles of a job, 256 px or
 //! 512 px (`{y}@2x.png`), with `ETag`/`If-None-Match` and `Cache-Control`.
 
-use super::dem_error;
 use super::jobs::load_job;
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Path, Query};
 use crate::state::AppState;
@@ -82,7 +82,7 @@ async fn get_dem_tile(
     };
     let job = load_job(&state, &caller, job_id).await?;
     let query = TileQuery { layer: q.layer, style: q.style, ramp: q.ramp };
-    let tile = state.dem.tile(&job, &query, z, x, y, size).await.map_err(dem_error)?;
+    let tile = state.dem.tile(&job, &query, z, x, y, size).await.map_err(area_error)?;
     let etag = HeaderValue::from_str(&tile.etag).map_err(ApiError::internal)?;
     let max_age = state.config.dem.tile_max_age.as_secs();
     let cache = HeaderValue::from_str(&format!("private, max-age={max_age}")).map_err(ApiError::internal)?;

@@ -1,8 +1,9 @@
 //! The STAC API's landing page, conformance, queryables and collections (with the Transaction
 //! extension's create, replace and delete).
 
-use super::{document, eo_error, links, object_body};
+use super::{document, links, object_body};
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::ApiResult;
 use crate::etag;
 use crate::extract::{Json, Path};
@@ -49,7 +50,7 @@ async fn eo_conformance(_caller: Caller) -> Response {
 
 #[utoipa::path(get, path = "/api/v1/eo/queryables", tag = "eo", responses((status = 200, description = "JSON Schema of the properties filters and sorts may name, across collections", body = crate::schemas::Queryables, content_type = "application/schema+json")))]
 async fn eo_queryables(State(state): State<AppState>, caller: Caller, headers: HeaderMap) -> ApiResult<Response> {
-    let extra = state.eo.extra_queryables(&caller.account_id, None).await.map_err(eo_error)?;
+    let extra = state.eo.extra_queryables(&caller.account_id, None).await.map_err(area_error)?;
     let href = format!("{}/queryables", links(&state, &headers).root());
     Ok(document(StatusCode::OK, "application/schema+json", &stac::queryables(&href, &extra)))
 }
@@ -67,8 +68,8 @@ async fn eo_collection_queryables(
     headers: HeaderMap,
     Path(cid): Path<String>,
 ) -> ApiResult<Response> {
-    state.eo.collection(&caller.account_id, &cid).await.map_err(eo_error)?;
-    let extra = state.eo.extra_queryables(&caller.account_id, Some(&cid)).await.map_err(eo_error)?;
+    state.eo.collection(&caller.account_id, &cid).await.map_err(area_error)?;
+    let extra = state.eo.extra_queryables(&caller.account_id, Some(&cid)).await.map_err(area_error)?;
     let href = format!("{}/collections/{cid}/queryables", links(&state, &headers).root());
     Ok(document(StatusCode::OK, "application/schema+json", &stac::queryables(&href, &extra)))
 }
@@ -83,7 +84,7 @@ fn collection_doc(
 
 #[utoipa::path(get, path = "/api/v1/eo/collections", tag = "eo", responses((status = 200, description = "The account's STAC Collections", body = crate::schemas::StacCollections)))]
 async fn list_eo_collections(State(state): State<AppState>, caller: Caller, headers: HeaderMap) -> ApiResult<Response> {
-    let list = state.eo.collections(&caller.account_id).await.map_err(eo_error)?;
+    let list = state.eo.collections(&caller.account_id).await.map_err(area_error)?;
     let root = links(&state, &headers).root();
     let body = json!({
         "collections": list.iter().map(|c| collection_doc(&state, &headers, c)).collect::<Vec<_>>(),
@@ -113,7 +114,7 @@ async fn create_eo_collection(
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
-    let c = state.eo.create_collection(&caller.account_id, &body).await.map_err(eo_error)?;
+    let c = state.eo.create_collection(&caller.account_id, &body).await.map_err(area_error)?;
     let doc = links(&state, &headers).collection(&c, &CollectionSummary::default(), None);
     let mut r = with_etag(document(StatusCode::CREATED, JSON, &doc), collection_etag(&c));
     if let Ok(v) = HeaderValue::from_str(&format!("{}/collections/{}", stac::ROOT, c.id)) {
@@ -135,7 +136,7 @@ async fn get_eo_collection(
     headers: HeaderMap,
     Path(cid): Path<String>,
 ) -> ApiResult<Response> {
-    let c = state.eo.collection(&caller.account_id, &cid).await.map_err(eo_error)?;
+    let c = state.eo.collection(&caller.account_id, &cid).await.map_err(area_error)?;
     let tag = collection_etag(&c.0);
     Ok(with_etag(document(StatusCode::OK, JSON, &collection_doc(&state, &headers, &c)), tag))
 }
@@ -163,8 +164,8 @@ async fn replace_eo_collection(
 ) -> ApiResult<Response> {
     object_body(&body)?;
     let expected = etag::expected_version(&headers, &format!("{cid}-"))?;
-    state.eo.replace_collection(&caller.account_id, &cid, &body, expected).await.map_err(eo_error)?;
-    let c = state.eo.collection(&caller.account_id, &cid).await.map_err(eo_error)?;
+    state.eo.replace_collection(&caller.account_id, &cid, &body, expected).await.map_err(area_error)?;
+    let c = state.eo.collection(&caller.account_id, &cid).await.map_err(area_error)?;
     let tag = collection_etag(&c.0);
     Ok(with_etag(document(StatusCode::OK, JSON, &collection_doc(&state, &headers, &c)), tag))
 }
@@ -189,6 +190,6 @@ async fn delete_eo_collection(
     Path(cid): Path<String>,
 ) -> ApiResult<StatusCode> {
     let expected = etag::expected_version(&headers, &format!("{cid}-"))?;
-    state.eo.delete_collection(&caller.account_id, &cid, expected).await.map_err(eo_error)?;
+    state.eo.delete_collection(&caller.account_id, &cid, expected).await.map_err(area_error)?;
     Ok(StatusCode::NO_CONTENT)
 }

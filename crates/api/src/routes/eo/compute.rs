@@ -1,8 +1,9 @@
 //! Spectral indices: `POST /api/v1/eo/compute/{index}` (`ndvi`, `ndwi`, ..., `expression`),
 //! results and their outputs and tiles, and index tiles straight from a scene's bands.
 
-use super::{bad_request, eo_error, links};
+use super::{bad_request, links};
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path};
 use crate::state::AppState;
@@ -62,7 +63,7 @@ async fn compute_eo_index(
     Path(index): Path<String>,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
-    let computed = state.eo.compute(&caller.account_id, &index, &body).await.map_err(eo_error)?;
+    let computed = state.eo.compute(&caller.account_id, &index, &body).await.map_err(area_error)?;
     let base = links(&state, &headers).base;
     match computed {
         Computed::Done(mut doc) => {
@@ -103,7 +104,7 @@ async fn get_eo_result(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let mut doc = state.eo.result(&caller.account_id, &id).await.map_err(eo_error)?;
+    let mut doc = state.eo.result(&caller.account_id, &id).await.map_err(area_error)?;
     absolute(&mut doc, &links(&state, &headers).base);
     Ok(axum::Json(doc).into_response())
 }
@@ -129,7 +130,7 @@ async fn get_eo_result_output(
     headers: HeaderMap,
     Path((id, name)): Path<(String, String)>,
 ) -> ApiResult<Response> {
-    let doc = state.eo.result(&caller.account_id, &id).await.map_err(eo_error)?;
+    let doc = state.eo.result(&caller.account_id, &id).await.map_err(area_error)?;
     let output = doc["outputs"]
         .as_array()
         .and_then(|l| l.iter().find(|o| o["name"] == name.as_str()))
@@ -221,7 +222,7 @@ async fn get_eo_result_tile(
 ) -> ApiResult<Response> {
     let (y, size) = tile_coords(&y).ok_or_else(|| not_a_tile(&y))?;
     let (ramp, rescale) = parse_paint(&pairs(&raw)).map_err(invalid_parameter)?;
-    let tile = state.eo.result_tile(&caller.account_id, &id, ramp, rescale, z, x, y, size).await.map_err(eo_error)?;
+    let tile = state.eo.result_tile(&caller.account_id, &id, ramp, rescale, z, x, y, size).await.map_err(area_error)?;
     Ok(png(tile, state.config.eo.tile_max_age.as_secs()))
 }
 
@@ -255,6 +256,6 @@ async fn get_eo_scene_tile(
     let style = parse_style(&pairs(&raw)).map_err(|(param, detail)| {
         bad_request(vec![FieldError::new(format!("/{param}"), "invalid_parameter", detail)])
     })?;
-    let tile = state.eo.scene_tile(&caller.account_id, &id, &style, z, x, y, size).await.map_err(eo_error)?;
+    let tile = state.eo.scene_tile(&caller.account_id, &id, &style, z, x, y, size).await.map_err(area_error)?;
     Ok(png(tile, state.config.eo.tile_max_age.as_secs()))
 }

@@ -4,8 +4,9 @@
 //! delete with ETags; and the stored assets themselves, range-readable.
 
 use super::search::{item_answer, item_collection, NextLink};
-use super::{bad_request, document, eo_error, links, object_body};
+use super::{bad_request, document, links, object_body};
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{parse_json, Json, Path};
 use crate::state::AppState;
@@ -65,9 +66,9 @@ async fn list_eo_items(
             format!("these are the items of {cid}: `collections` may name only {cid}"),
         )]));
     }
-    state.eo.collection(&caller.account_id, &cid).await.map_err(eo_error)?;
+    state.eo.collection(&caller.account_id, &cid).await.map_err(area_error)?;
     search.collections = vec![cid.clone()];
-    let page = state.eo.search(&caller.account_id, &search).await.map_err(eo_error)?;
+    let page = state.eo.search(&caller.account_id, &search).await.map_err(area_error)?;
     let l = links(&state, &headers);
     let href = format!("{}/collections/{cid}/items", l.root());
     let self_href = match &raw {
@@ -156,7 +157,7 @@ async fn add_eo_items(
         .await
         .map_err(|_| ApiError::too_large(format!("the body is larger than {limit} bytes (limits.body_bytes)")))?;
     let body: Value = parse_json(&bytes)?;
-    let items = state.eo.add_items(&caller.account_id, &cid, &body).await.map_err(eo_error)?;
+    let items = state.eo.add_items(&caller.account_id, &cid, &body).await.map_err(area_error)?;
     state.event_waker.wake();
     if items.len() == 1 && body.get("type").and_then(Value::as_str) != Some("FeatureCollection") {
         return Ok(item_answer(StatusCode::CREATED, &l, &items[0]));
@@ -200,7 +201,7 @@ async fn upload(
             filename: filename.clone(),
         })
         .collect();
-    let ingested = state.eo.ingest(&caller.account_id, cid, &part, assets).await.map_err(eo_error);
+    let ingested = state.eo.ingest(&caller.account_id, cid, &part, assets).await.map_err(area_error);
     drop(files);
     state.event_waker.wake();
     ingested
@@ -265,7 +266,7 @@ async fn get_eo_item(
     headers: HeaderMap,
     Path((cid, iid)): Path<(String, String)>,
 ) -> ApiResult<Response> {
-    let item = state.eo.item(&caller.account_id, &cid, &iid).await.map_err(eo_error)?;
+    let item = state.eo.item(&caller.account_id, &cid, &iid).await.map_err(area_error)?;
     Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
 
@@ -297,7 +298,7 @@ async fn replace_eo_item(
 ) -> ApiResult<Response> {
     object_body(&body)?;
     let expected = if_match(&headers, &iid)?;
-    let item = state.eo.replace_item(&caller.account_id, &cid, &iid, &body, expected).await.map_err(eo_error)?;
+    let item = state.eo.replace_item(&caller.account_id, &cid, &iid, &body, expected).await.map_err(area_error)?;
     state.event_waker.wake();
     Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
@@ -326,7 +327,7 @@ async fn patch_eo_item(
 ) -> ApiResult<Response> {
     object_body(&patch)?;
     let expected = if_match(&headers, &iid)?;
-    let item = state.eo.patch_item(&caller.account_id, &cid, &iid, &patch, expected).await.map_err(eo_error)?;
+    let item = state.eo.patch_item(&caller.account_id, &cid, &iid, &patch, expected).await.map_err(area_error)?;
     state.event_waker.wake();
     Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
@@ -352,7 +353,7 @@ async fn delete_eo_item(
     Path((cid, iid)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
     let expected = if_match(&headers, &iid)?;
-    state.eo.delete_item(&caller.account_id, &cid, &iid, expected).await.map_err(eo_error)?;
+    state.eo.delete_item(&caller.account_id, &cid, &iid, expected).await.map_err(area_error)?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -378,7 +379,7 @@ async fn get_eo_asset(
     headers: HeaderMap,
     Path((cid, iid, key)): Path<(String, String, String)>,
 ) -> ApiResult<Response> {
-    let item = state.eo.item(&caller.account_id, &cid, &iid).await.map_err(eo_error)?;
+    let item = state.eo.item(&caller.account_id, &cid, &iid).await.map_err(area_error)?;
     let asset = item.body.pointer(&format!("/assets/{}", key.replace('~', "~0").replace('/', "~1")));
     let stored = asset
         .and_then(|a| a.get("href"))

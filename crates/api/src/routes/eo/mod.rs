@@ -25,18 +25,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(compute::router())
 }
 
-/// The service's errors as problems.
-pub(crate) fn eo_error(e: meridian_eo::Error) -> ApiError {
-    match e {
-        meridian_eo::Error::Domain(d) => d.into(),
-        meridian_eo::Error::Store(s) => s.into(),
-        other => ApiError::internal(other),
-    }
-}
-
 /// Links of answers, on `server.public_url` or the request's host.
 pub(crate) fn links(state: &AppState, headers: &HeaderMap) -> Links {
-    Links { base: super::dem::base_url(state, headers) }
+    Links { base: crate::paging::base_url(state, headers) }
 }
 
 /// A JSON document with its media type.

@@ -1,8 +1,9 @@
 //! STAC API Item Search (`GET` and `POST /api/v1/eo/search`) and scenes by reference
 //! (`GET /api/v1/eo/scenes/{id}`).
 
-use super::{bad_request, document, eo_error, links};
+use super::{bad_request, document, links};
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path};
 use crate::state::AppState;
@@ -111,7 +112,7 @@ async fn search_eo_get(
     let pairs: Vec<(String, String)> =
         form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes()).into_owned().collect();
     let search = Search::from_query(&pairs, true).map_err(bad_request)?;
-    let page = state.eo.search(&caller.account_id, &search).await.map_err(eo_error)?;
+    let page = state.eo.search(&caller.account_id, &search).await.map_err(area_error)?;
     let l = links(&state, &headers);
     let href = format!("{}/search", l.root());
     let self_href = match &raw {
@@ -139,7 +140,7 @@ async fn search_eo_post(
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
     let search = Search::from_json(&body).map_err(bad_request)?;
-    let page = state.eo.search(&caller.account_id, &search).await.map_err(eo_error)?;
+    let page = state.eo.search(&caller.account_id, &search).await.map_err(area_error)?;
     let l = links(&state, &headers);
     let href = format!("{}/search", l.root());
     let doc = item_collection(&l, &search, &page, &href, NextLink::Post { href: &href, body: &body });
@@ -162,7 +163,7 @@ async fn get_eo_scene(
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let item = state.eo.scene(&caller.account_id, &id).await.map_err(eo_error)?;
+    let item = state.eo.scene(&caller.account_id, &id).await.map_err(area_error)?;
     Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
 

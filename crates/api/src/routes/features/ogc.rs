@@ -4,11 +4,11 @@
 
 use super::html;
 use super::parcels::{create_item, geojson, get_item, list_items, replace_item, retire_item, update_item};
-use super::query::base_url;
 use super::{LISTED_CRS, PARCELS};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
+use crate::paging::base_url;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{RawQuery, State};

@@ -1,11 +1,12 @@
 //! The cadastre API: `/api/v1/cadastre/parcels`. The item handlers here also serve OGC API
 //! Features items of any collection.
 
-use super::query::{self, base_url, collection_body};
+use super::query::{self, collection_body};
 use super::{content_crs, content_crs_header, etag, if_match, parse_crs, render, GEOJSON, PARCELS};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path};
+use crate::paging::base_url;
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};

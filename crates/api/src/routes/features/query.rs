@@ -5,8 +5,7 @@
 
 use super::{parse_crs, PARCELS};
 use crate::error::ApiError;
-use crate::state::AppState;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use meridian_cadastre::query::{bbox_to_crs84, filter_to_crs84};
 use meridian_cadastre::{Cursor, FeaturePage, ListQuery, Start};
 use meridian_core::crs::Crs;
@@ -244,16 +243,6 @@ pub fn parse(
     p.crs = crs;
     p.format = format;
     Ok(p)
-}
-
-/// The scheme and authority links should use: `server.public_url`, else the request's Host.
-pub fn base_url(state: &AppState, headers: &HeaderMap) -> String {
-    if let Some(url) = &state.config.server.public_url {
-        return url.trim_end_matches('/').to_owned();
-    }
-    let host = headers.get(axum::http::header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("localhost");
-    let proto = headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).unwrap_or("http");
-    format!("{proto}://{host}")
 }
 
 fn link_with(base: &str, path: &str, raw: &[(String, String)], overrides: &[(&str, String)], drop: &[&str]) -> String {

@@ -34,7 +34,7 @@ async fn allow_any_origin(mut r: Response) -> Response {
 /// The links' base and the access token of the query string, if the request carried one.
 pub(crate) fn context(state: &AppState, headers: &HeaderMap, query: Option<&str>) -> Context {
     let access_token = query.and_then(crate::auth::query_token);
-    Context { base_url: super::features::query::base_url(state, headers), access_token }
+    Context { base_url: crate::paging::base_url(state, headers), access_token }
 }
 
 /// A reply as a response, with `ETag`/`Cache-Control` when it has them and a 304 for a

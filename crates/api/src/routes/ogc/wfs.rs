@@ -3,7 +3,7 @@
 //! status the standard gives their code.
 
 use crate::auth::Caller;
-use crate::routes::features::query::base_url;
+use crate::paging::base_url;
 use crate::state::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};

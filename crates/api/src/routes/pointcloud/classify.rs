@@ -1,8 +1,8 @@
 //! `POST /api/v1/pointcloud/{id}/classify`: queue a classification (noise, ground, height above
 //! ground, learned classes); the answer is the job.
 
-use super::pc_error;
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{parse_json, Json, Path};
 use crate::routes::jobs::JobView;
@@ -172,7 +172,7 @@ async fn classify_point_cloud(
         )]));
     }
     let params = ClassifyParams::parse(&value).map_err(ApiError::from)?;
-    let (_, job) = state.pointcloud.classify(&caller.account_id, &point_cloud_id, params).await.map_err(pc_error)?;
+    let (_, job) = state.pointcloud.classify(&caller.account_id, &point_cloud_id, params).await.map_err(area_error)?;
     state.job_waker.wake();
     let location = format!("/api/v1/jobs/{}", job.id);
     let mut response = (StatusCode::ACCEPTED, Json(JobView::from(job))).into_response();

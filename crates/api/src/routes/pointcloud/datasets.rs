@@ -1,8 +1,9 @@
 //! `POST /api/v1/pointcloud/upload` (a LAS/LAZ body, raw or multipart, streamed to disk and
 //! checked before it is accepted), and the point clouds: list, read, delete.
 
-use super::{etag_prefix, pc_error, PointCloudView};
+use super::{etag_prefix, PointCloudView};
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
 use crate::routes::dem::jobs::PageQuery;
@@ -141,7 +142,7 @@ async fn upload_point_cloud(State(state): State<AppState>, caller: Caller, req: 
         ))));
     };
     let (dataset, job) =
-        state.pointcloud.upload(&caller.account_id, staged.path(), filename, params).await.map_err(pc_error)?;
+        state.pointcloud.upload(&caller.account_id, staged.path(), filename, params).await.map_err(area_error)?;
     state.job_waker.wake();
     let location = format!("/api/v1/pointcloud/{}", dataset.id);
     let etag = crate::etag::tag(&etag_prefix(dataset.id.as_str()), dataset.version);
@@ -193,7 +194,7 @@ async fn get_point_cloud(
     caller: Caller,
     Path(point_cloud_id): Path<String>,
 ) -> ApiResult<Response> {
-    let d = state.pointcloud.get(&caller.account_id, &point_cloud_id).await.map_err(pc_error)?;
+    let d = state.pointcloud.get(&caller.account_id, &point_cloud_id).await.map_err(area_error)?;
     let etag = crate::etag::tag(&etag_prefix(d.id.as_str()), d.version);
     let mut response = Json(PointCloudView::from(d)).into_response();
     response.headers_mut().insert(header::ETAG, etag);
@@ -221,7 +222,7 @@ async fn list_point_clouds(
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
     let page = crate::paging::page(&state.config, q.limit, q.offset)?;
-    let (list, total) = state.pointcloud.list(&caller.account_id, page).await.map_err(pc_error)?;
+    let (list, total) = state.pointcloud.list(&caller.account_id, page).await.map_err(area_error)?;
     let point_clouds = list.into_iter().map(Into::into).collect();
     let mut response = Json(PointCloudList { point_clouds, total }).into_response();
     crate::paging::link(&mut response, "/api/v1/pointcloud", "", page, total);
@@ -249,6 +250,6 @@ async fn delete_point_cloud(
     headers: HeaderMap,
 ) -> ApiResult<StatusCode> {
     let expected = crate::etag::expected_version(&headers, &etag_prefix(&point_cloud_id))?;
-    state.pointcloud.delete(&caller.account_id, &point_cloud_id, expected).await.map_err(pc_error)?;
+    state.pointcloud.delete(&caller.account_id, &point_cloud_id, expected).await.map_err(area_error)?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -2,9 +2,9 @@
 //! COPC, whole or filtered by a box and classes. Stored files and kept conversions are served
 //! with `ETag` and `Range`; filtered downloads with `Content-Length`.
 
-use super::pc_error;
 use crate::auth::Caller;
 use crate::download::{serve, serve_file, Download};
+use crate::error::area_error;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Path, Query};
 use crate::state::AppState;
@@ -118,7 +118,7 @@ async fn download_point_cloud(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let req = q.request()?;
-    let prepared = state.pointcloud.download(&caller.account_id, &point_cloud_id, &req).await.map_err(pc_error)?;
+    let prepared = state.pointcloud.download(&caller.account_id, &point_cloud_id, &req).await.map_err(area_error)?;
     match prepared {
         Prepared::Stored { key, size, etag, media_type, filename } => {
             let d = Download {

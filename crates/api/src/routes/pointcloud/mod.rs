@@ -6,10 +6,9 @@ pub mod classify;
 pub mod datasets;
 pub mod download;
 
-use crate::error::ApiError;
 use crate::state::AppState;
 use meridian_core::Timestamp;
-use meridian_pointcloud::service::{Dataset, Error};
+use meridian_pointcloud::service::Dataset;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use utoipa::ToSchema;
@@ -18,16 +17,6 @@ use utoipa_axum::router::OpenApiRouter;
 /// Every point-cloud route.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().merge(datasets::router()).merge(classify::router()).merge(download::router())
-}
-
-/// An error of the point-cloud service as an answer: the caller's mistakes keep their status,
-/// anything else is a 500 that shows nothing internal.
-pub(crate) fn pc_error(e: Error) -> ApiError {
-    match e {
-        Error::Domain(d) => d.into(),
-        Error::Store(s) => s.into(),
-        other => ApiError::internal(other),
-    }
 }
 
 /// The ETag prefix of a point cloud's versions.

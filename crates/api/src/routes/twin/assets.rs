@@ -1,8 +1,9 @@
 //! `GET /api/v1/realtime/twin/{id}/features/{fid}`: one asset of a twin as of its clock.
 
+use super::instant;
 use super::tiles::TimeQuery;
-use super::{instant, twin_error};
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
 use crate::state::AppState;
@@ -38,6 +39,6 @@ async fn get_asset(
     Query(q): Query<TimeQuery>,
 ) -> ApiResult<Response> {
     let at = instant(q.time.as_deref(), "/time")?;
-    let asset = state.twin.asset(&caller.account_id, &twin_id, &fid, at).await.map_err(twin_error)?;
+    let asset = state.twin.asset(&caller.account_id, &twin_id, &fid, at).await.map_err(area_error)?;
     Ok(Json(asset.body).into_response())
 }

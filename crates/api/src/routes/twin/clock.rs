@@ -1,7 +1,7 @@
 //! `GET` and `POST /api/v1/realtime/twin/{id}/time`: the twin's simulation clock.
 
-use super::twin_error;
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path};
 use crate::state::AppState;
@@ -45,7 +45,7 @@ async fn get_time(
     caller: Caller,
     Path(twin_id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let t = state.twin.get(&caller.account_id, &twin_id).await.map_err(twin_error)?;
+    let t = state.twin.get(&caller.account_id, &twin_id).await.map_err(area_error)?;
     Ok(Json(t.clock.view(Timestamp::now().millis())))
 }
 
@@ -68,6 +68,6 @@ async fn set_time(
     Json(body): Json<SetTime>,
 ) -> ApiResult<Json<Value>> {
     let change = ClockChange { time: body.time, rate: body.rate, playing: body.playing };
-    let t = state.twin.set_clock(&caller.account_id, &twin_id, &change).await.map_err(twin_error)?;
+    let t = state.twin.set_clock(&caller.account_id, &twin_id, &change).await.map_err(area_error)?;
     Ok(Json(t.clock.view(Timestamp::now().millis())))
 }

@@ -17,7 +17,7 @@ use crate::state::AppState;
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use meridian_core::{FieldError, Timestamp};
-use meridian_twin::service::{Error, Twin};
+use meridian_twin::service::Twin;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use utoipa::ToSchema;
@@ -38,16 +38,6 @@ pub fn router() -> OpenApiRouter<AppState> {
 async fn allow_any_origin(mut r: Response) -> Response {
     r.headers_mut().entry(header::ACCESS_CONTROL_ALLOW_ORIGIN).or_insert(HeaderValue::from_static("*"));
     r
-}
-
-/// An error of the twin service as an answer: the caller's mistakes keep their status,
-/// anything else is a 500 that shows nothing internal.
-pub(crate) fn twin_error(e: Error) -> ApiError {
-    match e {
-        Error::Domain(d) => d.into(),
-        Error::Store(s) => s.into(),
-        other => ApiError::internal(other),
-    }
 }
 
 /// The ETag prefix of a twin's versions.

@@ -3,8 +3,9 @@
 //! `POST .../readings` (a batch over sensors), and read back by time range, downsampled on
 //! request, with `GET .../sensors/{sid}/readings`.
 
-use super::{instant, twin_error};
+use super::instant;
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
 use crate::state::AppState;
@@ -78,7 +79,7 @@ async fn create_sensor(
         value_type: body.value_type,
         feature_id: body.feature_id,
     };
-    let s = state.twin.create_sensor(&caller.account_id, &twin_id, p).await.map_err(twin_error)?;
+    let s = state.twin.create_sensor(&caller.account_id, &twin_id, p).await.map_err(area_error)?;
     let location = sensor_path(&twin_id, &s.id);
     let mut response = (StatusCode::CREATED, Json(sensor_json(&s, None))).into_response();
     if let Ok(v) = HeaderValue::from_str(&location) {
@@ -99,10 +100,10 @@ async fn list_sensors(
     caller: Caller,
     Path(twin_id): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let twin = state.twin.get(&caller.account_id, &twin_id).await.map_err(twin_error)?;
-    let sensors = state.twin.sensors(&caller.account_id, &twin_id).await.map_err(twin_error)?;
+    let twin = state.twin.get(&caller.account_id, &twin_id).await.map_err(area_error)?;
+    let sensors = state.twin.sensors(&caller.account_id, &twin_id).await.map_err(area_error)?;
     let latest =
-        state.twin.latest(&twin_id, twin.clock.now().min(Timestamp::now().millis())).await.map_err(twin_error)?;
+        state.twin.latest(&twin_id, twin.clock.now().min(Timestamp::now().millis())).await.map_err(area_error)?;
     let list: Vec<Value> =
         sensors.iter().map(|s| sensor_json(s, latest.iter().find(|r| r.sensor_id == s.id))).collect();
     Ok(Json(json!({ "sensors": list, "total": sensors.len() })))
@@ -120,10 +121,10 @@ async fn get_sensor(
     caller: Caller,
     Path((twin_id, sensor_id)): Path<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let twin = state.twin.get(&caller.account_id, &twin_id).await.map_err(twin_error)?;
-    let s = state.twin.sensor(&caller.account_id, &twin_id, &sensor_id).await.map_err(twin_error)?;
+    let twin = state.twin.get(&caller.account_id, &twin_id).await.map_err(area_error)?;
+    let s = state.twin.sensor(&caller.account_id, &twin_id, &sensor_id).await.map_err(area_error)?;
     let latest =
-        state.twin.latest(&twin_id, twin.clock.now().min(Timestamp::now().millis())).await.map_err(twin_error)?;
+        state.twin.latest(&twin_id, twin.clock.now().min(Timestamp::now().millis())).await.map_err(area_error)?;
     Ok(Json(sensor_json(&s, latest.iter().find(|r| r.sensor_id == s.id))))
 }
 
@@ -139,7 +140,7 @@ async fn delete_sensor(
     caller: Caller,
     Path((twin_id, sensor_id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
-    state.twin.delete_sensor(&caller.account_id, &twin_id, &sensor_id).await.map_err(twin_error)?;
+    state.twin.delete_sensor(&caller.account_id, &twin_id, &sensor_id).await.map_err(area_error)?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -175,9 +176,9 @@ async fn post_sensor_readings(
     Path((twin_id, sensor_id)): Path<(String, String)>,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
-    state.twin.sensor(&caller.account_id, &twin_id, &sensor_id).await.map_err(twin_error)?;
-    let readings = parse_readings(body, Some(&sensor_id), state.twin.config().max_batch).map_err(twin_error)?;
-    let stored = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(twin_error)?;
+    state.twin.sensor(&caller.account_id, &twin_id, &sensor_id).await.map_err(area_error)?;
+    let readings = parse_readings(body, Some(&sensor_id), state.twin.config().max_batch).map_err(area_error)?;
+    let stored = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(area_error)?;
     Ok((StatusCode::ACCEPTED, Json(stored)).into_response())
 }
 
@@ -200,8 +201,8 @@ async fn post_readings(
     Path(twin_id): Path<String>,
     Json(body): Json<Value>,
 ) -> ApiResult<Response> {
-    let readings = parse_readings(body, None, state.twin.config().max_batch).map_err(twin_error)?;
-    let stored = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(twin_error)?;
+    let readings = parse_readings(body, None, state.twin.config().max_batch).map_err(area_error)?;
+    let stored = state.twin.ingest(&caller.account_id, &twin_id, readings).await.map_err(area_error)?;
     Ok((StatusCode::ACCEPTED, Json(stored)).into_response())
 }
 
@@ -287,7 +288,7 @@ async fn get_readings(
         .twin
         .readings(&caller.account_id, &twin_id, &sensor_id, ReadingsQuery { from, to, limit: q.limit, interval })
         .await
-        .map_err(twin_error)?;
+        .map_err(area_error)?;
     let rfc = meridian_twin::service::clock::rfc3339;
     let next = page.next.map(|n| {
         let mut qs = form_urlencoded::Serializer::new(String::new());

@@ -6,8 +6,8 @@
 //! browsers), reads `subscribe` messages, writes what is ready in one flush, pings, and closes
 //! with a code that says why.
 
-use super::twin_error;
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::Path;
 use crate::state::AppState;
@@ -94,7 +94,7 @@ async fn twin_socket(
         q.sensors.as_deref().map(|s| s.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect());
     // Another tenant's twin is refused here, before the upgrade.
     let feed =
-        state.twin.feed(&caller.account_id, &twin_id, FeedOptions { sensors, since }).await.map_err(twin_error)?;
+        state.twin.feed(&caller.account_id, &twin_id, FeedOptions { sensors, since }).await.map_err(area_error)?;
     let (mut parts, _) = req.into_parts();
     let ws = match WebSocketUpgrade::from_request_parts(&mut parts, &state).await {
         Ok(ws) => ws,

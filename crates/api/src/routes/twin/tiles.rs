@@ -2,8 +2,9 @@
 //! clock (or `time`), and the contents of each build under `builds/{stamp}/` (immutable: a
 //! build's stamp names the parcels it shows).
 
-use super::{instant, twin_error};
+use super::instant;
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Path, Query};
 use crate::state::AppState;
@@ -62,7 +63,7 @@ async fn get_tileset(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let at = instant(q.time.as_deref(), "/time")?;
-    let (twin, answer) = state.twin.tileset(&caller.account_id, &twin_id, at).await.map_err(twin_error)?;
+    let (twin, answer) = state.twin.tileset(&caller.account_id, &twin_id, at).await.map_err(area_error)?;
     let tileset = match answer {
         TilesetAnswer::Ready(t) => t,
         TilesetAnswer::Building { retry_after } => {
@@ -113,7 +114,7 @@ async fn get_content(
     Path((twin_id, stamp, file)): Path<(String, i64, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let twin = state.twin.get(&caller.account_id, &twin_id).await.map_err(twin_error)?;
+    let twin = state.twin.get(&caller.account_id, &twin_id).await.map_err(area_error)?;
     let not_found = || ApiError::from(DomainError::not_found("tile", &file));
     let safe = file.len() <= 128
         && file.ends_with(".glb")

@@ -1,8 +1,9 @@
 //! `POST /api/v1/realtime/twins` (create a twin over a feature collection and a DEM; its first
 //! tileset is built by a job), and the twins: list, read, delete.
 
-use super::{etag_prefix, twin_error, TwinView};
+use super::{etag_prefix, TwinView};
 use crate::auth::Caller;
+use crate::error::area_error;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
 use crate::routes::dem::jobs::PageQuery;
@@ -83,7 +84,7 @@ async fn create_twin(
         height_property: body.height_property,
         default_height: body.default_height,
     };
-    let (twin, job) = state.twin.create(&caller.account_id, p).await.map_err(twin_error)?;
+    let (twin, job) = state.twin.create(&caller.account_id, p).await.map_err(area_error)?;
     state.job_waker.wake();
     state.event_waker.wake();
     let location = format!("/api/v1/realtime/twins/{}", twin.id);
@@ -117,7 +118,7 @@ pub struct TwinList {
 )]
 async fn list_twins(State(state): State<AppState>, caller: Caller, Query(q): Query<PageQuery>) -> ApiResult<Response> {
     let page = crate::paging::page(&state.config, q.limit, q.offset)?;
-    let (list, total) = state.twin.list(&caller.account_id, page).await.map_err(twin_error)?;
+    let (list, total) = state.twin.list(&caller.account_id, page).await.map_err(area_error)?;
     let twins = list.into_iter().map(Into::into).collect();
     let mut response = Json(TwinList { twins, total }).into_response();
     crate::paging::link(&mut response, "/api/v1/realtime/twins", "", page, total);
@@ -132,7 +133,7 @@ async fn list_twins(State(state): State<AppState>, caller: Caller, Query(q): Que
     responses((status = 200, description = "The twin: definition, status, latest build, clock, links; `ETag`", body = TwinView))
 )]
 async fn get_twin(State(state): State<AppState>, caller: Caller, Path(twin_id): Path<String>) -> ApiResult<Response> {
-    let t = state.twin.get(&caller.account_id, &twin_id).await.map_err(twin_error)?;
+    let t = state.twin.get(&caller.account_id, &twin_id).await.map_err(area_error)?;
     let etag = crate::etag::tag(&etag_prefix(t.id.as_str()), t.version);
     let mut response = Json(TwinView::from(t)).into_response();
     response.headers_mut().insert(header::ETAG, etag);
@@ -159,7 +160,7 @@ async fn delete_twin(
     headers: HeaderMap,
 ) -> ApiResult<StatusCode> {
     let expected = crate::etag::expected_version(&headers, &etag_prefix(&twin_id))?;
-    state.twin.delete(&caller.account_id, &twin_id, expected).await.map_err(twin_error)?;
+    state.twin.delete(&caller.account_id, &twin_id, expected).await.map_err(area_error)?;
     state.event_waker.wake();
     Ok(StatusCode::NO_CONTENT)
 }
