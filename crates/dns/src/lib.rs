@@ -4,9 +4,9 @@
 //! shared by the HTTP API and dynamic updates ([`service::DnsService`]) applies the rules and
 //! commits changes with their events through the store.
 
+mod answer_cache;
 pub mod catalog;
 pub mod dnssec;
-mod fast;
 pub mod name;
 pub mod notify;
 pub mod record;

@@ -2,9 +2,9 @@
 //! transfers (AXFR, and IXFR answered with the whole zone), TSIG, and RFC 2136 dynamic updates
 //! applied through the same [`DnsService`] as the HTTP API.
 
+pub use crate::answer_cache::AnswerCache;
+use crate::answer_cache::Cacheable;
 use crate::catalog::Catalog;
-pub use crate::fast::AnswerCache;
-use crate::fast::Cacheable;
 use crate::name;
 use crate::notify;
 use crate::record::{validate, RecordInput, RecordType as OurType, ValidRecord, MIN_TTL};
