@@ -4,8 +4,7 @@
 
 use super::DemJobView;
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{area_error, ApiError, ApiResult};
 use crate::extract::{parse_json, Json};
 use crate::paging::base_url;
 use crate::state::AppState;

@@ -3,8 +3,7 @@
 
 use super::jobs::load_job;
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{area_error, ApiError, ApiResult};
 use crate::extract::{Path, Query};
 use crate::state::AppState;
 use axum::extract::State;

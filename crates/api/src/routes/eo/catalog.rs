@@ -3,8 +3,7 @@
 
 use super::{document, links, object_body};
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::ApiResult;
+use crate::error::{area_error, ApiResult};
 use crate::etag;
 use crate::extract::{Json, Path};
 use crate::state::AppState;

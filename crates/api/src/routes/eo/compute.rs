@@ -3,8 +3,7 @@
 
 use super::{bad_request, links};
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::ApiResult;
+use crate::error::{area_error, ApiResult};
 use crate::extract::{Json, Path};
 use crate::state::AppState;
 use axum::extract::{RawQuery, State};

@@ -6,8 +6,7 @@
 use super::search::{item_answer, item_collection, NextLink};
 use super::{bad_request, document, links, object_body};
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{area_error, ApiError, ApiResult};
 use crate::extract::{parse_json, Json, Path};
 use crate::state::AppState;
 use crate::upload::{declared_length, drain, drain_body, multipart_error, read_small};

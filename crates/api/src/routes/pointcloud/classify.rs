@@ -2,8 +2,7 @@
 //! ground, learned classes); the answer is the job.
 
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{area_error, ApiError, ApiResult};
 use crate::extract::{parse_json, Json, Path};
 use crate::routes::jobs::JobView;
 use crate::state::AppState;

@@ -4,8 +4,7 @@
 
 use crate::auth::Caller;
 use crate::download::{serve, serve_file, Download};
-use crate::error::area_error;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{area_error, ApiError, ApiResult};
 use crate::extract::{Path, Query};
 use crate::state::AppState;
 use axum::extract::State;

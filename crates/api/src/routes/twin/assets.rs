@@ -3,8 +3,7 @@
 use super::instant;
 use super::tiles::TimeQuery;
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::ApiResult;
+use crate::error::{area_error, ApiResult};
 use crate::extract::{Json, Path, Query};
 use crate::state::AppState;
 use axum::extract::State;

@@ -1,8 +1,7 @@
 //! `GET` and `POST /api/v1/realtime/twin/{id}/time`: the twin's simulation clock.
 
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::ApiResult;
+use crate::error::{area_error, ApiResult};
 use crate::extract::{Json, Path};
 use crate::state::AppState;
 use axum::extract::State;

@@ -5,8 +5,7 @@
 
 use super::instant;
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{area_error, ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
 use crate::state::AppState;
 use axum::extract::State;

@@ -7,8 +7,7 @@
 //! with a code that says why.
 
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{area_error, ApiError, ApiResult};
 use crate::extract::Path;
 use crate::state::AppState;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};

@@ -4,8 +4,7 @@
 
 use super::instant;
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{area_error, ApiError, ApiResult};
 use crate::extract::{Path, Query};
 use crate::state::AppState;
 use axum::body::Body;

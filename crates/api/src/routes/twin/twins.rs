@@ -3,8 +3,7 @@
 
 use super::{etag_prefix, TwinView};
 use crate::auth::Caller;
-use crate::error::area_error;
-use crate::error::ApiResult;
+use crate::error::{area_error, ApiResult};
 use crate::extract::{Json, Path, Query};
 use crate::routes::dem::jobs::PageQuery;
 use crate::state::AppState;
