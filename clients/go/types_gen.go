@@ -291,6 +291,9 @@ type ClassifyClasses struct {
 	// `combined` (the default: the model where it is confident, the geometric rules elsewhere),
 	// `rules`, `model`, or `heights` (vegetation by height band alone, the PDAL-style baseline).
 	Method string `json:"method,omitempty"`
+	// Ground points on water (sparse, flat, single returns below the ground around them)
+	// become class 9 (true).
+	Water *bool `json:"water,omitempty"`
 }
 
 // ClassifyGround is the schema "ClassifyGround" of the OpenAPI document.

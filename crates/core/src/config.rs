@@ -508,8 +508,13 @@ impl Default for EoConfig {
 pub struct PointCloudConfig {
     /// Most points an uploaded LAS/LAZ file may declare (refused with 422 beyond).
     pub max_points: u64,
-    /// Most points one classification reads into memory (about 60 bytes a point).
+    /// Most points one classification takes (refused with 422 beyond). Memory holds two bytes a
+    /// point for the whole file plus one tile; the tiles are spooled to disk (about 40 bytes a
+    /// point) beside the job's work files.
     pub max_classify_points: u64,
+    /// A file with at most this many points is classified whole; a larger one in tiles of about
+    /// this many points (working memory about 110 bytes a point of the tile).
+    pub classify_tile_points: u64,
     /// The classifier's model file; empty for the model built into the binary.
     pub model: String,
     /// Most points in one COPC octree node.
@@ -520,7 +525,8 @@ impl Default for PointCloudConfig {
     fn default() -> Self {
         Self {
             max_points: 2_000_000_000,
-            max_classify_points: 100_000_000,
+            max_classify_points: 500_000_000,
+            classify_tile_points: 3_000_000,
             model: String::new(),
             copc_node_points: 100_000,
         }
@@ -902,9 +908,13 @@ impl Config {
             problems.push("dem.max_operations must be at least 1".to_owned());
         }
         let pc = &self.pointcloud;
-        if pc.max_points == 0 || pc.max_classify_points == 0 || !(1_000..=10_000_000).contains(&pc.copc_node_points) {
+        if pc.max_points == 0
+            || pc.max_classify_points == 0
+            || pc.classify_tile_points < 10_000
+            || !(1_000..=10_000_000).contains(&pc.copc_node_points)
+        {
             problems.push(
-                "pointcloud.max_points and pointcloud.max_classify_points must be at least 1, pointcloud.copc_node_points 1000 to 10000000"
+                "pointcloud.max_points and pointcloud.max_classify_points must be at least 1, pointcloud.classify_tile_points at least 10000, pointcloud.copc_node_points 1000 to 10000000"
                     .to_owned(),
             );
         }

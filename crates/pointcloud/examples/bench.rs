@@ -12,6 +12,7 @@ use meridian_pointcloud::copc::{write_copc, CopcOptions};
 use meridian_pointcloud::csf::Csf;
 use meridian_pointcloud::pipeline::{classify_file, PipelineParams};
 use meridian_pointcloud::reader::{read_path, Limits};
+use meridian_pointcloud::tiles::Tiling;
 use meridian_pointcloud::writer::{rewrite, OutputFormat, Rewrite};
 use std::path::Path;
 use std::time::Instant;
@@ -42,7 +43,8 @@ fn limits() -> Limits {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let usage = "usage: bench decode|encode|copc|csf|classify FILE OUT REPEAT | make-big SRC OUT TILES";
+    let usage =
+        "usage: bench decode|encode|copc|csf FILE OUT REPEAT | classify FILE OUT REPEAT [TILE_POINTS] | make-big SRC OUT TILES";
     let (op, file, out) = match args.as_slice() {
         [_, op, file, out, ..] => (op.as_str(), Path::new(file), Path::new(out)),
         _ => return Err(usage.into()),
@@ -96,13 +98,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let model = meridian_pointcloud::learn::Model::default_model()?;
             let params = PipelineParams::from_json(&serde_json::json!({})).map_err(|e| format!("{e:?}"))?;
             let t = Instant::now();
-            let report = classify_file(file, out, limits(), &params, Some(&model), 1.0, &never)?;
+            // The fifth argument: points a tile (the default of `pointcloud.classify_tile_points`).
+            let tiling = match args.get(5).and_then(|t| t.parse().ok()) {
+                Some(tile_points) => Tiling { tile_points, ..Tiling::default() },
+                None => Tiling::default(),
+            };
+            let report = classify_file(file, out, limits(), &params, Some(&model), 1.0, tiling, &never)?;
             let s = t.elapsed().as_secs_f64();
             line(
                 "classify",
                 report.points as usize,
                 s,
-                serde_json::json!({"timings": report.timings, "histogram": report.histogram}),
+                serde_json::json!({"timings": report.timings, "histogram": report.histogram, "tiles": report.tiles}),
             );
         }
         "make-big" => make_big(file, out, repeat)?,

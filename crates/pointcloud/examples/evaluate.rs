@@ -1,5 +1,6 @@
 //! The whole classification pipeline against labelled files' own classes: precision, recall and
-//! IoU of ground (2), vegetation (3, 4 and 5 as one class) and building (6), and the throughput,
+//! IoU of ground (2), vegetation (3, 4 and 5 as one class), building (6) and water (9, with the
+//! number of points called water, which counts on files that label none), and the throughput,
 //! per file and per configuration. The configurations:
 //!
 //! - `pdal`: PDAL's defaults, as a pipeline of `filters.outlier` (statistical), `filters.smrf`
@@ -11,21 +12,23 @@
 //!
 //! A file's linear unit is read from its CRS (a file in feet is classified in metres); a class
 //! the file does not label is left out of its row. With `--markdown` the rows are a table;
-//! `--params JSON` runs one configuration of your own (the body of a classify request) instead.
+//! `--params JSON` runs one configuration of your own (the body of a classify request) instead;
+//! `--keep DIR` keeps each output as `DIR/FILE.CONFIG.laz`.
 //!
 //! ```sh
-//! cargo run --release -p meridian-pointcloud --example evaluate -- [--markdown] [--only pdal,rules,model,combined] [--model FILE] FILE...
+//! cargo run --release -p meridian-pointcloud --example evaluate -- [--markdown] [--only pdal,rules,model,combined] [--model FILE] [--keep DIR] FILE...
 //! ```
 #![allow(clippy::print_stdout)]
 
 use meridian_pointcloud::pipeline::{classify_file, PipelineParams};
 use meridian_pointcloud::reader::{read_path, Limits};
+use meridian_pointcloud::tiles::Tiling;
 use std::path::Path;
 
 const CONFIGS: [(&str, &str); 4] = [
     (
         "pdal",
-        r#"{"noise": {"method": "statistical", "elm": false}, "ground": {"cell": 1, "window": 18, "threshold": 0.5, "scalar": 1.25, "roofs": false, "offset": null}, "classes": {"method": "heights"}}"#,
+        r#"{"noise": {"method": "statistical", "elm": false}, "ground": {"cell": 1, "window": 18, "threshold": 0.5, "scalar": 1.25, "roofs": false, "offset": null}, "classes": {"method": "heights", "water": false}}"#,
     ),
     ("rules", r#"{"classes": {"method": "rules"}}"#),
     ("model", r#"{"classes": {"method": "model"}}"#),
@@ -66,6 +69,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.drain(k..k + 2);
         only = vec!["custom".to_owned()];
     }
+    let mut keep = None;
+    if let Some(k) = args.iter().position(|a| a == "--keep") {
+        keep = Some(std::path::PathBuf::from(args.get(k + 1).ok_or("--keep takes a folder")?));
+        args.drain(k..k + 2);
+    }
     let mut model_file = None;
     if let Some(k) = args.iter().position(|a| a == "--model") {
         model_file = Some(args.get(k + 1).ok_or("--model takes a file")?.clone());
@@ -80,8 +88,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let limits = Limits { max_points: 2_000_000_000 };
     if markdown {
-        println!("| file | config | ground P / R / IoU | vegetation P / R / IoU | building P / R / IoU | points/s |");
-        println!("|---|---|---|---|---|---|");
+        println!(
+            "| file | config | ground P / R / IoU | vegetation P / R / IoU | building P / R / IoU | water P / R / IoU (points called water) | points/s |"
+        );
+        println!("|---|---|---|---|---|---|---|");
     }
     let mut configs: Vec<(&str, &str)> = CONFIGS.to_vec();
     if let Some(c) = &custom {
@@ -96,9 +106,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for (config, json) in configs.iter().filter(|c| only.iter().any(|o| o == c.0)) {
             let params = PipelineParams::from_json(&serde_json::from_str(json)?).map_err(|e| format!("{e:?}"))?;
             let out = std::env::temp_dir().join(format!("evaluate-{}.laz", std::process::id()));
-            let report = classify_file(path, &out, limits, &params, Some(&model), unit, &|_| true)?;
+            let report = classify_file(path, &out, limits, &params, Some(&model), unit, Tiling::default(), &|_| true)?;
             let (_, got) = read_path(&out, limits)?;
-            std::fs::remove_file(&out)?;
+            match &keep {
+                Some(dir) => {
+                    std::fs::copy(&out, dir.join(format!("{name}.{config}.laz")))?;
+                    std::fs::remove_file(&out)?;
+                }
+                None => std::fs::remove_file(&out)?,
+            }
             let t = &truth.classification;
             let g = &got.classification;
             let cell = |s: Option<(f64, f64, f64)>| {
@@ -107,12 +123,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let ground = cell(scores(t, g, |c| c == 2));
             let veg = cell(scores(t, g, |c| (3..=5).contains(&c)));
             let building = cell(scores(t, g, |c| c == 6));
+            let water = format!("{} ({})", cell(scores(t, g, |c| c == 9)), g.iter().filter(|&&c| c == 9).count());
             let pps = report.points_per_second;
             if markdown {
-                println!("| {name} | {config} | {ground} | {veg} | {building} | {pps:.0} |");
+                println!("| {name} | {config} | {ground} | {veg} | {building} | {water} | {pps:.0} |");
             } else {
                 println!(
-                    "{name} {config}: {} points, ground {ground}, vegetation {veg}, building {building}, {pps:.0} points/s, timings {:?}",
+                    "{name} {config}: {} points, ground {ground}, vegetation {veg}, building {building}, water {water}, {pps:.0} points/s, timings {:?}",
                     report.points, report.timings
                 );
             }

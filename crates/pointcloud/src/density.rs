@@ -88,24 +88,41 @@ pub fn spacing(x: &[f64], y: &[f64]) -> f64 {
     let Some((b, n)) = bounds(x, y, |_| true) else {
         return 1.0;
     };
+    spacing_over(b, n, |each: &mut dyn FnMut(f64, f64)| {
+        for (&a, &c) in x.iter().zip(y) {
+            each(a, c);
+        }
+        Ok::<(), std::convert::Infallible>(())
+    })
+    .unwrap_or(1.0)
+}
+
+/// [`spacing`] of `n` points within `bounds` (min x, min y, max x, max y) that `pass` gives,
+/// each time it is called, to the function it is handed: for points that are not all in memory
+/// (a tiled classification streams them from its spool, twice).
+pub fn spacing_over<E>(
+    bounds: [f64; 4],
+    n: usize,
+    mut pass: impl FnMut(&mut dyn FnMut(f64, f64)) -> Result<(), E>,
+) -> Result<f64, E> {
     if n < 2 {
-        return 1.0;
+        return Ok(1.0);
     }
+    let b = bounds;
     let area = ((b[2] - b[0]) * (b[3] - b[1])).max(1e-6);
-    // A first guess from the box, refined twice by the occupied cells.
     let mut s = (area / n as f64).sqrt().max(1e-3);
     for _ in 0..2 {
         let cell = 3.0 * s;
-        let occupied: HashSet<(i64, i64)> = x
-            .iter()
-            .zip(y)
-            .filter(|(a, b)| a.is_finite() && b.is_finite())
-            .map(|(&a, &c)| (((a - b[0]) / cell).floor() as i64, ((c - b[1]) / cell).floor() as i64))
-            .collect();
+        let mut occupied: HashSet<(i64, i64)> = HashSet::new();
+        pass(&mut |a: f64, c: f64| {
+            if a.is_finite() && c.is_finite() {
+                occupied.insert((((a - b[0]) / cell).floor() as i64, ((c - b[1]) / cell).floor() as i64));
+            }
+        })?;
         let occupied_area = occupied.len() as f64 * cell * cell;
         s = (occupied_area / n as f64).sqrt().max(1e-3);
     }
-    s
+    Ok(s)
 }
 
 #[cfg(test)]

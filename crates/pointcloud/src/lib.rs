@@ -25,6 +25,7 @@ pub mod rules;
 pub mod service;
 pub mod smrf;
 pub mod summary;
+pub mod tiles;
 pub mod writer;
 
 pub use copc::{write_copc, CopcOptions, CopcSummary};

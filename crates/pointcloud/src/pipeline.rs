@@ -7,8 +7,9 @@
 use crate::csf::Csf;
 use crate::learn::Model;
 use crate::noise::{Noise, NoiseMethod};
-use crate::reader::{read_path, Limits, ReadError};
+use crate::reader::{check_header, read_path, stream_path, Limits, PointCloud, ReadError};
 use crate::smrf::Smrf;
+use crate::tiles::{Grid, Spool, Tiling};
 use crate::writer::{rewrite, OutputFormat, Rewrite, WriteError};
 use crate::{elm::Elm, hag, learn};
 use meridian_core::error::FieldError;
@@ -113,15 +114,18 @@ impl Default for GroundParams {
 
 /// The classes step's parameters: `method` `combined` (the model where it is confident, the
 /// geometric rules elsewhere; the default), `rules`, `model` or `heights` (vegetation by height
-/// band alone, the PDAL-style baseline).
+/// band alone, the PDAL-style baseline); `water` whether ground points on water become class 9
+/// ([`crate::rules::Rules::water`]; on by default).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassesParams {
     pub method: learn::Method,
+    #[serde(default = "yes")]
+    pub water: bool,
 }
 
 impl Default for ClassesParams {
     fn default() -> Self {
-        Self { method: learn::Method::Combined }
+        Self { method: learn::Method::Combined, water: true }
     }
 }
 
@@ -168,6 +172,13 @@ pub struct Report {
     pub timings: BTreeMap<String, f64>,
     pub points_per_second: f64,
     pub model: Option<String>,
+    /// Tiles the file was classified in (1: whole).
+    #[serde(default = "one")]
+    pub tiles: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 fn num(
@@ -372,7 +383,10 @@ impl PipelineParams {
             }
         }
         if let Some(c) = object(obj.get("classes"), "/classes", &mut errors) {
-            unknown(c, &["method"], "/classes", &mut errors);
+            unknown(c, &["method", "water"], "/classes", &mut errors);
+            if let Some(w) = boolean(c, "water", "/classes/water", &mut errors) {
+                p.classes.water = w;
+            }
             match c.get("method").map(Value::as_str) {
                 None => {}
                 Some(Some("combined")) => p.classes.method = learn::Method::Combined,
@@ -463,12 +477,28 @@ impl Stages<'_> {
     }
 }
 
+/// Adds `t`'s elapsed seconds to the step's timing (tiles add up).
+fn timed(timings: &mut BTreeMap<String, f64>, name: &str, t: Instant) {
+    *timings.entry(name.to_owned()).or_default() += t.elapsed().as_secs_f64();
+}
+
+/// Scales coordinates in the file's unit to metres.
+fn to_metres(cloud: &mut PointCloud, metres_per_unit: f64) {
+    if (metres_per_unit - 1.0).abs() > 1e-12 {
+        for v in cloud.x.iter_mut().chain(cloud.y.iter_mut()).chain(cloud.z.iter_mut()) {
+            *v *= metres_per_unit;
+        }
+    }
+}
+
 /// Classifies the LAS/LAZ file `source` and writes the result to `output` as LAZ (every
 /// attribute of the source kept, the classes replaced, a `confidence` attribute added). Blocking.
 ///
 /// `metres_per_unit` is the file's linear unit (0.3048 for feet; 1 for metres or an unknown
 /// CRS): every parameter is in metres, so the coordinates are scaled to metres before any step
-/// (the output keeps the file's own coordinates; only classes are written).
+/// (the output keeps the file's own coordinates; only classes are written). A file of more than
+/// `tiling.tile_points` points is classified in tiles ([`crate::tiles`]).
+#[allow(clippy::too_many_arguments)]
 pub fn classify_file(
     source: &Path,
     output: &Path,
@@ -476,32 +506,170 @@ pub fn classify_file(
     params: &PipelineParams,
     model: Option<&Model>,
     metres_per_unit: f64,
+    tiling: Tiling,
     progress: &(dyn Fn(f64) -> bool + Sync),
 ) -> Result<Report, PipelineError> {
     let all = Instant::now();
+    let metres_per_unit = if metres_per_unit.is_finite() && metres_per_unit > 0.0 { metres_per_unit } else { 1.0 };
     let stages = Stages { progress };
     let mut timings = BTreeMap::new();
-    let mut timed = |name: &str, t: Instant| {
-        timings.insert(name.to_owned(), (t.elapsed().as_secs_f64() * 1000.0).round() / 1000.0);
-    };
     let t = Instant::now();
-    let (_, mut cloud) = read_path(source, limits)?;
-    if metres_per_unit.is_finite() && metres_per_unit > 0.0 && (metres_per_unit - 1.0).abs() > 1e-12 {
-        for v in cloud.x.iter_mut().chain(cloud.y.iter_mut()).chain(cloud.z.iter_mut()) {
-            *v *= metres_per_unit;
+    let info = {
+        let mut file = std::io::BufReader::new(std::fs::File::open(source)?);
+        check_header(&mut file, limits)?
+    };
+    let n = usize::try_from(info.points).map_err(|_| PipelineError::Step {
+        step: "read",
+        detail: "more points than this machine can address".into(),
+    })?;
+    let (classes, confidence, assigned, tiles) = if info.points <= tiling.tile_points {
+        let (_, mut cloud) = read_path(source, limits)?;
+        to_metres(&mut cloud, metres_per_unit);
+        timed(&mut timings, "read", t);
+        stages.check(0.1)?;
+        let spacing = crate::density::spacing(&cloud.x, &cloud.y);
+        let out = classify_cloud(&cloud, spacing, params, model, &mut timings, &stages.at(0.1, 0.75))?;
+        let mut assigned: BTreeMap<String, u64> = BTreeMap::new();
+        for (&c, _) in out.classes.iter().zip(&out.assigned).filter(|(_, &a)| a) {
+            *assigned.entry(c.to_string()).or_default() += 1;
         }
+        (out.classes, out.confidence, assigned, 1)
+    } else {
+        let grid = Grid::plan(&info, tiling, metres_per_unit);
+        let dir = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let colour = matches!(info.point_format, 2 | 3 | 5 | 7 | 8 | 10);
+        let mut spool = Spool::new(dir, grid.len(), colour, matches!(info.point_format, 8 | 10))?;
+        let mut seen = 0u64;
+        let mut tiles_of = Vec::with_capacity(4);
+        stream_path(source, limits, |_, batch| {
+            for i in 0..batch.len() {
+                grid.tiles_of(batch.x[i], batch.y[i], &mut tiles_of);
+                for (k, &tile) in tiles_of.iter().enumerate() {
+                    spool.push(tile, seen + i as u64, k == 0, batch, i)?;
+                }
+            }
+            seen += batch.len() as u64;
+            if (stages.progress)(0.1 * seen as f64 / n.max(1) as f64) {
+                Ok(())
+            } else {
+                Err(ReadError::Io(std::io::Error::new(std::io::ErrorKind::Interrupted, "cancelled")))
+            }
+        })
+        .map_err(|e| match e {
+            ReadError::Io(e) if e.kind() == std::io::ErrorKind::Interrupted => PipelineError::Cancelled,
+            e => PipelineError::Read(e),
+        })?;
+        spool.finish()?;
+        // One spacing for every tile, that of the whole file (as if it were read whole).
+        let m = metres_per_unit;
+        let [minx, miny, _, maxx, maxy, _] = info.bounds;
+        let spacing = crate::density::spacing_over([minx * m, miny * m, maxx * m, maxy * m], n, |each| {
+            spool.for_each_owned(|x, y| each(x * m, y * m))
+        })?;
+        timed(&mut timings, "read", t);
+        let mut classes = vec![0u8; n];
+        let mut confidence = vec![255u8; n];
+        let mut assigned: BTreeMap<String, u64> = BTreeMap::new();
+        let spooled: u64 = spool.counts().iter().sum();
+        let mut done = 0u64;
+        let mut tiles = 0;
+        for tile in 0..grid.len() {
+            let count = spool.counts()[tile];
+            if count == 0 {
+                continue;
+            }
+            let t = Instant::now();
+            let mut points = spool.load(tile)?;
+            to_metres(&mut points.cloud, metres_per_unit);
+            timed(&mut timings, "read", t);
+            let (start, share) = (done as f64 / spooled as f64, count as f64 / spooled as f64);
+            let within = stages.at(0.1 + 0.75 * start, 0.75 * share);
+            let out = classify_cloud(&points.cloud, spacing, params, model, &mut timings, &within)?;
+            for (j, &i) in points.index.iter().enumerate() {
+                if points.owned[j] {
+                    let i = i as usize;
+                    classes[i] = out.classes[j];
+                    confidence[i] = out.confidence[j];
+                    if out.assigned[j] {
+                        *assigned.entry(out.classes[j].to_string()).or_default() += 1;
+                    }
+                }
+            }
+            done += count;
+            tiles += 1;
+        }
+        (classes, confidence, assigned, tiles)
+    };
+    stages.check(0.85)?;
+    let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
+    for &c in &classes {
+        *histogram.entry(c.to_string()).or_default() += 1;
     }
-    timed("read", t);
-    stages.check(0.1)?;
+
+    // 5. The new version.
+    let t = Instant::now();
+    let opts = Rewrite {
+        format: OutputFormat::Laz,
+        bbox: None,
+        classes: None,
+        classification: Some(classes),
+        confidence: Some(confidence),
+    };
+    let mut file = std::io::BufWriter::new(std::fs::File::create(output)?);
+    rewrite(source, &mut file, &opts, &stages.at(0.85, 0.15)).map_err(|e| match e {
+        WriteError::Cancelled => PipelineError::Cancelled,
+        e => PipelineError::Write(e.to_string()),
+    })?;
+    std::io::Write::flush(&mut file)?;
+    timed(&mut timings, "write", t);
+    let seconds = all.elapsed().as_secs_f64();
+    timings.insert("total".into(), seconds);
+    for v in timings.values_mut() {
+        *v = (*v * 1000.0).round() / 1000.0;
+    }
+    Ok(Report {
+        points: n as u64,
+        histogram,
+        assigned,
+        timings,
+        points_per_second: (n as f64 / seconds.max(1e-9)).round(),
+        model: params
+            .steps
+            .classes
+            .then(|| model.map(|m| format!("{} v{}", m.header.format, m.header.version)))
+            .flatten(),
+        tiles,
+    })
+}
+
+/// The classes the steps give one cloud (in metres).
+struct Classified {
+    classes: Vec<u8>,
+    confidence: Vec<u8>,
+    /// Whether a step set the point's class (rather than the file's own class staying).
+    assigned: Vec<bool>,
+}
+
+/// Noise, ground, height above ground and classes over one cloud (a whole file or a tile with
+/// its buffer), `spacing` being the nominal spacing of the whole file; `progress` gets 0–1 of
+/// this cloud's share.
+fn classify_cloud(
+    cloud: &PointCloud,
+    spacing: f64,
+    params: &PipelineParams,
+    model: Option<&Model>,
+    timings: &mut BTreeMap<String, f64>,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+) -> Result<Classified, PipelineError> {
+    let stages = Stages { progress };
     let n = cloud.len();
     let mut classes = cloud.classification.clone();
     let mut confidence = vec![255u8; n];
-    let mut assigned: BTreeMap<String, u64> = BTreeMap::new();
+    let mut assigned = vec![false; n];
     let step =
         |step: &'static str| move |e: &dyn std::fmt::Display| PipelineError::Step { step, detail: e.to_string() };
 
     // 1. Noise.
-    let spacing = crate::density::spacing(&cloud.x, &cloud.y);
     let mut noise = vec![0u8; n];
     if params.steps.noise {
         let t = Instant::now();
@@ -522,7 +690,7 @@ pub fn classify_file(
             min_k: params.noise.min_k,
             ..Noise::default()
         };
-        let found = filter.classify(&cloud.x, &cloud.y, &cloud.z, &stages.at(0.1, 0.15)).map_err(|e| match e {
+        let found = filter.classify(&cloud.x, &cloud.y, &cloud.z, &stages.at(0.0, 0.2)).map_err(|e| match e {
             crate::noise::NoiseError::Cancelled => PipelineError::Cancelled,
             e => step("noise")(&e),
         })?;
@@ -531,7 +699,7 @@ pub fn classify_file(
                 *k = f;
             }
         }
-        timed("noise", t);
+        timed(timings, "noise", t);
     } else {
         for (k, &c) in noise.iter_mut().zip(&cloud.classification) {
             if c == 7 || c == 18 {
@@ -539,14 +707,14 @@ pub fn classify_file(
             }
         }
     }
-    stages.check(0.25)?;
+    stages.check(0.2)?;
 
     // 2. Ground.
     let mut ground: Vec<bool> = if params.steps.ground {
         let t = Instant::now();
         let selected: Vec<bool> = noise.iter().map(|&k| k == 0).collect();
         let g = if params.ground.method == "csf" {
-            params.csf().classify(&cloud.x, &cloud.y, &cloud.z, Some(&selected), &stages.at(0.25, 0.2)).map_err(
+            params.csf().classify(&cloud.x, &cloud.y, &cloud.z, Some(&selected), &stages.at(0.2, 0.27)).map_err(
                 |e| match e {
                     crate::csf::CsfError::Cancelled => PipelineError::Cancelled,
                     e => step("ground")(&e),
@@ -555,19 +723,19 @@ pub fn classify_file(
         } else {
             params
                 .smrf(spacing)
-                .classify_cloud_without(&cloud, &noise.iter().map(|&k| k != 0).collect::<Vec<_>>())
+                .classify_cloud_without(cloud, &noise.iter().map(|&k| k != 0).collect::<Vec<_>>())
                 .map_err(|e| step("ground")(&e))?
         };
         let mut g = g;
         if params.ground.roofs {
             crate::rules::Rules::default().lower_raised_ground(&cloud.x, &cloud.y, &cloud.z, &mut g, spacing);
         }
-        timed("ground", t);
+        timed(timings, "ground", t);
         g
     } else {
         cloud.classification.iter().map(|&c| c == 2).collect()
     };
-    stages.check(0.45)?;
+    stages.check(0.47)?;
 
     // 3. Height above ground.
     let need_hag = params.steps.hag || params.steps.classes;
@@ -577,15 +745,16 @@ pub fn classify_file(
         if let (true, Some(offset)) = (params.steps.ground, params.ground.offset) {
             crate::rules::trim_ground(&mut ground, &h, offset);
         }
-        timed("hag", t);
+        timed(timings, "hag", t);
         Some(h)
     } else {
         None
     };
-    stages.check(0.5)?;
+    stages.check(0.53)?;
 
     // 4. Learned classes.
     let mut learned: Option<(Vec<u8>, Vec<u8>)> = None;
+    let mut water_points: Option<Vec<bool>> = None;
     if params.steps.classes {
         let model = model.ok_or_else(|| PipelineError::Step { step: "classes", detail: "no model loaded".into() })?;
         let t = Instant::now();
@@ -601,16 +770,20 @@ pub fn classify_file(
             spacing,
         };
         let out =
-            learn::classify_objects_by(&cloud, &ground, &noise, h, &how, &stages.at(0.5, 0.35)).map_err(
+            learn::classify_objects_by(cloud, &ground, &noise, h, &how, &stages.at(0.53, 0.47)).map_err(
                 |e| match e {
                     learn::LearnError::Cancelled => PipelineError::Cancelled,
                     e => step("classes")(&e),
                 },
             )?;
-        timed("classes", t);
+        if params.classes.water {
+            let water = how.rules.water(&cloud.x, &cloud.y, &cloud.z, &ground, &cloud.number_of_returns, spacing);
+            water_points = Some(water);
+        }
+        timed(timings, "classes", t);
         learned = Some(out);
     }
-    stages.check(0.85)?;
+    stages.check(1.0)?;
 
     // The classes: what each step decided, the file's own class elsewhere.
     for i in 0..n {
@@ -635,47 +808,13 @@ pub fn classify_file(
                 confidence[i] = lconf[i];
             }
         }
-        if c != classes[i] || (params.steps.ground && ground[i]) || (params.steps.noise && noise[i] != 0) {
-            *assigned.entry(c.to_string()).or_default() += 1;
+        if water_points.as_ref().is_some_and(|w| w[i]) && ground[i] && noise[i] == 0 {
+            c = 9;
         }
+        assigned[i] = c != classes[i] || (params.steps.ground && ground[i]) || (params.steps.noise && noise[i] != 0);
         classes[i] = c;
     }
-    let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
-    for &c in &classes {
-        *histogram.entry(c.to_string()).or_default() += 1;
-    }
-    drop(cloud);
-
-    // 5. The new version.
-    let t = Instant::now();
-    let opts = Rewrite {
-        format: OutputFormat::Laz,
-        bbox: None,
-        classes: None,
-        classification: Some(classes),
-        confidence: Some(confidence),
-    };
-    let mut file = std::io::BufWriter::new(std::fs::File::create(output)?);
-    rewrite(source, &mut file, &opts, &stages.at(0.85, 0.15)).map_err(|e| match e {
-        WriteError::Cancelled => PipelineError::Cancelled,
-        e => PipelineError::Write(e.to_string()),
-    })?;
-    std::io::Write::flush(&mut file)?;
-    timed("write", t);
-    let seconds = all.elapsed().as_secs_f64();
-    timings.insert("total".into(), (seconds * 1000.0).round() / 1000.0);
-    Ok(Report {
-        points: n as u64,
-        histogram,
-        assigned,
-        timings,
-        points_per_second: (n as f64 / seconds.max(1e-9)).round(),
-        model: params
-            .steps
-            .classes
-            .then(|| model.map(|m| format!("{} v{}", m.header.format, m.header.version)))
-            .flatten(),
-    })
+    Ok(Classified { classes, confidence, assigned })
 }
 
 #[cfg(test)]
@@ -691,7 +830,7 @@ mod tests {
             "noise": {"method": "radius", "radius": null, "min_k": 2, "mean_k": 8, "multiplier": 2.0, "elm": true},
             "ground": {"method": "smrf", "cell": null, "slope": 0.15, "window": 24.0, "scalar": 1.0, "threshold": 0.45,
                        "cut": 0.0, "roofs": true, "offset": null},
-            "classes": {"method": "combined"},
+            "classes": {"method": "combined", "water": true},
             "model": "default"
         });
         let parsed = PipelineParams::from_json(&body).unwrap();

@@ -110,7 +110,48 @@ impl PointCloud {
         self.x.is_empty()
     }
 
-    fn with_capacity(n: usize, rgb: bool, nir: bool) -> Self {
+    /// Empties every column, keeping which columns the cloud has.
+    pub fn clear(&mut self) {
+        self.x.clear();
+        self.y.clear();
+        self.z.clear();
+        self.classification.clear();
+        self.return_number.clear();
+        self.number_of_returns.clear();
+        self.intensity.clear();
+        if let Some(rgb) = &mut self.rgb {
+            rgb.clear();
+        }
+        if let Some(nir) = &mut self.nir {
+            nir.clear();
+        }
+    }
+
+    /// Appends the points of `other`; a colour column `other` lacks is padded with zeros.
+    pub fn append(&mut self, other: &PointCloud) {
+        let n = other.len();
+        self.x.extend_from_slice(&other.x);
+        self.y.extend_from_slice(&other.y);
+        self.z.extend_from_slice(&other.z);
+        self.classification.extend_from_slice(&other.classification);
+        self.return_number.extend_from_slice(&other.return_number);
+        self.number_of_returns.extend_from_slice(&other.number_of_returns);
+        self.intensity.extend_from_slice(&other.intensity);
+        if let Some(rgb) = &mut self.rgb {
+            match &other.rgb {
+                Some(o) => rgb.extend_from_slice(o),
+                None => rgb.resize(rgb.len() + n, [0; 3]),
+            }
+        }
+        if let Some(nir) = &mut self.nir {
+            match &other.nir {
+                Some(o) => nir.extend_from_slice(o),
+                None => nir.resize(nir.len() + n, 0),
+            }
+        }
+    }
+
+    pub(crate) fn with_capacity(n: usize, rgb: bool, nir: bool) -> Self {
         Self {
             rgb: rgb.then(|| Vec::with_capacity(n)),
             nir: nir.then(|| Vec::with_capacity(n)),
@@ -151,7 +192,37 @@ pub fn check_header<R: Read + Seek>(read: &mut R, limits: Limits) -> Result<Poin
 }
 
 /// Reads a LAS or LAZ file from a seekable source.
-pub fn read_from<R>(mut read: R, limits: Limits) -> Result<(PointCloudInfo, PointCloud)>
+pub fn read_from<R>(read: R, limits: Limits) -> Result<(PointCloudInfo, PointCloud)>
+where
+    R: Read + Seek + Send + Sync + 'static,
+{
+    let mut cloud = None;
+    let info = stream_from(read, limits, |info, batch| {
+        let all = cloud.get_or_insert_with(|| {
+            let n = usize::try_from(info.points).unwrap_or(0);
+            PointCloud::with_capacity(n, batch.rgb.is_some(), batch.nir.is_some())
+        });
+        all.append(batch);
+        Ok(())
+    })?;
+    Ok((info, cloud.unwrap_or_default()))
+}
+
+/// Reads a LAS or LAZ file a batch of points at a time (about 4 MiB of records each), in file
+/// order, without holding the whole file: `each` gets every batch, and its error stops the read.
+pub fn stream_path(
+    path: impl AsRef<Path>,
+    limits: Limits,
+    each: impl FnMut(&PointCloudInfo, &PointCloud) -> Result<()>,
+) -> Result<PointCloudInfo> {
+    stream_from(BufReader::new(File::open(path)?), limits, each)
+}
+
+fn stream_from<R>(
+    mut read: R,
+    limits: Limits,
+    mut each: impl FnMut(&PointCloudInfo, &PointCloud) -> Result<()>,
+) -> Result<PointCloudInfo>
 where
     R: Read + Seek + Send + Sync + 'static,
 {
@@ -159,8 +230,8 @@ where
     read.seek(SeekFrom::Start(0))?;
     // The `laz` decoder asserts on some corrupt arithmetic-coded streams instead of returning
     // an error; such a panic is contained here and reported as what it is, a corrupt file.
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(read, info))) {
-        Ok(result) => result,
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(read, &info, &mut each))) {
+        Ok(result) => result.map(|()| info),
         Err(panic) => {
             let msg = panic
                 .downcast_ref::<&str>()
@@ -172,12 +243,16 @@ where
     }
 }
 
-fn decode<R>(read: R, info: PointCloudInfo) -> Result<(PointCloudInfo, PointCloud)>
+fn decode<R>(
+    read: R,
+    info: &PointCloudInfo,
+    each: &mut dyn FnMut(&PointCloudInfo, &PointCloud) -> Result<()>,
+) -> Result<()>
 where
     R: Read + Seek + Send + Sync + 'static,
 {
     let mut read = read;
-    let parallel = laz_parallelism(&mut read, &info);
+    let parallel = laz_parallelism(&mut read, info);
     read.seek(SeekFrom::Start(0))?;
     let mut reader = Reader::with_options(read, ReaderOptions::default().with_laz_parallelism(parallel))?;
     let header = reader.header();
@@ -190,15 +265,17 @@ where
     }
     let n = usize::try_from(info.points).map_err(|_| limit("points", info.points, usize::MAX as u64))?;
     let format = header.point_format();
-    let mut cloud = PointCloud::with_capacity(n, format.has_color, format.has_nir);
     let mut batch = PointDataBuilder::new().for_header(header).build();
     // Batches of about 4 MiB, whatever the record length.
     let batch_points = (4u64 << 20) / u64::from(info.record_length).max(1) + 1;
-    while cloud.len() < n {
-        let got = reader.fill_points(batch_points, &mut batch)?;
+    let mut cloud = PointCloud::with_capacity(batch_points as usize, format.has_color, format.has_nir);
+    let mut seen = 0usize;
+    while seen < n {
+        let got = reader.fill_points(batch_points.min((n - seen) as u64), &mut batch)?;
         if got == 0 {
-            return Err(ReadError::Header(format!("the file ends after {} of {n} points", cloud.len())));
+            return Err(ReadError::Header(format!("the file ends after {seen} of {n} points")));
         }
+        cloud.clear();
         cloud.x.extend(batch.x());
         cloud.y.extend(batch.y());
         cloud.z.extend(batch.z());
@@ -212,13 +289,15 @@ where
         if let (Some(nir), Some(column)) = (cloud.nir.as_mut(), batch.nir()) {
             nir.extend(column);
         }
+        // A format that claims colour and a batch that has none would leave the columns short.
+        let short = |len: Option<usize>| len.is_some_and(|l| l != cloud.len());
+        if short(cloud.rgb.as_ref().map(Vec::len)) || short(cloud.nir.as_ref().map(Vec::len)) {
+            return Err(ReadError::Header("the colour columns do not match the points".to_owned()));
+        }
+        seen += cloud.len();
+        each(info, &cloud)?;
     }
-    // A format that claims colour and a batch that has none would leave the columns short.
-    let short = |len: Option<usize>| len.is_some_and(|l| l != n);
-    if short(cloud.rgb.as_ref().map(Vec::len)) || short(cloud.nir.as_ref().map(Vec::len)) {
-        return Err(ReadError::Header("the colour columns do not match the points".to_owned()));
-    }
-    Ok((info, cloud))
+    Ok(())
 }
 
 fn limit(what: &'static str, value: u64, limit: u64) -> ReadError {

@@ -24,6 +24,15 @@
 //!   planar points make at least `planar_share` of its elevated points and (when the file
 //!   records several returns) at most `multi_share` of them are first-of-many returns. Every
 //!   point of its cells at least `building_height` above the ground is class 6.
+//! - **Water** ([`Rules::water`]): laser light is absorbed or mirrored away by water, so a water
+//!   surface is where the survey has few returns, and the few it has are flat and single. Cells of
+//!   three spacings (1 m at least) holding under `water_density` of the points the survey's
+//!   density puts in a cell are joined into regions (4-neighbours); a region of at least
+//!   `water_area` whose single-return ground points number at least `water_points`, spread by at
+//!   most `water_flatness` (90th less 10th percentile) and lie at least `water_below` under the
+//!   median ground of the dense cells around it is water: those of its single-return ground
+//!   points within `water_flatness` of its median height are class 9. A survey edge or an
+//!   occlusion shadow is sparse too, but its points are level with the ground beside it.
 //! - **Vegetation**: every other point above the ground that is neither ground nor noise, class
 //!   3 under `vegetation_heights[0]`, 4 under `vegetation_heights[1]`, 5 above (IGN's Lidar HD
 //!   bands: 0.5 m and 1.5 m).
@@ -33,6 +42,7 @@ use std::collections::{HashMap, VecDeque};
 
 /// The thresholds of the rules, metres and shares.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Rules {
     /// Lowest height above ground of a building point (2.0).
     pub building_height: f64,
@@ -59,6 +69,17 @@ pub struct Rules {
     pub jump: f64,
     /// Largest plateau taken for a roof, square metres (50,000).
     pub roof_area: f64,
+    /// Water: a cell (three spacings, 1 m at least) is sparse when it holds fewer than this
+    /// share of the points the survey's density puts in a cell (0.25).
+    pub water_density: f64,
+    /// Water: smallest sparse region, square metres (25).
+    pub water_area: f64,
+    /// Water: fewest single-return ground points in the region (5).
+    pub water_points: usize,
+    /// Water: largest spread (90th less 10th percentile) of their heights, metres (0.3).
+    pub water_flatness: f64,
+    /// Water: least depth of the surface under the ground of the cells around it, metres (0.1).
+    pub water_below: f64,
 }
 
 impl Default for Rules {
@@ -74,6 +95,11 @@ impl Default for Rules {
             vegetation_heights: [0.5, 1.5],
             jump: 2.0,
             roof_area: 50_000.0,
+            water_density: 0.25,
+            water_area: 25.0,
+            water_points: 5,
+            water_flatness: 0.3,
+            water_below: 0.1,
         }
     }
 }
@@ -213,6 +239,107 @@ impl Rules {
             raised[i] = is_roof[label[cell_of(i)] as usize];
         }
         raised
+    }
+
+    /// The points on water (class 9): see the module's description. `ground` is the ground
+    /// filter's answer; `returns` the number of returns of each point (0 where the file does
+    /// not record it: taken as single).
+    #[allow(clippy::too_many_arguments)]
+    pub fn water(&self, x: &[f64], y: &[f64], z: &[f64], ground: &[bool], returns: &[u8], spacing: f64) -> Vec<bool> {
+        let n = x.len().min(y.len()).min(z.len()).min(ground.len());
+        let mut water = vec![false; n];
+        let Some((b, count)) = crate::density::bounds(x, y, |_| true) else {
+            return water;
+        };
+        let want = (3.0 * spacing).max(1.0);
+        let cell = crate::density::grid_cell(want, b[2] - b[0], b[3] - b[1], count, 20_000_000);
+        if cell > 1.5 * want {
+            // The points are too few over their extent for a density contrast to mean anything.
+            return water;
+        }
+        let nx = ((b[2] - b[0]) / cell).floor() as usize + 1;
+        let ny = ((b[3] - b[1]) / cell).floor() as usize + 1;
+        let cell_of = |i: usize| -> Option<usize> {
+            let (cx, cy) = ((x[i] - b[0]) / cell, (y[i] - b[1]) / cell);
+            (cx.is_finite() && cy.is_finite()).then(|| (cy as usize).min(ny - 1) * nx + (cx as usize).min(nx - 1))
+        };
+        let mut counts = vec![0u32; nx * ny];
+        for i in 0..n {
+            if let Some(c) = cell_of(i) {
+                counts[c] += 1;
+            }
+        }
+        let expected = (cell / spacing.max(1e-3)).powi(2);
+        let sparse: Vec<bool> = counts.iter().map(|&c| f64::from(c) < self.water_density * expected).collect();
+        // Regions of sparse cells, and the dense cells bordering each.
+        const NONE: u32 = u32::MAX;
+        let mut region = vec![NONE; nx * ny];
+        let mut bank = vec![NONE; nx * ny];
+        let mut areas: Vec<f64> = Vec::new();
+        let mut queue = VecDeque::new();
+        for start in 0..nx * ny {
+            if !sparse[start] || region[start] != NONE {
+                continue;
+            }
+            let id = areas.len() as u32;
+            let mut cells = 0usize;
+            region[start] = id;
+            queue.push_back(start);
+            while let Some(c) = queue.pop_front() {
+                cells += 1;
+                let (cx, cy) = (c % nx, c / nx);
+                let around = [
+                    (cx > 0).then(|| c - 1),
+                    (cx + 1 < nx).then(|| c + 1),
+                    (cy > 0).then(|| c - nx),
+                    (cy + 1 < ny).then(|| c + nx),
+                ];
+                for d in around.into_iter().flatten() {
+                    if sparse[d] {
+                        if region[d] == NONE {
+                            region[d] = id;
+                            queue.push_back(d);
+                        }
+                    } else {
+                        bank[d] = id;
+                    }
+                }
+            }
+            areas.push(cells as f64 * cell * cell);
+        }
+        let big: Vec<bool> = areas.iter().map(|&a| a >= self.water_area).collect();
+        let single = |i: usize| returns.get(i).is_none_or(|&r| r <= 1);
+        let mut surface: Vec<Vec<f64>> = vec![Vec::new(); areas.len()];
+        let mut banks: Vec<Vec<f64>> = vec![Vec::new(); areas.len()];
+        for i in (0..n).filter(|&i| ground[i]) {
+            let Some(c) = cell_of(i) else { continue };
+            if region[c] != NONE && big[region[c] as usize] && single(i) {
+                surface[region[c] as usize].push(z[i]);
+            } else if bank[c] != NONE && big[bank[c] as usize] {
+                banks[bank[c] as usize].push(z[i]);
+            }
+        }
+        let level: Vec<Option<f64>> = surface
+            .iter_mut()
+            .zip(&mut banks)
+            .map(|(s, k)| {
+                if s.len() < self.water_points.max(1) || k.is_empty() {
+                    return None;
+                }
+                s.sort_by(f64::total_cmp);
+                let at = |v: &[f64], q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+                let (median, spread) = (at(s, 0.5), at(s, 0.9) - at(s, 0.1));
+                k.sort_by(f64::total_cmp);
+                (spread <= self.water_flatness && median <= at(k, 0.5) - self.water_below).then_some(median)
+            })
+            .collect();
+        for i in (0..n).filter(|&i| ground[i] && single(i)) {
+            let Some(c) = cell_of(i) else { continue };
+            if let Some(Some(median)) = (region[c] != NONE).then(|| level[region[c] as usize]) {
+                water[i] = (z[i] - median).abs() <= self.water_flatness;
+            }
+        }
+        water
     }
 
     /// Takes the points of raised plateaus ([`Rules::raised_ground`]) out of `ground`.
@@ -364,6 +491,42 @@ mod tests {
         }
         let raised = Rules::default().raised_ground(&x, &y, &z, &vec![true; x.len()], 0.5);
         assert!(raised.iter().all(|&r| !r));
+    }
+
+    #[test]
+    fn a_sparse_flat_low_surface_is_water_and_a_survey_edge_is_not() {
+        // A 60 × 60 m survey at 4 points/m² on flat ground at z = 2, a canal 10 m wide at
+        // z = 1 where one return in twenty comes back, and the survey thinning out at its east
+        // edge on ground level with the rest.
+        let (mut x, mut y, mut z, mut truth) = (vec![], vec![], vec![], vec![]);
+        let mut rng = crate::forest::SplitMix64::new(7);
+        for i in 0..120 {
+            for j in 0..120 {
+                let (px, py) = (f64::from(i) * 0.5, f64::from(j) * 0.5);
+                let canal = (20.0..30.0).contains(&px);
+                let edge = px >= 55.0;
+                let k = rng.next_u64() % 20;
+                if (canal && k != 0) || (edge && k >= 2) {
+                    continue;
+                }
+                x.push(px);
+                y.push(py);
+                z.push(if canal { 1.0 + f64::from(j % 3) * 0.02 } else { 2.0 });
+                truth.push(canal);
+            }
+        }
+        let ground = vec![true; x.len()];
+        let returns = vec![1u8; x.len()];
+        let spacing = crate::density::spacing(&x, &y);
+        let water = Rules::default().water(&x, &y, &z, &ground, &returns, spacing);
+        let found = water.iter().zip(&truth).filter(|(w, t)| **w && **t).count();
+        let wrong = water.iter().zip(&truth).filter(|(w, t)| **w && !**t).count();
+        let canal = truth.iter().filter(|t| **t).count();
+        assert!(found * 10 >= canal * 7, "{found} of {canal} canal points");
+        assert_eq!(wrong, 0);
+        // Multiple returns are not water; a file with no sparse area has none.
+        let multi = Rules::default().water(&x, &y, &z, &ground, &vec![2u8; x.len()], spacing);
+        assert!(!multi.iter().any(|w| *w));
     }
 
     #[test]

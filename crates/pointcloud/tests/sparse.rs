@@ -7,6 +7,7 @@
 use meridian_pointcloud::learn::Model;
 use meridian_pointcloud::pipeline::{classify_file, PipelineParams};
 use meridian_pointcloud::reader::Limits;
+use meridian_pointcloud::tiles::Tiling;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -103,7 +104,9 @@ fn six_thousand_points_over_ten_kilometres_classify_within_their_budget() {
     let before = HELD.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
     let started = std::time::Instant::now();
-    let report = classify_file(&source, &out, Limits::default(), &params, Some(&model), 1.0, &|_| true).unwrap();
+    let report =
+        classify_file(&source, &out, Limits::default(), &params, Some(&model), 1.0, Tiling::default(), &|_| true)
+            .unwrap();
     let seconds = started.elapsed().as_secs_f64();
     let peak = PEAK.load(Ordering::Relaxed) - before;
     println!(

@@ -1620,6 +1620,11 @@ export interface components {
              *     `rules`, `model`, or `heights` (vegetation by height band alone, the PDAL-style baseline).
              */
             method?: string;
+            /**
+             * @description Ground points on water (sparse, flat, single returns below the ground around them)
+             *     become class 9 (true).
+             */
+            water?: boolean;
         };
         /** @description The ground step: PDAL's `filters.smrf` or `filters.csf` names, and the raised-ground step. */
         ClassifyGround: {

@@ -58,7 +58,7 @@ impl PointCloudService {
                 "/",
                 "point_cloud_too_large",
                 format!(
-                    "the point cloud has {points} points; classification holds at most {} in memory (pointcloud.max_classify_points)",
+                    "the point cloud has {points} points; classification takes at most {} (pointcloud.max_classify_points)",
                     self.config.max_classify_points
                 ),
             )
@@ -195,6 +195,7 @@ impl JobHandler for ClassifyJobHandler {
         };
         let output = work.path().join("classified.laz");
         let limits = crate::reader::Limits { max_points: svc.config.max_classify_points };
+        let tile_points = svc.config.classify_tile_points;
         // Parameters are metres: a file in feet is scaled first (unknown CRS: metres assumed).
         let known =
             d.crs.as_ref().and_then(|c| c.metres_per_unit.or_else(|| c.epsg.and_then(crate::crs::linear_unit_of_epsg)));
@@ -204,7 +205,8 @@ impl JobHandler for ClassifyJobHandler {
         let seen = percent.clone();
         let out = output.clone();
         let run = tokio::task::spawn_blocking(move || {
-            pipeline::classify_file(&source, &out, limits, &params, model.as_deref(), metres_per_unit, &|f| {
+            let tiling = crate::tiles::Tiling { tile_points, ..crate::tiles::Tiling::default() };
+            pipeline::classify_file(&source, &out, limits, &params, model.as_deref(), metres_per_unit, tiling, &|f| {
                 seen.store((f * 98.0) as u8, Ordering::Relaxed);
                 !cancel.is_cancelled()
             })

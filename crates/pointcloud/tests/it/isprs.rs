@@ -62,6 +62,7 @@ fn smrf_is_deterministic() {
 #[test]
 fn a_file_in_feet_is_classified_as_in_metres() {
     use meridian_pointcloud::pipeline::{classify_file, PipelineParams};
+    use meridian_pointcloud::tiles::Tiling;
     let source = sample_path("11");
     let dir = tempfile::tempdir().unwrap();
     // The sample rewritten with coordinates in US survey feet.
@@ -87,7 +88,7 @@ fn a_file_in_feet_is_classified_as_in_metres() {
     let params = PipelineParams::from_json(&serde_json::json!({"steps": ["ground"]})).unwrap();
     let ground = |file: &std::path::Path, unit: f64| -> Vec<bool> {
         let out = dir.path().join("out.laz");
-        classify_file(file, &out, Limits::default(), &params, None, unit, &|_| true).unwrap();
+        classify_file(file, &out, Limits::default(), &params, None, unit, Tiling::default(), &|_| true).unwrap();
         let (_, cloud) = read_path(&out, Limits::default()).unwrap();
         cloud.classification.iter().map(|&c| c == 2).collect()
     };
@@ -110,13 +111,15 @@ fn a_file_in_feet_is_classified_as_in_metres() {
 #[test]
 fn isprs_through_the_default_pipeline() {
     use meridian_pointcloud::pipeline::{classify_file, PipelineParams};
+    use meridian_pointcloud::tiles::Tiling;
     let params = PipelineParams::from_json(&serde_json::json!({"steps": ["noise", "ground"]})).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let results: Vec<(&str, Confusion)> = SAMPLES
         .iter()
         .map(|&s| {
             let out = dir.path().join(format!("{s}.laz"));
-            classify_file(&sample_path(s), &out, Limits::default(), &params, None, 1.0, &|_| true).unwrap();
+            classify_file(&sample_path(s), &out, Limits::default(), &params, None, 1.0, Tiling::default(), &|_| true)
+                .unwrap();
             let (_, reference) = read_path(sample_path(s), Limits::default()).unwrap();
             let (_, got) = read_path(&out, Limits::default()).unwrap();
             let truth: Vec<bool> = reference.classification.iter().map(|&c| c == 2).collect();

@@ -55,12 +55,13 @@ fn default_model_keeps_its_held_out_accuracy() {
 #[test]
 fn the_default_pipeline_holds_on_an_unseen_town() {
     use meridian_pointcloud::pipeline::{classify_file, PipelineParams};
+    use meridian_pointcloud::tiles::Tiling;
     let source = data_path("labelled/fr_ign_town_77050_627755.laz");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.laz");
     let model = Model::default_model().unwrap();
     let params = PipelineParams::from_json(&serde_json::json!({})).unwrap();
-    classify_file(&source, &out, Limits::default(), &params, Some(&model), 1.0, &|_| true).unwrap();
+    classify_file(&source, &out, Limits::default(), &params, Some(&model), 1.0, Tiling::default(), &|_| true).unwrap();
     let (_, truth) = read_path(&source, Limits::default()).unwrap();
     let (_, got) = read_path(&out, Limits::default()).unwrap();
     let iou = |member: &dyn Fn(u8) -> bool| {

@@ -11,6 +11,7 @@ mod isprs;
 mod learn;
 mod noise;
 mod reader;
+mod tiles;
 mod writer;
 
 use std::path::{Path, PathBuf};

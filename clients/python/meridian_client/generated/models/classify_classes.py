@@ -26,9 +26,12 @@ class ClassifyClasses:
         Attributes:
             method (str | Unset): `combined` (the default: the model where it is confident, the geometric rules elsewhere),
                 `rules`, `model`, or `heights` (vegetation by height band alone, the PDAL-style baseline).
+            water (bool | Unset): Ground points on water (sparse, flat, single returns below the ground around them)
+                become class 9 (true).
      """
 
     method: str | Unset = UNSET
+    water: bool | Unset = UNSET
 
 
 
@@ -37,6 +40,8 @@ class ClassifyClasses:
     def to_dict(self) -> dict[str, Any]:
         method = self.method
 
+        water = self.water
+
 
         field_dict: dict[str, Any] = {}
 
@@ -44,6 +49,8 @@ class ClassifyClasses:
         })
         if method is not UNSET:
             field_dict["method"] = method
+        if water is not UNSET:
+            field_dict["water"] = water
 
         return field_dict
 
@@ -54,8 +61,11 @@ class ClassifyClasses:
         d = dict(src_dict)
         method = d.pop("method", UNSET)
 
+        water = d.pop("water", UNSET)
+
         classify_classes = cls(
             method=method,
+            water=water,
         )
 
         return classify_classes

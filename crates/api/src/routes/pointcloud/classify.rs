@@ -131,6 +131,10 @@ pub struct ClassifyClasses {
     /// `rules`, `model`, or `heights` (vegetation by height band alone, the PDAL-style baseline).
     #[schema(nullable = false, pattern = "^(combined|rules|model|heights)$")]
     pub method: Option<String>,
+    /// Ground points on water (sparse, flat, single returns below the ground around them)
+    /// become class 9 (true).
+    #[schema(nullable = false)]
+    pub water: Option<bool>,
 }
 
 #[utoipa::path(
