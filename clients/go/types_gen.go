@@ -327,7 +327,8 @@ type ClassifyGround struct {
 //
 // The noise step: PDAL's `filters.outlier` (and `filters.elm`).
 type ClassifyNoise struct {
-	// Run the extended local minimum filter for low outliers first (true).
+	// Run the extended local minimum filter for low outliers first (false: in a sparse closed
+	// canopy it takes the few ground returns for low noise).
 	Elm   *bool  `json:"elm,omitempty"`
 	MeanK *int32 `json:"mean_k,omitempty"`
 	// `radius` (the default) or `statistical`.

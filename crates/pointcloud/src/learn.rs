@@ -274,8 +274,9 @@ fn fnv1a(b: &[u8]) -> u64 {
 /// The steps before the forest, the same for training and inference.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pipeline {
-    /// Low outliers.
-    pub elm: Elm,
+    /// Low outliers (none by default: in a sparse closed canopy ELM takes the few ground
+    /// returns for low noise, see docs/pointcloud.md).
+    pub elm: Option<Elm>,
     /// Ground.
     pub smrf: Smrf,
     /// Cell of the ground raster of the height above ground, metres.
@@ -288,11 +289,10 @@ pub struct Pipeline {
 }
 
 impl Default for Pipeline {
-    /// ELM's defaults (widened over a sparse cloud, [`Elm::for_spacing`]), [`Smrf::isprs`] (its
-    /// cell never finer than the point spacing), the raised-ground step and a 1 m ground raster:
-    /// the classification pipeline's defaults.
+    /// No ELM, [`Smrf::isprs`] (its cell never finer than the point spacing), the raised-ground
+    /// step and a 1 m ground raster: the classification pipeline's defaults.
     fn default() -> Self {
-        Self { elm: Elm::default(), smrf: Smrf::isprs(), hag_cell: 1.0, roofs: true, ground_offset: None }
+        Self { elm: None, smrf: Smrf::isprs(), hag_cell: 1.0, roofs: true, ground_offset: None }
     }
 }
 
@@ -311,8 +311,12 @@ impl Pipeline {
     /// Noise, ground and height above ground of `cloud`.
     pub fn prepare(&self, cloud: &PointCloud) -> Result<Prepared> {
         let spacing = crate::density::spacing(&cloud.x, &cloud.y);
-        let elm = if self.elm == Elm::default() { Elm::for_spacing(spacing) } else { self.elm.clone() };
-        let low = elm.noise(&cloud.x, &cloud.y, &cloud.z);
+        let low = match &self.elm {
+            // ELM's defaults are widened over a sparse cloud ([`Elm::for_spacing`]).
+            Some(elm) if *elm == Elm::default() => Elm::for_spacing(spacing).noise(&cloud.x, &cloud.y, &cloud.z),
+            Some(elm) => elm.noise(&cloud.x, &cloud.y, &cloud.z),
+            None => vec![false; cloud.len()],
+        };
         let mut ground = self.smrf.for_spacing(spacing).classify_cloud_without(cloud, &low)?;
         if self.roofs {
             Rules::default().lower_raised_ground(&cloud.x, &cloud.y, &cloud.z, &mut ground, spacing);

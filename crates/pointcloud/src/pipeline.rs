@@ -45,13 +45,14 @@ pub struct NoiseParams {
     /// points over the area they occupy), so that only points far from any other are noise.
     pub radius: Option<f64>,
     pub min_k: usize,
-    /// Run the extended local minimum filter for low outliers first.
+    /// Run the extended local minimum filter for low outliers first (off by default: in a
+    /// sparse closed canopy it takes the few ground returns for low noise).
     pub elm: bool,
 }
 
 impl Default for NoiseParams {
     fn default() -> Self {
-        Self { method: "radius".into(), mean_k: 8, multiplier: 2.0, radius: None, min_k: 2, elm: true }
+        Self { method: "radius".into(), mean_k: 8, multiplier: 2.0, radius: None, min_k: 2, elm: false }
     }
 }
 
@@ -827,7 +828,7 @@ mod tests {
     fn the_documented_body_is_the_defaults() {
         let body = serde_json::json!({
             "steps": ["noise", "ground", "hag", "classes"],
-            "noise": {"method": "radius", "radius": null, "min_k": 2, "mean_k": 8, "multiplier": 2.0, "elm": true},
+            "noise": {"method": "radius", "radius": null, "min_k": 2, "mean_k": 8, "multiplier": 2.0, "elm": false},
             "ground": {"method": "smrf", "cell": null, "slope": 0.15, "window": 24.0, "scalar": 1.0, "threshold": 0.45,
                        "cut": 0.0, "roofs": true, "offset": null},
             "classes": {"method": "combined", "water": true},

@@ -1670,7 +1670,10 @@ export interface components {
         };
         /** @description The noise step: PDAL's `filters.outlier` (and `filters.elm`). */
         ClassifyNoise: {
-            /** @description Run the extended local minimum filter for low outliers first (true). */
+            /**
+             * @description Run the extended local minimum filter for low outliers first (false: in a sparse closed
+             *     canopy it takes the few ground returns for low noise).
+             */
             elm?: boolean;
             /** Format: int32 */
             mean_k?: number;

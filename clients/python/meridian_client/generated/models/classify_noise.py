@@ -25,7 +25,8 @@ class ClassifyNoise:
     """ The noise step: PDAL's `filters.outlier` (and `filters.elm`).
 
         Attributes:
-            elm (bool | Unset): Run the extended local minimum filter for low outliers first (true).
+            elm (bool | Unset): Run the extended local minimum filter for low outliers first (false: in a sparse closed
+                canopy it takes the few ground returns for low noise).
             mean_k (int | Unset):
             method (str | Unset): `radius` (the default) or `statistical`.
             min_k (int | Unset):

@@ -74,7 +74,8 @@ pub struct ClassifyNoise {
     pub radius: Option<f64>,
     #[schema(nullable = false, minimum = 1, maximum = 100)]
     pub min_k: Option<u32>,
-    /// Run the extended local minimum filter for low outliers first (true).
+    /// Run the extended local minimum filter for low outliers first (false: in a sparse closed
+    /// canopy it takes the few ground returns for low noise).
     #[schema(nullable = false)]
     pub elm: Option<bool>,
 }
@@ -176,7 +177,6 @@ async fn classify_point_cloud(
     }
     let params = ClassifyParams::parse(&value).map_err(ApiError::from)?;
     let (_, job) = state.pointcloud.classify(&caller.account_id, &point_cloud_id, params).await.map_err(area_error)?;
-    state.job_waker.wake();
     let location = format!("/api/v1/jobs/{}", job.id);
     let mut response = (StatusCode::ACCEPTED, Json(JobView::from(job))).into_response();
     if let Ok(v) = HeaderValue::from_str(&location) {
