@@ -17,10 +17,6 @@ pub struct AppState {
     pub accounts: Arc<meridian_accounts::AccountService>,
     pub limiter: Arc<RateLimiter>,
     pub metrics: PrometheusHandle,
-    /// Wakes the job workers after a submit.
-    pub job_waker: Waker,
-    /// Wakes the outbox dispatcher after a commit that carried events.
-    pub event_waker: Waker,
     /// Wakes the webhook delivery worker when deliveries fall due (replay, redelivery, resume).
     pub delivery_waker: Waker,
     /// The DNS write path (validation, rules, events), shared with the DNS server's dynamic updates.
@@ -60,27 +56,16 @@ impl AppState {
 
     /// Builds the state; the token-signing key comes from configuration or, when unset, from the
     /// store (generated once and shared by every node).
-    pub async fn new(
-        config: Arc<Config>,
-        store: Store,
-        job_waker: Waker,
-        event_waker: Waker,
-    ) -> Result<Self, meridian_store::StoreError> {
+    pub async fn new(config: Arc<Config>, store: Store) -> Result<Self, meridian_store::StoreError> {
         let tokens = meridian_accounts::TokenKeys::load(&config, &store).await?;
         let accounts = Arc::new(meridian_accounts::AccountService::new(store.clone(), tokens));
         let limiter = Arc::new(RateLimiter::new(config.rate_limits.clone()));
-        let waker = event_waker.clone();
-        let dns = Arc::new(meridian_dns::service::DnsService::new(
-            store.clone(),
-            Arc::new(config.dns.clone()),
-            Arc::new(move || waker.wake()),
-        ));
+        let dns = Arc::new(meridian_dns::service::DnsService::new(store.clone(), Arc::new(config.dns.clone())));
         let dem = Arc::new(meridian_dem::DemService::new(&config, store.clone()));
         let delivery_waker = Waker::new();
         let subscriptions = meridian_webhooks::SubscriptionService::new(
             store.clone(),
             Arc::new(config.webhooks.clone()),
-            event_waker.clone(),
             delivery_waker.clone(),
         );
         let features = meridian_cadastre::FeatureService::new(store.clone());
@@ -98,8 +83,6 @@ impl AppState {
             accounts,
             limiter,
             metrics: crate::telemetry::prometheus(),
-            job_waker,
-            event_waker,
             delivery_waker,
             dns,
             dem,

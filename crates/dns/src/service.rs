@@ -325,14 +325,12 @@ fn plan_import(zone: &Zone, text: &str, existing: &[Record], config: &DnsConfig)
 pub struct DnsService {
     store: Store,
     config: Arc<DnsConfig>,
-    on_commit: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl DnsService {
-    /// A service over `store`; `on_commit` runs after every commit that carried events (it wakes
-    /// the outbox dispatcher).
-    pub fn new(store: Store, config: Arc<DnsConfig>, on_commit: Arc<dyn Fn() + Send + Sync>) -> Self {
-        Self { store, config, on_commit }
+    /// A service over `store` (whose commits with events wake the outbox dispatcher).
+    pub fn new(store: Store, config: Arc<DnsConfig>) -> Self {
+        Self { store, config }
     }
 
     /// The configuration.
@@ -365,7 +363,6 @@ impl DnsService {
             updated_at: now,
         };
         self.store.dns.create_zone(&zone, &[zone_event(&zone, "dns.zone.created")]).await?;
-        (self.on_commit)();
         Ok(zone)
     }
 
@@ -394,7 +391,6 @@ impl DnsService {
     pub async fn delete_zone(&self, account: &AccountId, id: &str) -> Result<Zone> {
         let zone = self.zone(account, id).await?;
         self.store.dns.delete_zone(account, &zone.id, &[zone_event(&zone, "dns.zone.deleted")]).await?;
-        (self.on_commit)();
         Ok(zone)
     }
 
@@ -443,7 +439,6 @@ impl DnsService {
     async fn commit(&self, zone: &Zone, changes: ChangeSet, events: Vec<NewEvent>) -> Result<Zone> {
         let zone =
             self.store.dns.apply_changes(&zone.account_id, &zone.id, &changes, &events, Timestamp::now()).await?;
-        (self.on_commit)();
         Ok(zone)
     }
 

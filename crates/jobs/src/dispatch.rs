@@ -1,9 +1,10 @@
 //! The outbox dispatcher: reads committed events in order and hands them to every sink. An event
 //! is marked dispatched only after every sink took it, so a crash in between hands it on again
 //! (sinks deduplicate on the event id). Each sink keeps its own position and its own back-off: a
-//! sink that fails is tried again later while the others go on.
+//! sink that fails is tried again later while the others go on. The store's event signal
+//! ([`meridian_store::Signal`], fired after every commit that wrote events) wakes it; the
+//! poll interval is the fallback.
 
-use crate::Waker;
 use async_trait::async_trait;
 use meridian_core::config::EventsConfig;
 use meridian_core::event::Event;
@@ -37,15 +38,14 @@ pub struct Dispatcher {
     store: Store,
     config: EventsConfig,
     sinks: Vec<(Arc<dyn EventSink>, std::sync::Mutex<Position>)>,
-    waker: Waker,
     live: broadcast::Sender<Arc<Event>>,
 }
 
 impl Dispatcher {
-    /// A dispatcher with no sinks yet.
-    pub fn new(store: Store, config: EventsConfig, waker: Waker) -> Self {
+    /// A dispatcher with no sinks yet, woken by `store`'s event signal.
+    pub fn new(store: Store, config: EventsConfig) -> Self {
         let (live, _) = broadcast::channel(1024);
-        Self { store, config, sinks: Vec::new(), waker, live }
+        Self { store, config, sinks: Vec::new(), live }
     }
 
     /// Adds a sink.
@@ -79,7 +79,7 @@ impl Dispatcher {
             };
             tokio::select! {
                 _ = shutdown.cancelled() => {}
-                _ = self.waker.woken() => {}
+                _ = self.store.events.fired() => {}
                 _ = tokio::time::sleep(wait) => {}
             }
         }

@@ -108,15 +108,16 @@ pub struct WorkerPool {
     store: Store,
     config: JobsConfig,
     handlers: HashMap<&'static str, Arc<dyn JobHandler>>,
+    /// Wakes the pool's other loops when one has claimed a job (there may be more).
     waker: Waker,
     name: String,
 }
 
 impl WorkerPool {
-    /// A pool with no handlers yet.
-    pub fn new(store: Store, config: JobsConfig, waker: Waker) -> Self {
+    /// A pool with no handlers yet, woken by `store`'s queued-job signal.
+    pub fn new(store: Store, config: JobsConfig) -> Self {
         let name = format!("{}-{}", hostname(), meridian_core::id::new_id("worker"));
-        Self { store, config, handlers: HashMap::new(), waker, name }
+        Self { store, config, handlers: HashMap::new(), waker: Waker::new(), name }
     }
 
     /// Adds a handler for its kind.
@@ -155,6 +156,7 @@ impl WorkerPool {
                     tokio::select! {
                         _ = shutdown.cancelled() => {}
                         _ = self.waker.woken() => {}
+                        _ = self.store.jobs_queued.fired() => {}
                         _ = tokio::time::sleep(self.config.poll_interval) => {}
                     }
                 }

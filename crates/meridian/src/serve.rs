@@ -6,7 +6,7 @@
 use anyhow::Context;
 use meridian_api::AppState;
 use meridian_core::config::{Config, LogFormat};
-use meridian_jobs::{Dispatcher, Waker, WorkerPool};
+use meridian_jobs::{Dispatcher, WorkerPool};
 use meridian_store::repo::StoreOptions;
 use meridian_store::Store;
 use std::sync::Arc;
@@ -69,11 +69,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     let config = Arc::new(config);
     let store = open_store(&config).await?;
     let shutdown = CancellationToken::new();
-    let job_waker = Waker::new();
-    let event_waker = Waker::new();
-    let state = AppState::new(config.clone(), store.clone(), job_waker.clone(), event_waker.clone())
-        .await
-        .context("preparing the API")?;
+    let state = AppState::new(config.clone(), store.clone()).await.context("preparing the API")?;
     // DEM datasets stored before they were database rows become rows.
     let adopted = state.dem.adopt_blob_records().await.context("adopting stored DEM datasets")?;
     if adopted > 0 {
@@ -96,7 +92,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let mut handoff = None;
     if config.server.roles.workers {
-        let mut pool = WorkerPool::new(store.clone(), config.jobs.clone(), job_waker.clone());
+        let mut pool = WorkerPool::new(store.clone(), config.jobs.clone());
         pool.register(Arc::new(meridian_dem::DemJobHandler::new(state.dem.clone())));
         pool.register(Arc::new(meridian_eo::ingest::IngestJobHandler::new(state.eo.clone())));
         pool.register(Arc::new(meridian_eo::compute::ComputeJobHandler::new(state.eo.clone())));
@@ -154,7 +150,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     }
     let mut dns_feed = None;
     if config.server.roles.dispatcher {
-        let mut dispatcher = Dispatcher::new(store.clone(), config.events.clone(), event_waker.clone());
+        let mut dispatcher = Dispatcher::new(store.clone(), config.events.clone());
         let mut sink = meridian_webhooks::WebhookSink::new(store.clone(), state.delivery_waker.clone());
         if let Some(handoff) = handoff {
             // Deliveries go to this process's worker in memory, the database keeping the record.

@@ -12,6 +12,7 @@ pub mod model;
 mod open;
 pub mod pointcloud;
 pub mod repo;
+pub mod signal;
 pub mod sqlite;
 pub mod staging;
 pub mod twin;
@@ -22,3 +23,4 @@ pub use repo::{
     AccountRepo, DemRepo, DnsRepo, EoRepo, FeatureRepo, JobRepo, OutboxRepo, PointCloudRepo, SettingsRepo, Store,
     TwinRepo,
 };
+pub use signal::Signal;

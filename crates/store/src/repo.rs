@@ -826,6 +826,10 @@ pub struct Store {
     pub twin: Arc<dyn TwinRepo>,
     pub health: Arc<dyn Health>,
     pub blobs: BlobStore,
+    /// Fired by the backend after every commit that wrote events ([`crate::signal`]).
+    pub events: crate::Signal,
+    /// Fired by the backend after every commit that queued a job.
+    pub jobs_queued: crate::Signal,
 }
 
 /// How to open a store.

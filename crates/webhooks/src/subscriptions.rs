@@ -51,8 +51,6 @@ pub struct SubscriptionUpdate {
 pub struct SubscriptionService {
     store: Store,
     config: Arc<WebhooksConfig>,
-    /// Wakes the outbox dispatcher after a test event.
-    event_waker: Waker,
     /// Wakes the delivery worker when deliveries fall due (resume, replay).
     delivery_waker: Waker,
 }
@@ -61,8 +59,8 @@ const MAX_URL: usize = 2048;
 const MAX_DESCRIPTION: usize = 500;
 
 impl SubscriptionService {
-    pub fn new(store: Store, config: Arc<WebhooksConfig>, event_waker: Waker, delivery_waker: Waker) -> Self {
-        Self { store, config, event_waker, delivery_waker }
+    pub fn new(store: Store, config: Arc<WebhooksConfig>, delivery_waker: Waker) -> Self {
+        Self { store, config, delivery_waker }
     }
 
     /// Checks an endpoint URL against the SSRF guard, including where its name resolves now.
@@ -202,7 +200,6 @@ impl SubscriptionService {
         fields.insert("message".into(), json!("This is a test event."));
         let event = NewEvent::new(account.clone(), "webhook.test", fields);
         self.store.outbox.append(std::slice::from_ref(&event)).await?;
-        self.event_waker.wake();
         Ok((sub, event))
     }
 

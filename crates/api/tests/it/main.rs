@@ -13,7 +13,6 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt;
 use meridian_api::AppState;
 use meridian_core::config::Config;
-use meridian_jobs::Waker;
 use meridian_store::repo::StoreOptions;
 use meridian_store::Store;
 use serde_json::Value;
@@ -39,7 +38,7 @@ impl Harness {
             busy_timeout: std::time::Duration::from_secs(5),
         };
         let store = Store::open(&options).await.unwrap();
-        let state = AppState::new(Arc::new(config), store, Waker::new(), Waker::new()).await.unwrap();
+        let state = AppState::new(Arc::new(config), store).await.unwrap();
         Self { state, _dir: dir }
     }
 

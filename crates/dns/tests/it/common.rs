@@ -72,7 +72,7 @@ impl Harness {
         .unwrap();
         let config = Arc::new(config);
         let account = account(&store, "dns@example.org").await;
-        let service = Arc::new(DnsService::new(store.clone(), config.clone(), Arc::new(|| {})));
+        let service = Arc::new(DnsService::new(store.clone(), config.clone()));
         let catalog = Arc::new(Catalog::new(config.clone()));
         let server = Arc::new(DnsServer::new(catalog.clone(), service.clone(), config.clone()).unwrap());
         let bound = bind(listen, config.udp_workers).await.unwrap();

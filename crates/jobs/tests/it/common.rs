@@ -3,7 +3,7 @@
 use meridian_core::config::{EventsConfig, JobsConfig};
 use meridian_core::id::{AccountId, ApiKeyId, JobId};
 use meridian_core::Timestamp;
-use meridian_jobs::{Dispatcher, JobHandler, Waker, WorkerPool};
+use meridian_jobs::{Dispatcher, JobHandler, WorkerPool};
 use meridian_store::model::{Account, ApiKey, Job};
 use meridian_store::repo::StoreOptions;
 use meridian_store::Store;
@@ -91,7 +91,7 @@ pub(crate) fn start_pool(store: &Store, handlers: Vec<Arc<dyn JobHandler>>) -> R
 
 /// Starts a worker pool with `handlers` and `config` in a task.
 pub(crate) fn start_pool_with(store: &Store, handlers: Vec<Arc<dyn JobHandler>>, config: JobsConfig) -> Running {
-    let mut pool = WorkerPool::new(store.clone(), config, Waker::new());
+    let mut pool = WorkerPool::new(store.clone(), config);
     for handler in handlers {
         pool.register(handler);
     }

@@ -1,8 +1,9 @@
 use crate::common::{events_config, eventually, open, start_dispatcher, TestResult};
 use async_trait::async_trait;
+use meridian_core::config::EventsConfig;
 use meridian_core::event::{Event, NewEvent};
 use meridian_core::id::{AccountId, EventId};
-use meridian_jobs::{Dispatcher, EventSink, Waker};
+use meridian_jobs::{Dispatcher, EventSink};
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -67,9 +68,10 @@ async fn events_reach_the_sink_in_order_and_are_marked_dispatched() -> TestResul
     store.outbox.append(&appended[3..]).await?;
 
     let sink = Arc::new(RecordingSink::default());
-    let waker = Waker::new();
-    // Small batches, so that the order holds across rounds too.
-    let mut dispatcher = Dispatcher::new(store.clone(), events_config(2), waker.clone());
+    // Small batches, so that the order holds across rounds too; a poll interval longer than the
+    // test, so that only the store's signal (fired on commit) can wake the dispatcher.
+    let config = EventsConfig { poll_interval: Duration::from_secs(600), ..events_config(2) };
+    let mut dispatcher = Dispatcher::new(store.clone(), config);
     dispatcher.add_sink(sink.clone());
     let mut live = dispatcher.subscribe();
     let running = start_dispatcher(dispatcher);
@@ -83,12 +85,13 @@ async fn events_reach_the_sink_in_order_and_are_marked_dispatched() -> TestResul
     };
     wait_for(5).await?;
 
-    // Events committed later are handed on too; a waker saves waiting for the next poll.
+    // Events committed later are handed on at once: the commit fires the store's signal.
     let later = events(&account, 2);
+    let committed = tokio::time::Instant::now();
     store.outbox.append(&later).await?;
-    waker.wake();
     appended.extend(later);
     wait_for(7).await?;
+    assert!(committed.elapsed() < Duration::from_secs(5), "woken by the commit, not the poll");
     running.stop().await?;
 
     let accepted = sink.accepted();
@@ -116,7 +119,7 @@ async fn a_failing_sink_leaves_events_pending_until_it_recovers() -> TestResult 
     store.outbox.append(&appended).await?;
 
     let sink = Arc::new(RecordingSink { failing: AtomicBool::new(true), ..RecordingSink::default() });
-    let mut dispatcher = Dispatcher::new(store.clone(), events_config(200), Waker::new());
+    let mut dispatcher = Dispatcher::new(store.clone(), events_config(200));
     dispatcher.add_sink(sink.clone());
     let mut live = dispatcher.subscribe();
     let running = start_dispatcher(dispatcher);
@@ -162,7 +165,7 @@ async fn a_failing_sink_does_not_stall_the_others() -> TestResult {
     let down = Arc::new(RecordingSink { failing: AtomicBool::new(true), ..RecordingSink::default() });
     let up = Arc::new(RecordingSink::default());
     // Batches of 10: the working sink must read on past the first batch on its own.
-    let mut dispatcher = Dispatcher::new(store.clone(), events_config(10), Waker::new());
+    let mut dispatcher = Dispatcher::new(store.clone(), events_config(10));
     dispatcher.add_sink(down.clone());
     dispatcher.add_sink(up.clone());
     let running = start_dispatcher(dispatcher);

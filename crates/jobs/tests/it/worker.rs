@@ -439,7 +439,7 @@ async fn a_lost_lease_waits_for_the_handlers_blocking_work_to_stop() -> TestResu
     };
     let claimed = store.jobs.claim(&["test.job".to_owned()], "old", config.lease).await?.ok_or("nothing claimed")?;
     let writes = Arc::new(AtomicU32::new(0));
-    let mut pool = meridian_jobs::WorkerPool::new(store.clone(), config, meridian_jobs::Waker::new());
+    let mut pool = meridian_jobs::WorkerPool::new(store.clone(), config);
     pool.register(Arc::new(Blocking { writes: writes.clone() }));
     let pool = Arc::new(pool);
     let running = tokio::spawn({

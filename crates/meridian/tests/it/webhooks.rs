@@ -414,3 +414,46 @@ async fn private_endpoints_are_refused_at_connect_time_too() {
     let r = s.send("POST", "/api/v1/webhooks/subscriptions", &key, Some(json!({"url": rx.url, "events": ["*"]}))).await;
     assert_eq!(problem(r, 422, "validation_failed").await["errors"][0]["code"], "forbidden_address");
 }
+
+/// Events written by a path no route wakes anything for, a WFS transaction, reach a webhook
+/// without waiting for the dispatcher's poll: the store fires its signal when the transaction
+/// commits. The poll here is a minute; the deliveries must come in seconds.
+#[tokio::test]
+async fn wfs_transactions_wake_the_dispatcher_on_commit() {
+    let rx = Receiver::http().await;
+    let s = Server::start_with(&[
+        ("MERIDIAN_WEBHOOKS__ALLOW_HTTP", "true"),
+        ("MERIDIAN_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "true"),
+        ("MERIDIAN_EVENTS__POLL_INTERVAL", "60s"),
+    ]);
+    let (_, key) = s.signup("wfs-hooks@example.com").await;
+    s.create_sub(&key, json!({"url": rx.url, "events": ["cadastre.*"]})).await;
+    crate::seed_parcels(&s, &key, 1).await;
+    rx.wait_until(10, "the registration", |r| !r.is_empty()).await;
+    let list: Value = s.get("/api/v1/cadastre/parcels", &key).await.json().await.unwrap();
+    let id = list["features"][0]["id"].as_str().unwrap().to_owned();
+    let body = format!(
+        "<wfs:Transaction service=\"WFS\" version=\"2.0.0\" xmlns:wfs=\"http://www.opengis.net/wfs/2.0\" \
+         xmlns:fes=\"http://www.opengis.net/fes/2.0\"><wfs:Delete typeName=\"features:parcels\"><fes:Filter>\
+         <fes:ResourceId rid=\"{id}\"/></fes:Filter></wfs:Delete></wfs:Transaction>"
+    );
+    let sent = Instant::now();
+    let r = s
+        .client
+        .post(s.url("/api/v1/ogc/wfs"))
+        .header("X-Api-Key", &key)
+        .header("content-type", "application/xml")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    let got = rx
+        .wait_until(10, "the retirement", |r| {
+            r.iter().any(|x| x.header("x-service-event") == "cadastre.parcel.retired")
+        })
+        .await;
+    println!("WFS transaction to webhook receipt: {:?}", sent.elapsed());
+    let retired = got.iter().find(|x| x.header("x-service-event") == "cadastre.parcel.retired").unwrap();
+    assert!(retired.json().to_string().contains(&id), "the event names the parcel: {}", retired.json());
+}

@@ -1,4 +1,4 @@
-use super::{insert_events, SqliteDb};
+use super::SqliteDb;
 use crate::dns::{ChangeSet, DnsKey, Record, RecordFilter, Zone, ZoneVersion};
 use crate::error::is_unique_violation;
 use crate::repo::DnsRepo;
@@ -205,8 +205,7 @@ impl DnsRepo for SqliteDb {
                     crate::StoreError::from(e)
                 }
             })?;
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(())
     }
 
@@ -257,8 +256,7 @@ impl DnsRepo for SqliteDb {
         if done.rows_affected() == 0 {
             return Err(DomainError::not_found("zone", id.as_str()).into());
         }
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(())
     }
 
@@ -370,8 +368,7 @@ impl DnsRepo for SqliteDb {
             check_cname(&mut tx, zone, name).await?;
         }
         let zone = bump(&mut tx, zone, at).await?;
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(zone)
     }
 

@@ -1,4 +1,3 @@
-use super::outbox::insert_events;
 use super::SqliteDb;
 use crate::eo::{CollectionSummary, EoCollection, EoItem, ItemQuery, NewItem, SortField};
 use crate::error::is_unique_violation;
@@ -434,8 +433,7 @@ impl EoRepo for SqliteDb {
                 updated_at: Timestamp::from_millis(now),
             });
         }
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(stored)
     }
 
@@ -497,8 +495,7 @@ impl EoRepo for SqliteDb {
         .fetch_one(&mut *tx)
         .await?;
         let updated = item(&row)?;
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(updated)
     }
 

@@ -1,4 +1,4 @@
-use super::{insert_events, ts, SqliteDb};
+use super::{ts, SqliteDb};
 use crate::error::is_unique_violation;
 use crate::features::ValueCondition;
 use crate::features::{
@@ -340,8 +340,7 @@ impl FeatureRepo for SqliteDb {
             add_to_count(&mut tx, account, collection, n).await?;
             clear_extent(&mut tx, account, collection).await?;
         }
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(())
     }
 
@@ -359,8 +358,7 @@ impl FeatureRepo for SqliteDb {
     ) -> Result<Feature> {
         let mut tx = self.write().await?;
         update_in(&mut tx, next, based_on, expected).await?;
-        insert_events(&mut tx, event.as_slice()).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, event.as_slice()).await?;
         Ok(next.clone())
     }
 
@@ -384,8 +382,7 @@ impl FeatureRepo for SqliteDb {
                 }
             }
         }
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(out)
     }
 
@@ -399,8 +396,7 @@ impl FeatureRepo for SqliteDb {
     ) -> Result<Feature> {
         let mut tx = self.write().await?;
         let f = retire_in(&mut tx, account, collection, id, expected, Timestamp::now()).await?;
-        insert_events(&mut tx, event.as_slice()).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, event.as_slice()).await?;
         Ok(f)
     }
 

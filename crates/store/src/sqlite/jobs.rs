@@ -1,4 +1,4 @@
-use super::{insert_events, ts, SqliteDb};
+use super::{ts, SqliteDb};
 use crate::model::{Heartbeat, Job, JobStatus, NewJob};
 use crate::repo::JobRepo;
 use crate::{Result, StoreError};
@@ -64,6 +64,7 @@ impl JobRepo for SqliteDb {
         .fetch_one(&mut *tx)
         .await?;
         tx.commit().await?;
+        self.jobs_queued.fire();
         job_from_row(&row)
     }
 
@@ -178,10 +179,8 @@ impl JobRepo for SqliteDb {
         .await?
         .rows_affected()
             == 1;
-        if done {
-            insert_events(&mut tx, event.as_slice()).await?;
-        }
-        tx.commit().await?;
+        let events = if done { event.as_slice() } else { &[] };
+        self.commit_with_events(tx, events).await?;
         Ok(done)
     }
 
@@ -218,10 +217,8 @@ impl JobRepo for SqliteDb {
             .await?
             .rows_affected()
             == 1;
-        if done && retry_at.is_none() {
-            insert_events(&mut tx, event.as_slice()).await?;
-        }
-        tx.commit().await?;
+        let events = if done && retry_at.is_none() { event.as_slice() } else { &[] };
+        self.commit_with_events(tx, events).await?;
         Ok(done)
     }
 

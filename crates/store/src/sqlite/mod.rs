@@ -15,13 +15,14 @@ mod webhooks;
 use crate::repo::{Health, Store};
 use crate::{BlobStore, Result, StoreError};
 use async_trait::async_trait;
+use meridian_core::event::NewEvent;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool, Transaction};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub(crate) use outbox::insert_events;
+use outbox::insert_events;
 
 /// The migration files compiled into the binary, in order: (version, description, SQL).
 const MIGRATION_FILES: &[(i64, &str, &str)] = &[
@@ -58,6 +59,8 @@ pub struct SqliteDb {
     writer: SqlitePool,
     reader: SqlitePool,
     appends: Arc<outbox::AppendQueue>,
+    events: crate::Signal,
+    jobs_queued: crate::Signal,
 }
 
 impl SqliteDb {
@@ -76,7 +79,13 @@ impl SqliteDb {
             .busy_timeout(busy_timeout);
         let writer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await?;
         let reader = SqlitePoolOptions::new().max_connections(readers.max(1)).connect_with(options).await?;
-        Ok(Self { writer, reader, appends: Arc::default() })
+        Ok(Self {
+            writer,
+            reader,
+            appends: Arc::default(),
+            events: crate::Signal::new(),
+            jobs_queued: crate::Signal::new(),
+        })
     }
 
     /// Applies pending migrations; applied ones are checked, never edited.
@@ -100,6 +109,8 @@ impl SqliteDb {
             pointcloud: db.clone(),
             twin: db.clone(),
             webhooks: db.clone(),
+            events: db.events.clone(),
+            jobs_queued: db.jobs_queued.clone(),
             health: db,
             blobs,
         }
@@ -109,6 +120,21 @@ impl SqliteDb {
     /// on a lock upgrade.
     pub(crate) async fn write(&self) -> Result<Transaction<'static, Sqlite>> {
         Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
+    }
+
+    /// Inserts `events` in `tx`, commits it, and fires the event signal when there were any: the
+    /// one way a write with events ends.
+    pub(crate) async fn commit_with_events(
+        &self,
+        mut tx: Transaction<'static, Sqlite>,
+        events: &[NewEvent],
+    ) -> Result<()> {
+        insert_events(&mut tx, events).await?;
+        tx.commit().await?;
+        if !events.is_empty() {
+            self.events.fire();
+        }
+        Ok(())
     }
 
     /// The writer's connection, for scripts that begin and commit their own transaction.

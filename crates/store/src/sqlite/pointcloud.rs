@@ -1,4 +1,3 @@
-use super::outbox::insert_events;
 use super::SqliteDb;
 use crate::pointcloud::PointCloudRow;
 use crate::repo::PointCloudRepo;
@@ -40,8 +39,7 @@ impl PointCloudRepo for SqliteDb {
             .bind(r.updated_at.millis())
             .execute(&mut *tx)
             .await?;
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(())
     }
 
@@ -103,8 +101,7 @@ impl PointCloudRepo for SqliteDb {
         .fetch_one(&mut *tx)
         .await?;
         let updated = row_of(&row)?;
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(updated)
     }
 

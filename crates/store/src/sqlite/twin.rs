@@ -1,4 +1,3 @@
-use super::outbox::insert_events;
 use super::SqliteDb;
 use crate::error::is_unique_violation;
 use crate::repo::TwinRepo;
@@ -113,8 +112,7 @@ impl TwinRepo for SqliteDb {
             .bind(r.updated_at.millis())
             .execute(&mut *tx)
             .await?;
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(())
     }
 
@@ -181,8 +179,7 @@ impl TwinRepo for SqliteDb {
         .fetch_one(&mut *tx)
         .await?;
         let updated = twin_of(&row)?;
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(updated)
     }
 
@@ -224,8 +221,7 @@ impl TwinRepo for SqliteDb {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
+        self.commit_with_events(tx, events).await?;
         Ok(true)
     }
 

@@ -26,7 +26,6 @@ use tokio_util::sync::CancellationToken;
 pub struct Platform {
     pub store: Store,
     pub dir: tempfile::TempDir,
-    pub events: Waker,
     pub deliveries: Waker,
     stop: CancellationToken,
 }
@@ -66,16 +65,16 @@ impl Platform {
 
     pub async fn start_in(dir: tempfile::TempDir, config: WebhooksConfig) -> Self {
         let store = open_store(&dir).await;
-        let (events, deliveries, stop) = (Waker::new(), Waker::new(), CancellationToken::new());
+        let (deliveries, stop) = (Waker::new(), CancellationToken::new());
         let events_config =
             EventsConfig { poll_interval: Duration::from_millis(100), batch_size: 200, ..EventsConfig::default() };
-        let mut dispatcher = Dispatcher::new(store.clone(), events_config, events.clone());
+        let mut dispatcher = Dispatcher::new(store.clone(), events_config);
         let deliverer = Deliverer::new(store.clone(), config, deliveries.clone()).unwrap();
         let sink = WebhookSink::new(store.clone(), deliveries.clone()).with_handoff(deliverer.handoff());
         dispatcher.add_sink(std::sync::Arc::new(sink));
         tokio::spawn(dispatcher.run(stop.clone()));
         tokio::spawn(deliverer.run(stop.clone()));
-        Self { store, dir, events, deliveries, stop }
+        Self { store, dir, deliveries, stop }
     }
 
     /// A new account (tenant).
@@ -88,12 +87,11 @@ impl Platform {
         new_subscription(&self.store, account, url, events).await
     }
 
-    /// Commits an event for `account` and wakes the dispatcher.
+    /// Commits an event for `account` (the commit wakes the dispatcher).
     pub async fn emit(&self, account: &AccountId, event_type: &str, fields: Value) -> NewEvent {
         let fields: Map<String, Value> = fields.as_object().cloned().unwrap_or_default();
         let event = NewEvent::new(account.clone(), event_type, fields);
         self.store.outbox.append(std::slice::from_ref(&event)).await.unwrap();
-        self.events.wake();
         event
     }
 

@@ -10,7 +10,7 @@ use meridian_webhooks::{NewSubscription, SubscriptionError, SubscriptionService,
 use std::sync::Arc;
 
 fn service(store: &meridian_store::Store, config: WebhooksConfig) -> SubscriptionService {
-    SubscriptionService::new(store.clone(), Arc::new(config), Waker::new(), Waker::new())
+    SubscriptionService::new(store.clone(), Arc::new(config), Waker::new())
 }
 
 fn invalid_pointers(e: SubscriptionError) -> Vec<(String, String)> {

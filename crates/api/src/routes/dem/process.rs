@@ -90,7 +90,6 @@ async fn submit_process(State(state): State<AppState>, caller: Caller, req: Requ
             if essence.is_empty() { "no Content-Type" } else { &essence }
         ))));
     };
-    state.job_waker.wake();
     let location = format!("/api/v1/dem/jobs/{}", job.id);
     let view = DemJobView::new(job, &base_url(&state, &headers), state.config.dem.max_zoom);
     let mut response = (StatusCode::ACCEPTED, Json(view)).into_response();

@@ -76,7 +76,6 @@ async fn compute_eo_index(
             Ok(r)
         }
         Computed::Queued(job) => {
-            state.job_waker.wake();
             let location = format!("/api/v1/jobs/{}", job.id);
             let result = job.params.get("id").and_then(Value::as_str).unwrap_or_default();
             let body = json!({"job": job.id.0, "status": job.status.as_str(), "href": location,

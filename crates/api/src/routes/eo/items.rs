@@ -129,7 +129,6 @@ async fn add_eo_items(
         return Ok(match ingested {
             Ingested::Item(item) => item_answer(StatusCode::CREATED, &l, &item),
             Ingested::Job(job) => {
-                state.job_waker.wake();
                 let location = format!("/api/v1/jobs/{}", job.id);
                 let body = json!({"job": job.id.0, "status": job.status.as_str(), "href": location});
                 let mut r = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
@@ -157,7 +156,6 @@ async fn add_eo_items(
         .map_err(|_| ApiError::too_large(format!("the body is larger than {limit} bytes (limits.body_bytes)")))?;
     let body: Value = parse_json(&bytes)?;
     let items = state.eo.add_items(&caller.account_id, &cid, &body).await.map_err(area_error)?;
-    state.event_waker.wake();
     if items.len() == 1 && body.get("type").and_then(Value::as_str) != Some("FeatureCollection") {
         return Ok(item_answer(StatusCode::CREATED, &l, &items[0]));
     }
@@ -202,7 +200,6 @@ async fn upload(
         .collect();
     let ingested = state.eo.ingest(&caller.account_id, cid, &part, assets).await.map_err(area_error);
     drop(files);
-    state.event_waker.wake();
     ingested
 }
 
@@ -298,7 +295,6 @@ async fn replace_eo_item(
     object_body(&body)?;
     let expected = if_match(&headers, &iid)?;
     let item = state.eo.replace_item(&caller.account_id, &cid, &iid, &body, expected).await.map_err(area_error)?;
-    state.event_waker.wake();
     Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
 
@@ -327,7 +323,6 @@ async fn patch_eo_item(
     object_body(&patch)?;
     let expected = if_match(&headers, &iid)?;
     let item = state.eo.patch_item(&caller.account_id, &cid, &iid, &patch, expected).await.map_err(area_error)?;
-    state.event_waker.wake();
     Ok(item_answer(StatusCode::OK, &links(&state, &headers), &item))
 }
 

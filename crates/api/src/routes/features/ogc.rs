@@ -571,7 +571,6 @@ async fn create_collection(
     }
     let max_attempts = state.config.jobs.max_attempts;
     let job = state.features.submit_import(&caller.account_id, staged.path(), format, meta, max_attempts).await?;
-    state.job_waker.wake();
     let location = format!("/api/v1/jobs/{}", job.id);
     let mut r = (StatusCode::ACCEPTED, Json(crate::routes::jobs::JobView::from(job))).into_response();
     if let Ok(v) = HeaderValue::from_str(&location) {

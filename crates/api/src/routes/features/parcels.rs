@@ -112,7 +112,6 @@ pub(crate) async fn create_item(
     let crs = content_crs(headers)?;
     let draft = state.features.draft(body.clone(), crs, collection).await?;
     let f = state.features.create(&caller.account_id, collection, draft).await?;
-    state.event_waker.wake();
     let location = format!("{path}/{}", f.id);
     let mut r = geojson(StatusCode::CREATED, &render(&f, Crs::Crs84, None), Crs::Crs84);
     r.headers_mut().insert(header::ETAG, etag(&f));
@@ -155,7 +154,6 @@ async fn register_many(state: &AppState, caller: &Caller, headers: &HeaderMap, b
     let items = body["features"].as_array().cloned().unwrap_or_default();
     let drafts = state.features.drafts(items, crs, PARCELS).await?;
     let created = state.features.create_many(&caller.account_id, PARCELS, drafts).await?;
-    state.event_waker.wake();
     let ids: Vec<&str> = created.iter().map(|f| f.id.as_str()).collect();
     Ok((StatusCode::CREATED, Json(json!({"registered": ids.len(), "ids": ids}))).into_response())
 }
@@ -209,7 +207,6 @@ pub(crate) async fn replace_item(
     let expected = if_match(headers, id)?;
     let draft = state.features.draft(body.clone(), content_crs(headers)?, collection).await?;
     let f = state.features.replace(&current, draft, expected).await?;
-    state.event_waker.wake();
     let mut r = geojson(StatusCode::OK, &render(&f, Crs::Crs84, None), Crs::Crs84);
     r.headers_mut().insert(header::ETAG, etag(&f));
     Ok(r)
@@ -235,7 +232,6 @@ pub(crate) async fn update_item(
     let expected = if_match(headers, id)?;
     let crs = content_crs(headers)?;
     let f = state.features.patch(&current, patch, crs, expected).await?;
-    state.event_waker.wake();
     let mut r = geojson(StatusCode::OK, &render(&f, Crs::Crs84, None), Crs::Crs84);
     r.headers_mut().insert(header::ETAG, etag(&f));
     Ok(r)
@@ -252,7 +248,6 @@ pub(crate) async fn retire_item(
     let current = load(state, caller, collection, id).await?;
     let expected = if_match(headers, id)?;
     state.features.retire(&current, expected).await?;
-    state.event_waker.wake();
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -142,7 +142,6 @@ async fn upload_point_cloud(State(state): State<AppState>, caller: Caller, req: 
     };
     let (dataset, job) =
         state.pointcloud.upload(&caller.account_id, staged.path(), filename, params).await.map_err(area_error)?;
-    state.job_waker.wake();
     let location = format!("/api/v1/pointcloud/{}", dataset.id);
     let etag = crate::etag::tag(&etag_prefix(dataset.id.as_str()), dataset.version);
     let body = UploadAccepted {

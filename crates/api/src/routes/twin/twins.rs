@@ -84,8 +84,6 @@ async fn create_twin(
         default_height: body.default_height,
     };
     let (twin, job) = state.twin.create(&caller.account_id, p).await.map_err(area_error)?;
-    state.job_waker.wake();
-    state.event_waker.wake();
     let location = format!("/api/v1/realtime/twins/{}", twin.id);
     let etag = crate::etag::tag(&etag_prefix(twin.id.as_str()), twin.version);
     let body = TwinCreated {
@@ -160,6 +158,5 @@ async fn delete_twin(
 ) -> ApiResult<StatusCode> {
     let expected = crate::etag::expected_version(&headers, &etag_prefix(&twin_id))?;
     state.twin.delete(&caller.account_id, &twin_id, expected).await.map_err(area_error)?;
-    state.event_waker.wake();
     Ok(StatusCode::NO_CONTENT)
 }
