@@ -95,10 +95,14 @@ pub async fn serve(d: Download<'_>, headers: &HeaderMap) -> ApiResult<Response> 
 }
 
 /// Serves a file written for one request (a filtered export): `Content-Length`, no `ETag` or
-/// ranges (nothing else will ever have these bytes); the file is deleted once it has been sent
-/// or the client went away.
-pub async fn serve_file(file: tempfile::TempPath, size: u64, media_type: &str, filename: &str) -> ApiResult<Response> {
-    let opened = tokio::fs::File::open(&file).await.map_err(ApiError::internal)?;
+/// ranges (nothing else will ever have these bytes). `file` is held until the body has been sent
+/// or the client went away, then dropped: a temporary path (the services hand out
+/// `tempfile::TempPath`) deletes its file then.
+pub async fn serve_file<F>(file: F, size: u64, media_type: &str, filename: &str) -> ApiResult<Response>
+where
+    F: AsRef<std::path::Path> + Send + Sync + 'static,
+{
+    let opened = tokio::fs::File::open(file.as_ref()).await.map_err(ApiError::internal)?;
     let stream = tokio_util::io::ReaderStream::new(opened);
     // The path lives as long as the stream: dropping the body removes the file.
     let keep = std::sync::Arc::new(file);

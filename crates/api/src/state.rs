@@ -19,6 +19,8 @@ pub struct AppState {
     pub metrics: PrometheusHandle,
     /// Wakes the webhook delivery worker when deliveries fall due (replay, redelivery, resume).
     pub delivery_waker: Waker,
+    /// The account-facing job operations (list, read, cancel, wait).
+    pub jobs: meridian_jobs::JobService,
     /// The DNS write path (validation, rules, events), shared with the DNS server's dynamic updates.
     pub dns: Arc<meridian_dns::service::DnsService>,
     /// The DEM service (uploads, processing jobs, terrain tiles), shared with its job handler.
@@ -84,6 +86,7 @@ impl AppState {
             limiter,
             metrics: crate::telemetry::prometheus(),
             delivery_waker,
+            jobs: meridian_jobs::JobService::new(store.clone()),
             dns,
             dem,
             features,

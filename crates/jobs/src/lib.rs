@@ -1,11 +1,14 @@
 //! Durable background work: the job queue's worker pool (leases, heartbeats, progress,
 //! cancellation, retries with back-off) and the outbox dispatcher that hands committed events on
-//! to their consumers (the webhook deliverer, in-process listeners).
+//! to their consumers (the webhook deliverer, in-process listeners), and the account-facing job
+//! service (list, read, cancel, wait).
 
 pub mod dispatch;
+pub mod service;
 pub mod worker;
 
 pub use dispatch::{Dispatcher, EventSink};
+pub use service::JobService;
 pub use worker::{JobContext, JobError, JobHandler, JobOutcome, WorkerPool};
 
 use std::sync::Arc;

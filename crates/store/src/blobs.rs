@@ -59,9 +59,14 @@ impl BlobStore {
 
     /// Whether a blob exists.
     pub async fn exists(&self, key: &str) -> Result<bool> {
+        Ok(self.size_of(key).await?.is_some())
+    }
+
+    /// The size of a blob in bytes, or `None` when there is none under `key`.
+    pub async fn size_of(&self, key: &str) -> Result<Option<u64>> {
         match self.inner.head(&Path::from(key)).await {
-            Ok(_) => Ok(true),
-            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Ok(meta) => Ok(Some(meta.size)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(e.into()),
         }
     }

@@ -7,11 +7,11 @@ use crate::fanout::{replay, Replayed};
 use crate::signing::generate_secret;
 use meridian_core::config::WebhooksConfig;
 use meridian_core::event::NewEvent;
-use meridian_core::id::{AccountId, SubscriptionId};
+use meridian_core::id::{AccountId, DeliveryId, SubscriptionId};
 use meridian_core::page::Page;
 use meridian_core::{DomainError, FieldError, Timestamp};
 use meridian_jobs::Waker;
-use meridian_store::repo::{Subscription, SubscriptionChange, SubscriptionStatus};
+use meridian_store::repo::{Delivery, DeliveryFilter, Subscription, SubscriptionChange, SubscriptionStatus};
 use meridian_store::{Store, StoreError};
 use serde_json::{json, Map};
 use std::sync::Arc;
@@ -125,6 +125,34 @@ impl SubscriptionService {
     pub async fn get(&self, account: &AccountId, id: &str) -> Result<Subscription> {
         let found = self.store.webhooks.get_subscription(account, &SubscriptionId(id.to_owned())).await?;
         found.ok_or_else(|| DomainError::not_found("subscription", id).into())
+    }
+
+    /// A page of a subscription's deliveries (of the account's), newest first, with their
+    /// attempts, and how many there are.
+    pub async fn deliveries(
+        &self,
+        account: &AccountId,
+        subscription: &str,
+        filter: &DeliveryFilter,
+        page: Page,
+    ) -> Result<(Subscription, Vec<Delivery>, u64)> {
+        let sub = self.get(account, subscription).await?;
+        let (deliveries, total) = self.store.webhooks.list_deliveries(account, &sub.id, filter, page).await?;
+        Ok((sub, deliveries, total))
+    }
+
+    /// One delivery of the account, with its event and attempts; not-found otherwise.
+    pub async fn delivery(&self, account: &AccountId, id: &str) -> Result<Delivery> {
+        let found = self.store.webhooks.get_delivery(account, &DeliveryId(id.to_owned())).await?;
+        found.ok_or_else(|| DomainError::not_found("delivery", id).into())
+    }
+
+    /// Makes an attempted delivery due now with a fresh retry schedule, and wakes the delivery
+    /// worker.
+    pub async fn redeliver(&self, account: &AccountId, id: &str) -> Result<Delivery> {
+        let delivery = self.store.webhooks.redeliver(account, &DeliveryId(id.to_owned())).await?;
+        self.delivery_waker.wake();
+        Ok(delivery)
     }
 
     /// A page of the account's subscriptions, newest first, and how many there are.

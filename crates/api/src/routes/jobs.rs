@@ -7,8 +7,7 @@ use crate::extract::{Json, Path, Query};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::response::IntoResponse;
-use meridian_core::id::JobId;
-use meridian_core::{DomainError, Timestamp};
+use meridian_core::Timestamp;
 use meridian_store::model::Job;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -100,7 +99,7 @@ async fn list_jobs(
     Query(q): Query<JobQuery>,
 ) -> ApiResult<impl IntoResponse> {
     let page = crate::paging::page(&state.config, q.limit, q.offset)?;
-    let (jobs, total) = state.store.jobs.list_jobs(&caller.account_id, q.kind.as_deref(), page).await?;
+    let (jobs, total) = state.jobs.list(&caller.account_id, q.kind.as_deref(), page).await?;
     let mut response = Json(JobList { jobs: jobs.into_iter().map(Into::into).collect(), total }).into_response();
     let extra = q.kind.map(|k| format!("kind={}", form_urlencoded::byte_serialize(k.as_bytes()).collect::<String>()));
     crate::paging::link(&mut response, "/api/v1/jobs", extra.as_deref().unwrap_or(""), page, total);
@@ -119,13 +118,7 @@ async fn get_job(
     caller: Caller,
     Path(job_id): Path<String>,
 ) -> ApiResult<Json<JobView>> {
-    let job = state
-        .store
-        .jobs
-        .get_job(&caller.account_id, &JobId(job_id.clone()))
-        .await?
-        .ok_or_else(|| DomainError::not_found("job", job_id))?;
-    Ok(Json(job.into()))
+    Ok(Json(state.jobs.get(&caller.account_id, &job_id).await?.into()))
 }
 
 #[utoipa::path(
@@ -143,6 +136,6 @@ async fn cancel_job(
     caller: Caller,
     Path(job_id): Path<String>,
 ) -> ApiResult<Json<JobView>> {
-    let job = state.store.jobs.cancel(&caller.account_id, &JobId(job_id)).await?;
+    let job = state.jobs.cancel(&caller.account_id, &job_id).await?;
     Ok(Json(job.into()))
 }

@@ -3,4 +3,5 @@
 
 mod common;
 mod dispatch;
+mod service;
 mod worker;

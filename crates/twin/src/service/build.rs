@@ -48,7 +48,46 @@ pub enum TilesetAnswer {
     },
 }
 
+/// A content of a kept build, as its blob: where it is and how large.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildContent {
+    /// The blob key.
+    pub key: String,
+    /// Bytes.
+    pub size: u64,
+}
+
 impl TwinService {
+    /// The `tileset.json` of a build the tileset answer named.
+    pub async fn tileset_document(&self, tileset: &Tileset) -> Result<bytes::Bytes> {
+        let key = format!("{}/tileset.json", tileset.folder);
+        self.store.blobs.get(&key).await?.ok_or_else(|| Error::Internal(format!("blob {key} is missing")))
+    }
+
+    /// A content (`tiles_2_1_3.glb`, `tiles_terrain.glb`, ...) of one of the twin's builds: a
+    /// name that is not a content's (a path, another extension, over 128 bytes) or a content that
+    /// is not there is not found.
+    pub async fn build_content(
+        &self,
+        account: &AccountId,
+        twin_id: &str,
+        stamp: i64,
+        file: &str,
+    ) -> Result<BuildContent> {
+        let twin = self.get(account, twin_id).await?;
+        let not_found = || Error::from(DomainError::not_found("tile", file));
+        let safe = file.len() <= 128
+            && file.ends_with(".glb")
+            && file.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+            && !file.contains("..");
+        if !safe {
+            return Err(not_found());
+        }
+        let key = format!("{}/{file}", keys::build(&twin.account_id, twin.id.as_str(), stamp));
+        let size = self.store.blobs.size_of(&key).await?.ok_or_else(not_found)?;
+        Ok(BuildContent { key, size })
+    }
+
     /// The tileset of `twin` as of `at` (ms; its clock when `None`), built if no kept build
     /// shows the features of that instant. The build runs on its own task (one at a time per
     /// twin, so requests asking at once share it): a request that leaves does not stop it, and

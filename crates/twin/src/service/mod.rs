@@ -15,7 +15,7 @@ mod sensors;
 mod twins;
 
 pub use assets::Asset;
-pub use build::{BuildJobHandler, Tileset, TilesetAnswer};
+pub use build::{BuildContent, BuildJobHandler, Tileset, TilesetAnswer};
 pub use clock::{Clock, ClockChange};
 pub use feed::{Feed, FeedOptions};
 pub use sensors::{

@@ -10,7 +10,6 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
-use meridian_core::id::JobId;
 use meridian_core::problem::code;
 use meridian_core::DomainError;
 use meridian_dem::job::KIND;
@@ -50,8 +49,7 @@ pub struct PageQuery {
 
 /// A DEM job of the caller's account; any other job is not found.
 pub(crate) async fn load_job(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Job> {
-    let job = state.store.jobs.get_job(&caller.account_id, &JobId(id.to_owned())).await?;
-    job.filter(|j| j.kind == KIND).ok_or_else(|| DomainError::not_found("job", id).into())
+    Ok(state.jobs.get_of(&caller.account_id, id, Some(KIND)).await?)
 }
 
 #[utoipa::path(
@@ -68,7 +66,7 @@ async fn list_dem_jobs(
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
     let page = crate::paging::page(&state.config, q.limit, q.offset)?;
-    let (jobs, total) = state.store.jobs.list_jobs(&caller.account_id, Some(KIND), page).await?;
+    let (jobs, total) = state.jobs.list(&caller.account_id, Some(KIND), page).await?;
     let base = base_url(&state, &headers);
     let jobs = jobs.into_iter().map(|j| DemJobView::new(j, &base, state.config.dem.max_zoom)).collect();
     let mut response = Json(DemJobList { jobs, total }).into_response();
@@ -109,8 +107,7 @@ async fn cancel_dem_job(
     headers: HeaderMap,
     Path(job_id): Path<String>,
 ) -> ApiResult<Json<DemJobView>> {
-    load_job(&state, &caller, &job_id).await?;
-    let job = state.store.jobs.cancel(&caller.account_id, &JobId(job_id)).await?;
+    let job = state.jobs.cancel_of(&caller.account_id, &job_id, Some(KIND)).await?;
     Ok(Json(DemJobView::new(job, &base_url(&state, &headers), state.config.dem.max_zoom)))
 }
 

@@ -11,7 +11,6 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use meridian_core::DomainError;
 use meridian_twin::service::TilesetAnswer;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -80,9 +79,7 @@ async fn get_tileset(
     if not_modified(&headers, &etag) {
         return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag_value)]).into_response());
     }
-    let key = format!("{}/tileset.json", tileset.folder);
-    let bytes =
-        state.store.blobs.get(&key).await?.ok_or_else(|| ApiError::internal(format!("blob {key} is missing")))?;
+    let bytes = state.twin.tileset_document(&tileset).await.map_err(area_error)?;
     let mut response = Response::new(Body::from(bytes));
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -113,26 +110,13 @@ async fn get_content(
     Path((twin_id, stamp, file)): Path<(String, i64, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let twin = state.twin.get(&caller.account_id, &twin_id).await.map_err(area_error)?;
-    let not_found = || ApiError::from(DomainError::not_found("tile", &file));
-    let safe = file.len() <= 128
-        && file.ends_with(".glb")
-        && file.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-        && !file.contains("..");
-    if !safe {
-        return Err(not_found());
-    }
-    let key = format!("{}/{file}", meridian_twin::service::keys::build(&twin.account_id, twin.id.as_str(), stamp));
-    let Some(meta) = state.store.blobs.object_store().head(&object_store::path::Path::from(key.as_str())).await.ok()
-    else {
-        return Err(not_found());
-    };
-    let etag = format!("\"{}-b{stamp}-{file}\"", twin.id);
+    let content = state.twin.build_content(&caller.account_id, &twin_id, stamp, &file).await.map_err(area_error)?;
+    let etag = format!("\"{twin_id}-b{stamp}-{file}\"");
     crate::download::serve(
         crate::download::Download {
-            store: &state.store.blobs,
-            key: &key,
-            size: meta.size,
+            store: state.twin.blobs(),
+            key: &content.key,
+            size: content.size,
             media_type: "model/gltf-binary",
             etag: &etag,
             filename: &file,

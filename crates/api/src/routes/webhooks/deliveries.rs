@@ -1,6 +1,5 @@
 //! Deliveries: each event's delivery to one subscription, with every attempt; redelivery.
 
-use super::subscriptions::find;
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
@@ -8,8 +7,8 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use meridian_core::id::{DeliveryId, EventId};
-use meridian_core::{DomainError, FieldError, Timestamp};
+use meridian_core::id::EventId;
+use meridian_core::{FieldError, Timestamp};
 use meridian_store::repo::{Attempt, Delivery, DeliveryFilter, DeliveryStatus};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -141,9 +140,8 @@ async fn list_deliveries(
             e
         })?),
     };
-    let sub = find(&state, &caller, id).await?;
     let filter = DeliveryFilter { status, event_id: q.event_id.clone().map(EventId) };
-    let (deliveries, total) = state.store.webhooks.list_deliveries(&caller.account_id, &sub.id, &filter, page).await?;
+    let (sub, deliveries, total) = state.subscriptions.deliveries(&caller.account_id, &id, &filter, page).await?;
     let mut response =
         Json(DeliveryList { deliveries: deliveries.into_iter().map(Into::into).collect(), total }).into_response();
     let mut extra = Vec::new();
@@ -170,8 +168,7 @@ async fn get_delivery(
     caller: Caller,
     Path(id): Path<String>,
 ) -> ApiResult<Json<DeliveryView>> {
-    let found = state.store.webhooks.get_delivery(&caller.account_id, &DeliveryId(id.clone())).await?;
-    Ok(Json(found.ok_or_else(|| DomainError::not_found("delivery", id))?.into()))
+    Ok(Json(state.subscriptions.delivery(&caller.account_id, &id).await?.into()))
 }
 
 #[utoipa::path(
@@ -185,7 +182,6 @@ async fn get_delivery(
     )
 )]
 async fn redeliver(State(state): State<AppState>, caller: Caller, Path(id): Path<String>) -> ApiResult<Response> {
-    let delivery = state.store.webhooks.redeliver(&caller.account_id, &DeliveryId(id)).await?;
-    state.delivery_waker.wake();
+    let delivery = state.subscriptions.redeliver(&caller.account_id, &id).await?;
     Ok((StatusCode::ACCEPTED, Json(DeliveryView::from(delivery))).into_response())
 }
