@@ -45,6 +45,20 @@ pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
 }
 
+/// A unique violation on inserting `what` with `id` as the conflict it is (ids a server makes
+/// collide only by accident, but a collision is never a 500); any other error as it is.
+pub(crate) fn taken(e: sqlx::Error, what: &str, id: &str) -> StoreError {
+    if is_unique_violation(&e) {
+        DomainError::Conflict {
+            code: meridian_core::problem::code::CONFLICT,
+            detail: format!("{what} {id} already exists"),
+        }
+        .into()
+    } else {
+        e.into()
+    }
+}
+
 /// How an area service's error is answered, decided once for every area: the caller's mistake
 /// keeps its status, a store error is answered as the store says, anything else is internal.
 pub enum ErrorClass<E> {

@@ -1,4 +1,5 @@
 use super::SqliteDb;
+use crate::error::taken;
 use crate::pointcloud::PointCloudRow;
 use crate::repo::PointCloudRepo;
 use crate::Result;
@@ -38,7 +39,8 @@ impl PointCloudRepo for SqliteDb {
             .bind(r.created_at.millis())
             .bind(r.updated_at.millis())
             .execute(&mut *tx)
-            .await?;
+            .await
+            .map_err(|e| taken(e, "point cloud", &r.id))?;
         self.commit_with_events(tx, events).await?;
         Ok(())
     }

@@ -111,7 +111,8 @@ impl TwinRepo for SqliteDb {
             .bind(r.created_at.millis())
             .bind(r.updated_at.millis())
             .execute(&mut *tx)
-            .await?;
+            .await
+            .map_err(|e| crate::error::taken(e, "twin", &r.id))?;
         self.commit_with_events(tx, events).await?;
         Ok(())
     }
