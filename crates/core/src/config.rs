@@ -792,168 +792,17 @@ impl Config {
     /// Checks rules that types cannot express; returns every problem found.
     pub fn validate(&self) -> Result<(), Vec<String>> {
         let mut problems = Vec::new();
-        let server = &self.server;
-        for (key, value) in [
-            ("server.request_timeout", server.request_timeout),
-            ("server.header_read_timeout", server.header_read_timeout),
-            ("server.idle_timeout", server.idle_timeout),
+        for check in [
+            check_server,
+            check_jobs_limits_auth,
+            check_webhooks,
+            check_dns,
+            check_features,
+            check_dem,
+            check_pointcloud,
+            check_twin,
         ] {
-            if value.is_zero() {
-                problems.push(format!("{key} must be positive"));
-            }
-        }
-        if server.max_connections == 0 || server.max_connections_per_ip == 0 {
-            problems.push("server.max_connections and server.max_connections_per_ip must be at least 1".to_owned());
-        }
-        if server.max_connections_per_ip > server.max_connections {
-            problems.push("server.max_connections_per_ip must not exceed server.max_connections".to_owned());
-        }
-        for o in &self.server.cors_origins {
-            let scheme = o.starts_with("http://") || o.starts_with("https://");
-            if o != "*" && (!scheme || o.ends_with('/') || o.contains(char::is_whitespace)) {
-                problems.push(format!(
-                    "server.cors_origins: `{o}` is neither `*` nor an origin such as https://maps.example.com"
-                ));
-            }
-        }
-        if self.jobs.workers == 0 && self.server.roles.workers {
-            problems.push("jobs.workers must be at least 1 when the workers role is on".to_owned());
-        }
-        if self.jobs.heartbeat >= self.jobs.lease {
-            problems.push("jobs.heartbeat must be shorter than jobs.lease".to_owned());
-        }
-        if self.limits.default_page_size == 0 || self.limits.default_page_size > self.limits.max_page_size {
-            problems.push("limits.default_page_size must be between 1 and limits.max_page_size".to_owned());
-        }
-        if self.auth.access_token_ttl.is_zero() {
-            problems.push("auth.access_token_ttl must be positive".to_owned());
-        }
-        if let Some(secret) = &self.auth.token_secret {
-            if secret.expose().len() < 32 {
-                problems.push("auth.token_secret must be at least 32 characters".to_owned());
-            }
-        }
-        let hooks = &self.webhooks;
-        if hooks.timeout.is_zero() {
-            problems.push("webhooks.timeout must be positive".to_owned());
-        }
-        if hooks.max_concurrency == 0 || hooks.per_subscription_concurrency == 0 {
-            problems.push(
-                "webhooks.max_concurrency and webhooks.per_subscription_concurrency must be at least 1".to_owned(),
-            );
-        }
-        if hooks.retry_schedule.len() > 100 {
-            problems.push("webhooks.retry_schedule may hold at most 100 delays".to_owned());
-        }
-        let dns = &self.dns;
-        if dns.nameservers.is_empty() {
-            problems.push("dns.nameservers must name at least one name server".to_owned());
-        }
-        if dns.udp_workers > 256 {
-            problems.push("dns.udp_workers must be at most 256".to_owned());
-        }
-        if dns.max_udp_payload < 512 {
-            problems.push("dns.max_udp_payload must be at least 512".to_owned());
-        }
-        if dns.tcp_connections == 0 || dns.tcp_connections_per_client == 0 {
-            problems.push("dns.tcp_connections and dns.tcp_connections_per_client must be positive".to_owned());
-        }
-        if dns.tcp_idle_timeout.is_zero() || dns.tcp_busy_idle_timeout.is_zero() {
-            problems.push("dns.tcp_idle_timeout and dns.tcp_busy_idle_timeout must be positive".to_owned());
-        }
-        if dns.import_max_records == 0 || dns.import_max_bytes == 0 || dns.import_max_line_bytes == 0 {
-            problems
-                .push("dns.import_max_records, import_max_bytes and import_max_line_bytes must be positive".to_owned());
-        }
-        let f = &self.features;
-        if f.filter_max_bytes == 0 || f.filter_max_depth == 0 || f.filter_max_terms == 0 {
-            problems
-                .push("features.filter_max_bytes, filter_max_depth and filter_max_terms must be at least 1".to_owned());
-        }
-        if f.filter_max_depth > 256 {
-            // Parsing and evaluation recurse once per level: keep them far from the stack's end.
-            problems.push("features.filter_max_depth must be at most 256".to_owned());
-        }
-        if dns.poll_interval.is_zero() {
-            problems.push("dns.poll_interval must be positive".to_owned());
-        }
-        if dns.signature_refresh >= dns.signature_validity {
-            problems.push("dns.signature_refresh must be shorter than dns.signature_validity".to_owned());
-        }
-        for entry in &dns.allow_transfer {
-            let (addr, len) = entry.split_once('/').map_or((entry.as_str(), None), |(a, l)| (a, Some(l)));
-            let valid = match addr.parse::<std::net::IpAddr>() {
-                Ok(ip) => len.is_none_or(|l| l.parse::<u8>().is_ok_and(|l| l <= if ip.is_ipv4() { 32 } else { 128 })),
-                Err(_) => false,
-            };
-            if !valid {
-                problems.push(format!("dns.allow_transfer: `{entry}` is not an address or network"));
-            }
-        }
-        for key in &dns.tsig_keys {
-            if !key.algorithm.eq_ignore_ascii_case("hmac-sha256") {
-                problems.push(format!(
-                    "dns.tsig_keys: key {} uses {}; only hmac-sha256 is supported",
-                    key.name, key.algorithm
-                ));
-            }
-            if key.secret.expose().trim().is_empty() {
-                problems.push(format!("dns.tsig_keys: key {} has an empty secret", key.name));
-            }
-        }
-        if self.dem.max_zoom > 24 {
-            problems.push("dem.max_zoom must be at most 24".to_owned());
-        }
-        if self.dem.max_operations == 0 {
-            problems.push("dem.max_operations must be at least 1".to_owned());
-        }
-        let pc = &self.pointcloud;
-        if pc.max_points == 0
-            || pc.max_classify_points == 0
-            || pc.classify_tile_points < 10_000
-            || !(1_000..=10_000_000).contains(&pc.copc_node_points)
-        {
-            problems.push(
-                "pointcloud.max_points and pointcloud.max_classify_points must be at least 1, pointcloud.classify_tile_points at least 10000, pointcloud.copc_node_points 1000 to 10000000"
-                    .to_owned(),
-            );
-        }
-        let twin = &self.twin;
-        if twin.max_parcels == 0
-            || twin.builds_kept == 0
-            || twin.max_sensors == 0
-            || twin.max_batch == 0
-            || twin.ws_queue < 16
-            || twin.max_value_bytes < 16
-            || twin.ws_ping.is_zero()
-        {
-            problems.push(
-                "twin.max_parcels, builds_kept, max_sensors, max_batch and ws_ping must be at least 1, ws_queue and max_value_bytes at least 16"
-                    .to_owned(),
-            );
-        }
-        if !twin.mqtt_url.is_empty() && !twin.mqtt_url.starts_with("mqtt://") {
-            problems.push("twin.mqtt_url must be empty or start with mqtt://".to_owned());
-        }
-        let levels: Vec<&str> = twin.mqtt_topic.split('/').collect();
-        let whole = |l: &str| levels.iter().filter(|x| **x == l).count() == 1;
-        if !(whole("{twin}") && whole("{sensor}"))
-            || levels.iter().any(|l| *l != "{twin}" && *l != "{sensor}" && l.contains(['+', '#', '{', '}']))
-        {
-            problems.push(
-                "twin.mqtt_topic must have {twin} and {sensor} each as a whole level, and no MQTT wildcard".to_owned(),
-            );
-        }
-        if self.dem.max_pixels == 0 || self.dem.max_chunk_bytes == 0 || self.dem.max_chunks == 0 {
-            problems.push("dem.max_pixels, dem.max_chunk_bytes and dem.max_chunks must be at least 1".to_owned());
-        }
-        if self.dem.max_contour_levels == 0 {
-            problems.push("dem.max_contour_levels must be at least 1".to_owned());
-        }
-        if let Some(url) = &self.server.public_url {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                problems.push("server.public_url must start with http:// or https://".to_owned());
-            }
+            check(self, &mut problems);
         }
         if problems.is_empty() {
             Ok(())
@@ -976,6 +825,190 @@ impl Config {
             Some(url) => url.clone(),
             None => format!("file://{}", self.server.data_dir.join("blobs").display()),
         }
+    }
+}
+
+/// The HTTP server: timeouts, connection caps, CORS origins, the public URL.
+fn check_server(c: &Config, p: &mut Vec<String>) {
+    let server = &c.server;
+    for (key, value) in [
+        ("server.request_timeout", server.request_timeout),
+        ("server.header_read_timeout", server.header_read_timeout),
+        ("server.idle_timeout", server.idle_timeout),
+    ] {
+        if value.is_zero() {
+            p.push(format!("{key} must be positive"));
+        }
+    }
+    if server.max_connections == 0 || server.max_connections_per_ip == 0 {
+        p.push("server.max_connections and server.max_connections_per_ip must be at least 1".to_owned());
+    }
+    if server.max_connections_per_ip > server.max_connections {
+        p.push("server.max_connections_per_ip must not exceed server.max_connections".to_owned());
+    }
+    for o in &c.server.cors_origins {
+        let scheme = o.starts_with("http://") || o.starts_with("https://");
+        if o != "*" && (!scheme || o.ends_with('/') || o.contains(char::is_whitespace)) {
+            p.push(format!("server.cors_origins: `{o}` is neither `*` nor an origin such as https://maps.example.com"));
+        }
+    }
+    if let Some(url) = &c.server.public_url {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            p.push("server.public_url must start with http:// or https://".to_owned());
+        }
+    }
+}
+
+/// Jobs, page sizes and tokens.
+fn check_jobs_limits_auth(c: &Config, p: &mut Vec<String>) {
+    if c.jobs.workers == 0 && c.server.roles.workers {
+        p.push("jobs.workers must be at least 1 when the workers role is on".to_owned());
+    }
+    if c.jobs.heartbeat >= c.jobs.lease {
+        p.push("jobs.heartbeat must be shorter than jobs.lease".to_owned());
+    }
+    if c.limits.default_page_size == 0 || c.limits.default_page_size > c.limits.max_page_size {
+        p.push("limits.default_page_size must be between 1 and limits.max_page_size".to_owned());
+    }
+    if c.auth.access_token_ttl.is_zero() {
+        p.push("auth.access_token_ttl must be positive".to_owned());
+    }
+    if let Some(secret) = &c.auth.token_secret {
+        if secret.expose().len() < 32 {
+            p.push("auth.token_secret must be at least 32 characters".to_owned());
+        }
+    }
+}
+
+/// Webhook delivery.
+fn check_webhooks(c: &Config, p: &mut Vec<String>) {
+    let hooks = &c.webhooks;
+    if hooks.timeout.is_zero() {
+        p.push("webhooks.timeout must be positive".to_owned());
+    }
+    if hooks.max_concurrency == 0 || hooks.per_subscription_concurrency == 0 {
+        p.push("webhooks.max_concurrency and webhooks.per_subscription_concurrency must be at least 1".to_owned());
+    }
+    if hooks.retry_schedule.len() > 100 {
+        p.push("webhooks.retry_schedule may hold at most 100 delays".to_owned());
+    }
+}
+
+/// The DNS server and its zones.
+fn check_dns(c: &Config, p: &mut Vec<String>) {
+    let dns = &c.dns;
+    if dns.nameservers.is_empty() {
+        p.push("dns.nameservers must name at least one name server".to_owned());
+    }
+    if dns.udp_workers > 256 {
+        p.push("dns.udp_workers must be at most 256".to_owned());
+    }
+    if dns.max_udp_payload < 512 {
+        p.push("dns.max_udp_payload must be at least 512".to_owned());
+    }
+    if dns.tcp_connections == 0 || dns.tcp_connections_per_client == 0 {
+        p.push("dns.tcp_connections and dns.tcp_connections_per_client must be positive".to_owned());
+    }
+    if dns.tcp_idle_timeout.is_zero() || dns.tcp_busy_idle_timeout.is_zero() {
+        p.push("dns.tcp_idle_timeout and dns.tcp_busy_idle_timeout must be positive".to_owned());
+    }
+    if dns.import_max_records == 0 || dns.import_max_bytes == 0 || dns.import_max_line_bytes == 0 {
+        p.push("dns.import_max_records, import_max_bytes and import_max_line_bytes must be positive".to_owned());
+    }
+    if dns.poll_interval.is_zero() {
+        p.push("dns.poll_interval must be positive".to_owned());
+    }
+    if dns.signature_refresh >= dns.signature_validity {
+        p.push("dns.signature_refresh must be shorter than dns.signature_validity".to_owned());
+    }
+    for entry in &dns.allow_transfer {
+        let (addr, len) = entry.split_once('/').map_or((entry.as_str(), None), |(a, l)| (a, Some(l)));
+        let valid = match addr.parse::<std::net::IpAddr>() {
+            Ok(ip) => len.is_none_or(|l| l.parse::<u8>().is_ok_and(|l| l <= if ip.is_ipv4() { 32 } else { 128 })),
+            Err(_) => false,
+        };
+        if !valid {
+            p.push(format!("dns.allow_transfer: `{entry}` is not an address or network"));
+        }
+    }
+    for key in &dns.tsig_keys {
+        if !key.algorithm.eq_ignore_ascii_case("hmac-sha256") {
+            p.push(format!("dns.tsig_keys: key {} uses {}; only hmac-sha256 is supported", key.name, key.algorithm));
+        }
+        if key.secret.expose().trim().is_empty() {
+            p.push(format!("dns.tsig_keys: key {} has an empty secret", key.name));
+        }
+    }
+}
+
+/// Feature filters.
+fn check_features(c: &Config, p: &mut Vec<String>) {
+    let f = &c.features;
+    if f.filter_max_bytes == 0 || f.filter_max_depth == 0 || f.filter_max_terms == 0 {
+        p.push("features.filter_max_bytes, filter_max_depth and filter_max_terms must be at least 1".to_owned());
+    }
+    if f.filter_max_depth > 256 {
+        // Parsing and evaluation recurse once per level: keep them far from the stack's end.
+        p.push("features.filter_max_depth must be at most 256".to_owned());
+    }
+}
+
+/// DEM processing.
+fn check_dem(c: &Config, p: &mut Vec<String>) {
+    if c.dem.max_zoom > 24 {
+        p.push("dem.max_zoom must be at most 24".to_owned());
+    }
+    if c.dem.max_operations == 0 {
+        p.push("dem.max_operations must be at least 1".to_owned());
+    }
+    if c.dem.max_pixels == 0 || c.dem.max_chunk_bytes == 0 || c.dem.max_chunks == 0 {
+        p.push("dem.max_pixels, dem.max_chunk_bytes and dem.max_chunks must be at least 1".to_owned());
+    }
+    if c.dem.max_contour_levels == 0 {
+        p.push("dem.max_contour_levels must be at least 1".to_owned());
+    }
+}
+
+/// Point clouds.
+fn check_pointcloud(c: &Config, p: &mut Vec<String>) {
+    let pc = &c.pointcloud;
+    if pc.max_points == 0
+        || pc.max_classify_points == 0
+        || pc.classify_tile_points < 10_000
+        || !(1_000..=10_000_000).contains(&pc.copc_node_points)
+    {
+        p.push(
+            "pointcloud.max_points and pointcloud.max_classify_points must be at least 1, pointcloud.classify_tile_points at least 10000, pointcloud.copc_node_points 1000 to 10000000"
+                .to_owned(),
+        );
+    }
+}
+
+/// Digital twins and their MQTT ingest.
+fn check_twin(c: &Config, p: &mut Vec<String>) {
+    let twin = &c.twin;
+    if twin.max_parcels == 0
+        || twin.builds_kept == 0
+        || twin.max_sensors == 0
+        || twin.max_batch == 0
+        || twin.ws_queue < 16
+        || twin.max_value_bytes < 16
+        || twin.ws_ping.is_zero()
+    {
+        p.push(
+            "twin.max_parcels, builds_kept, max_sensors, max_batch and ws_ping must be at least 1, ws_queue and max_value_bytes at least 16"
+                .to_owned(),
+        );
+    }
+    if !twin.mqtt_url.is_empty() && !twin.mqtt_url.starts_with("mqtt://") {
+        p.push("twin.mqtt_url must be empty or start with mqtt://".to_owned());
+    }
+    let levels: Vec<&str> = twin.mqtt_topic.split('/').collect();
+    let whole = |l: &str| levels.iter().filter(|x| **x == l).count() == 1;
+    if !(whole("{twin}") && whole("{sensor}"))
+        || levels.iter().any(|l| *l != "{twin}" && *l != "{sensor}" && l.contains(['+', '#', '{', '}']))
+    {
+        p.push("twin.mqtt_topic must have {twin} and {sensor} each as a whole level, and no MQTT wildcard".to_owned());
     }
 }
 
