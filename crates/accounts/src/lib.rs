@@ -135,37 +135,30 @@ pub struct AccountService {
 /// stops working here within this time.
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
 
-/// Most keys kept in the cache; when full, it starts again empty.
+/// Most keys kept in the cache.
 const KEY_CACHE_MAX: usize = 10_000;
 
 /// Keys recently read for authentication, by credential hash (or account and key id for an
 /// access token), so that a stream of requests with one key reads it once per [`KEY_CACHE_TTL`].
-#[derive(Default)]
-struct KeyCache {
-    entries: std::sync::Mutex<std::collections::HashMap<String, (ApiKey, std::time::Instant)>>,
+struct KeyCache(meridian_core::cache::Bounded<String, ApiKey>);
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        Self(meridian_core::cache::Bounded::entries(KEY_CACHE_MAX).with_ttl(KEY_CACHE_TTL))
+    }
 }
 
 impl KeyCache {
-    fn entries(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, (ApiKey, std::time::Instant)>> {
-        self.entries.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
     fn get(&self, slot: &str) -> Option<ApiKey> {
-        let entries = self.entries();
-        let (key, at) = entries.get(slot)?;
-        (at.elapsed() < KEY_CACHE_TTL).then(|| key.clone())
+        self.0.get(&slot.to_owned())
     }
 
     fn put(&self, slot: String, key: ApiKey) {
-        let mut entries = self.entries();
-        if entries.len() >= KEY_CACHE_MAX {
-            entries.clear();
-        }
-        entries.insert(slot, (key, std::time::Instant::now()));
+        self.0.insert(slot, key);
     }
 
     fn forget(&self, id: &ApiKeyId) {
-        self.entries().retain(|_, (key, _)| key.id != *id);
+        self.0.retain(|_, key| key.id != *id);
     }
 }
 

@@ -2,6 +2,7 @@
 //! scopes, platform events and the configuration tree. Nothing here speaks HTTP or SQL, so every
 //! other crate can depend on it.
 
+pub mod cache;
 pub mod config;
 pub mod crs;
 pub mod error;

@@ -24,9 +24,8 @@ use meridian_core::id::JobId;
 use meridian_core::DomainError;
 use meridian_raster::tiff::{BlockCache, GeoTiff, Limits};
 use meridian_store::{BlobStore, Store, StoreError};
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// What can go wrong in the DEM service.
 #[derive(Debug, thiserror::Error)]
@@ -60,7 +59,7 @@ pub struct DemService {
     /// Base of links in events (`server.public_url`); links are paths without it.
     public_url: Option<String>,
     max_attempts: u32,
-    opened: Mutex<HashMap<String, Arc<GeoTiff>>>,
+    opened: meridian_core::cache::Bounded<String, Arc<GeoTiff>>,
     /// Decoded chunks of the rasters opened for tiles (`dem.block_cache_bytes`), shared by all.
     block_cache: Arc<BlockCache>,
 }
@@ -81,7 +80,7 @@ impl DemService {
             tmp_dir,
             public_url: config.server.public_url.as_ref().map(|u| u.trim_end_matches('/').to_owned()),
             max_attempts: config.jobs.max_attempts,
-            opened: Mutex::new(HashMap::new()),
+            opened: meridian_core::cache::Bounded::entries(tiles::OPENED_CAPACITY),
             block_cache: Arc::new(BlockCache::new(usize::try_from(config.dem.block_cache_bytes).unwrap_or(usize::MAX))),
         }
     }

@@ -198,23 +198,19 @@ impl DemService {
 
     /// An open raster, from the cache of opened files when possible. Blocking.
     fn open_cached(&self, key: &str, handle: &Handle) -> Result<Arc<GeoTiff>> {
-        if let Some(t) = self.opened.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
-            return Ok(t.clone());
+        if let Some(t) = self.opened.get(&key.to_owned()) {
+            return Ok(t);
         }
         let t = crate::blobs::open_geotiff(self.blobs(), key, handle, self.raster_limits())?;
         // Neighbouring tiles, and every style of a tile, read the same chunks: decode each once.
         let t = Arc::new(t.with_block_cache(self.block_cache.clone()));
-        let mut opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
-        if opened.len() >= OPENED_CAPACITY {
-            opened.clear();
-        }
-        opened.insert(key.to_owned(), t.clone());
+        self.opened.insert(key.to_owned(), t.clone());
         Ok(t)
     }
 }
 
-/// Rasters kept open for tiles; the set starts afresh when full.
-const OPENED_CAPACITY: usize = 64;
+/// Rasters kept open for tiles (the least likely to be asked for again are closed first).
+pub(crate) const OPENED_CAPACITY: usize = 64;
 
 /// How an output layer is painted: hillshade in grey, colour reliefs as they are, slope in
 /// degrees on the slope style's ramp, other values on a ramp over the layer's range.

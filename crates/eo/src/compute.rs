@@ -32,6 +32,9 @@ use std::collections::BTreeMap;
 pub use meridian_raster::dem::ColorRamp;
 use std::sync::Arc;
 
+/// Asset rasters kept open for tiles and computations.
+pub(crate) const OPENED_CAPACITY: usize = 256;
+
 /// The job kind of large computations.
 pub const COMPUTE_JOB: &str = "eo.compute";
 
@@ -603,7 +606,7 @@ impl EoService {
 
     /// Opens an asset, stored or remote (kept open for tiles and later computations).
     pub(crate) async fn open_asset(&self, key: &str) -> Result<Arc<GeoTiff>> {
-        if let Some(t) = self.opened.lock().ok().and_then(|m| m.get(key).cloned()) {
+        if let Some(t) = self.opened.get(&key.to_owned()) {
             return Ok(t);
         }
         let limits = self.raster_limits();
@@ -624,20 +627,13 @@ impl EoService {
                 .map_err(|e| Error::Internal(e.to_string()))??
         };
         let t = Arc::new(t);
-        if let Ok(mut m) = self.opened.lock() {
-            if m.len() >= 256 {
-                m.clear();
-            }
-            m.insert(key.to_owned(), t.clone());
-        }
+        self.opened.insert(key.to_owned(), t.clone());
         Ok(t)
     }
 
     /// Forgets opened files under `prefix` (their item was deleted).
     pub(crate) fn forget_opened(&self, prefix: &str) {
-        if let Ok(mut m) = self.opened.lock() {
-            m.retain(|k, _| !k.starts_with(prefix));
-        }
+        self.opened.retain(|k, _| !k.starts_with(prefix));
     }
 
     /// Runs a checked plan: the COG, its statistics, the preview, the zones; stores the outputs

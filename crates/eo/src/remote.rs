@@ -8,8 +8,7 @@ use meridian_net::{GuardedResolver, Policy};
 use meridian_raster::tiff::ReadAt;
 use reqwest::header::{CONTENT_RANGE, RANGE};
 use reqwest::StatusCode;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::runtime::Handle;
 
@@ -38,7 +37,7 @@ pub struct RemoteFile {
     url: String,
     size: u64,
     handle: Handle,
-    blocks: Mutex<HashMap<u64, Arc<Vec<u8>>>>,
+    blocks: meridian_core::cache::Bounded<u64, Arc<Vec<u8>>>,
 }
 
 /// Opens `url` (already checked by the guard): learns its size with a one-byte range request.
@@ -54,12 +53,18 @@ pub async fn open(client: reqwest::Client, url: &str, handle: Handle) -> Result<
             .ok_or_else(|| format!("{url}: the server's Content-Range names no size"))?,
         s => return Err(format!("{url}: the server answered {s} to a range request; assets must be range-readable")),
     };
-    Ok(RemoteFile { client, url: url.to_owned(), size, handle, blocks: Mutex::new(HashMap::new()) })
+    Ok(RemoteFile {
+        client,
+        url: url.to_owned(),
+        size,
+        handle,
+        blocks: meridian_core::cache::Bounded::entries(CACHED_BLOCKS),
+    })
 }
 
 impl RemoteFile {
     fn block(&self, index: u64) -> std::io::Result<Arc<Vec<u8>>> {
-        if let Some(b) = self.blocks.lock().unwrap_or_else(|p| p.into_inner()).get(&index) {
+        if let Some(b) = self.blocks.get(&index) {
             return Ok(b.clone());
         }
         let start = index * BLOCK;
@@ -92,11 +97,7 @@ impl RemoteFile {
             Ok(bytes)
         };
         let data = Arc::new(self.handle.block_on(fetch)?);
-        let mut blocks = self.blocks.lock().unwrap_or_else(|p| p.into_inner());
-        if blocks.len() >= CACHED_BLOCKS {
-            blocks.clear();
-        }
-        blocks.insert(index, data.clone());
+        self.blocks.insert(index, data.clone());
         Ok(data)
     }
 }

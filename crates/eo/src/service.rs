@@ -18,7 +18,7 @@ use meridian_store::{BlobStore, Store, StoreError};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The event every published scene emits.
 pub const SCENE_PUBLISHED: &str = "eo.scene.published";
@@ -96,7 +96,7 @@ pub struct EoService {
     pub(crate) tmp_dir: PathBuf,
     pub(crate) max_attempts: u32,
     /// Asset GeoTIFFs opened for tiles, by blob key or URL.
-    pub(crate) opened: Mutex<HashMap<String, Arc<GeoTiff>>>,
+    pub(crate) opened: meridian_core::cache::Bounded<String, Arc<GeoTiff>>,
     /// What remote asset URLs may name (the webhooks' policy).
     pub(crate) policy: meridian_net::Policy,
     /// The client remote assets are read with.
@@ -125,7 +125,7 @@ impl EoService {
             features,
             tmp_dir: config.server.data_dir.join("tmp"),
             max_attempts: config.jobs.max_attempts,
-            opened: Mutex::new(HashMap::new()),
+            opened: meridian_core::cache::Bounded::entries(crate::compute::OPENED_CAPACITY),
             policy,
             remote,
         }

@@ -116,7 +116,7 @@ pub struct OgcService {
     pub(crate) config: MapConfig,
     /// Rendered tiles of raster layers (DEM datasets and job outputs never change once
     /// written); vector layers change with every feature write and are drawn each time.
-    pub(crate) tiles: std::sync::Mutex<std::collections::HashMap<String, Bytes>>,
+    pub(crate) tiles: meridian_core::cache::Bounded<String, Bytes>,
     /// Maps drawn at once: two per core (one reading its features or raster blocks while the
     /// other draws). Drawing is CPU work; more at a time only share the cores and lengthen every
     /// map, while the FIFO queue keeps the slowest answers close to the typical ones.
@@ -138,6 +138,8 @@ pub(crate) fn map_memory_mib(width: u32, height: u32) -> u32 {
 
 /// Tiles kept in memory; the cache starts afresh when full.
 pub(crate) const TILE_CACHE_CAPACITY: usize = 2_048;
+/// Bytes of rendered tiles kept (64 MiB).
+pub(crate) const TILE_CACHE_BYTES: u64 = 64 << 20;
 
 /// A layer chosen for a map, with its source and style.
 pub(crate) struct MapLayer {
@@ -153,7 +155,7 @@ impl OgcService {
         Self {
             catalogue,
             config,
-            tiles: std::sync::Mutex::new(std::collections::HashMap::new()),
+            tiles: meridian_core::cache::Bounded::weighed(TILE_CACHE_BYTES, TILE_CACHE_CAPACITY, |b| b.len() as u64),
             drawing: tokio::sync::Semaphore::new(cores * 2),
             drawing_memory: tokio::sync::Semaphore::new(DRAWING_MEMORY_MIB as usize),
         }
@@ -299,16 +301,12 @@ impl OgcService {
 impl OgcService {
     /// A cached tile.
     pub(crate) fn cached_tile(&self, key: &str) -> Option<Bytes> {
-        self.tiles.lock().unwrap_or_else(|p| p.into_inner()).get(key).cloned()
+        self.tiles.get(&key.to_owned())
     }
 
     /// Keeps a tile.
     pub(crate) fn cache_tile(&self, key: String, body: Bytes) {
-        let mut tiles = self.tiles.lock().unwrap_or_else(|p| p.into_inner());
-        if tiles.len() >= TILE_CACHE_CAPACITY {
-            tiles.clear();
-        }
-        tiles.insert(key, body);
+        self.tiles.insert(key, body);
     }
 }
 

@@ -18,8 +18,7 @@ use meridian_raster::warp::{self, Grid, Resampling};
 use meridian_store::model::JobStatus;
 use meridian_store::Store;
 use serde_json::{json, Map};
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokio::runtime::Handle;
 
 /// The prefix of DEM layer names.
@@ -42,7 +41,7 @@ pub const DATASET_STYLES: &[(&str, &str)] = &[
 pub struct DemLayers {
     dem: Arc<DemService>,
     store: Store,
-    opened: Mutex<HashMap<String, Arc<GeoTiff>>>,
+    opened: meridian_core::cache::Bounded<String, Arc<GeoTiff>>,
 }
 
 /// What a layer is drawn from.
@@ -79,7 +78,7 @@ fn style_legend(name: &str) -> Legend {
 impl DemLayers {
     /// A source over the DEM service.
     pub fn new(dem: Arc<DemService>, store: Store) -> Self {
-        Self { dem, store, opened: Mutex::new(HashMap::new()) }
+        Self { dem, store, opened: meridian_core::cache::Bounded::entries(OPENED_CAPACITY) }
     }
 
     fn dataset_info(&self, id: &str, title: Option<&str>, bounds: Option<[f64; 4]>) -> LayerInfo {
@@ -301,8 +300,8 @@ impl LayerSource for DemLayers {
 
 impl DemLayers {
     async fn open_async(&self, key: &str, handle: Handle) -> Result<Arc<GeoTiff>, SourceError> {
-        if let Some(t) = self.opened.lock().unwrap_or_else(|p| p.into_inner()).get(key) {
-            return Ok(t.clone());
+        if let Some(t) = self.opened.get(&key.to_owned()) {
+            return Ok(t);
         }
         let blobs = self.dem.blobs().clone();
         let limits = self.dem.raster_limits();
@@ -312,11 +311,7 @@ impl DemLayers {
             .map_err(|e| SourceError::from_err("opening a DEM", e))?
             .map_err(|e| SourceError::from_err("opening a DEM", e))?;
         let t = Arc::new(t);
-        let mut opened = self.opened.lock().unwrap_or_else(|p| p.into_inner());
-        if opened.len() >= OPENED_CAPACITY {
-            opened.clear();
-        }
-        opened.insert(key.to_owned(), t.clone());
+        self.opened.insert(key.to_owned(), t.clone());
         Ok(t)
     }
 }
