@@ -520,11 +520,15 @@ impl TwinRepo for SqliteDb {
     }
 
     async fn get_build(&self, twin: &str, stamp: i64) -> Result<Option<BuildRow>> {
-        let row = sqlx::query("SELECT * FROM twin_builds WHERE twin_id = ? AND stamp = ?")
+        // Marked used as it is read, so that pruning keeps the builds clients are fetching.
+        let mut tx = self.write().await?;
+        let row = sqlx::query("UPDATE twin_builds SET used_at = ? WHERE twin_id = ? AND stamp = ? RETURNING *")
+            .bind(Timestamp::now().millis())
             .bind(twin)
             .bind(stamp)
-            .fetch_optional(self.read())
+            .fetch_optional(&mut *tx)
             .await?;
+        tx.commit().await?;
         row.as_ref().map(build_of).transpose()
     }
 
