@@ -17,6 +17,7 @@ use ipnet::IpNet;
 use meridian_core::config::DnsConfig;
 use meridian_core::event::Event;
 use meridian_core::DomainError;
+use meridian_store::dns::{Record as StoredRecord, Zone};
 use meridian_store::{Store, StoreError};
 use std::collections::HashMap;
 use std::future::Future;
@@ -579,33 +580,11 @@ impl DnsServer {
         Err(ResponseCode::ServFail)
     }
 
-    /// One attempt: `Err(None)` when the zone changed under it.
+    /// One attempt, in the phases of RFC 2136 section 3: the zone and the key's right to it,
+    /// the records the update touches, the prerequisites, the updates, the commit. `Err(None)`
+    /// when the zone changed under it.
     async fn try_update(&self, request: &Message, verified: &Verified) -> Result<(), Option<ResponseCode>> {
-        let [zq] = request.queries.as_slice() else { return Err(Some(ResponseCode::FormErr)) };
-        if zq.query_type() != RecordType::SOA {
-            return Err(Some(ResponseCode::FormErr));
-        }
-        let zone_name = lower(zq.name());
-        let store: &Store = self.service.store();
-        let zone = match store.dns.find_zone(&zone_name).await {
-            Ok(Some(z)) => z,
-            Ok(None) => return Err(Some(ResponseCode::NotAuth)),
-            Err(e) => {
-                tracing::error!(error = %e, "dynamic update: reading the zone failed");
-                return Err(Some(ResponseCode::ServFail));
-            }
-        };
-        match verified {
-            Verified::Valid { key, .. } if key.may_update(&zone.name) => {}
-            Verified::Valid { key, .. } => {
-                tracing::info!(zone = %zone.name, key = %key.name, "dynamic update refused: the key may not update this zone");
-                return Err(Some(ResponseCode::Refused));
-            }
-            _ => {
-                tracing::info!(zone = %zone.name, "dynamic update refused: it was not signed with a TSIG key");
-                return Err(Some(ResponseCode::Refused));
-            }
-        }
+        let zone = self.update_zone(request, verified).await?;
         // Only the records at the names the update names (prerequisites and changes): an update
         // reads what it touches, not the whole zone.
         let mut names: Vec<String> =
@@ -613,130 +592,12 @@ impl DnsServer {
         names.push(zone.name.clone());
         names.sort_unstable();
         names.dedup();
-        let existing =
-            store.dns.zone_records_named(&zone.id, &names).await.map_err(|_| Some(ResponseCode::ServFail))?;
-        // Looked up by name, so that an update costs time linear in what it touches.
-        let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
-        for r in &existing {
-            by_name.entry(r.name.as_str()).or_default().push(r.rtype.as_str());
-        }
-        let in_use = |n: &str| n == zone.name || by_name.contains_key(n);
-        let types_at = |n: &str| -> Vec<String> {
-            let mut t: Vec<String> = by_name.get(n).into_iter().flatten().map(|t| (*t).to_owned()).collect();
-            if n == zone.name {
-                t.extend(["SOA".to_owned(), "NS".to_owned()]);
-            }
-            t
-        };
-        // Prerequisites (RFC 2136 section 3.2).
-        let mut value_sets: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
-        for rr in &request.answers {
-            let owner = lower(&rr.name);
-            if !name::in_zone(&owner, &zone.name) {
-                return Err(Some(ResponseCode::NotZone));
-            }
-            let rtype = rr.record_type();
-            match rr.dns_class {
-                DNSClass::ANY if rtype == RecordType::ANY => {
-                    if !in_use(&owner) {
-                        return Err(Some(ResponseCode::NXDomain));
-                    }
-                }
-                DNSClass::ANY => {
-                    if !types_at(&owner).iter().any(|t| *t == rtype.to_string()) {
-                        return Err(Some(ResponseCode::NXRRSet));
-                    }
-                }
-                DNSClass::NONE if rtype == RecordType::ANY => {
-                    if in_use(&owner) {
-                        return Err(Some(ResponseCode::YXDomain));
-                    }
-                }
-                DNSClass::NONE => {
-                    if types_at(&owner).iter().any(|t| *t == rtype.to_string()) {
-                        return Err(Some(ResponseCode::YXRRSet));
-                    }
-                }
-                DNSClass::IN => {
-                    let v = wire_to_valid(rr, &zone.name).map_err(|_| Some(ResponseCode::FormErr))?;
-                    value_sets.entry((v.name.clone(), rtype.to_string())).or_default().push(v.data.presentation());
-                }
-                _ => return Err(Some(ResponseCode::FormErr)),
-            }
-        }
-        let mut sets: HashMap<(&str, &str), Vec<String>> = HashMap::new();
-        for r in &existing {
-            sets.entry((r.name.as_str(), r.rtype.as_str())).or_default().push(r.rdata.clone());
-        }
-        for ((owner, rtype), mut wanted) in value_sets {
-            let mut have: Vec<String> = sets.get(&(owner.as_str(), rtype.as_str())).cloned().unwrap_or_default();
-            wanted.sort();
-            wanted.dedup();
-            have.sort();
-            if wanted != have {
-                return Err(Some(ResponseCode::NXRRSet));
-            }
-        }
-        // Updates (RFC 2136 section 3.4), checked first, then applied to a working copy.
-        let mut live: Vec<meridian_store::dns::Record> = existing.clone();
-        let mut adds: Vec<ValidRecord> = Vec::new();
-        for rr in &request.authorities {
-            let owner = lower(&rr.name);
-            if !name::in_zone(&owner, &zone.name) {
-                return Err(Some(ResponseCode::NotZone));
-            }
-            let rtype = rr.record_type();
-            let apex_managed = owner == zone.name && matches!(rtype, RecordType::SOA | RecordType::NS);
-            match rr.dns_class {
-                DNSClass::IN => {
-                    if apex_managed {
-                        continue;
-                    }
-                    let v = wire_to_valid(rr, &zone.name).map_err(|reason| {
-                        tracing::info!(zone = %zone.name, %reason, "dynamic update refused");
-                        Some(ResponseCode::Refused)
-                    })?;
-                    let rt = v.data.rtype().as_str();
-                    let at_name: Vec<String> = live
-                        .iter()
-                        .filter(|r| r.name == v.name)
-                        .map(|r| r.rtype.clone())
-                        .chain(adds.iter().filter(|a| a.name == v.name).map(|a| a.data.rtype().as_str().to_owned()))
-                        .collect();
-                    let duplicate =
-                        live.iter().any(|r| r.name == v.name && r.rtype == rt && r.rdata == v.data.presentation())
-                            || adds.iter().any(|a| a.name == v.name && a.data == v.data);
-                    // RFC 2136 section 3.4.2.2: additions that clash with a CNAME are ignored.
-                    let clash = if rt == "CNAME" {
-                        at_name.iter().any(|t| t != "CNAME") || v.name == zone.name
-                    } else {
-                        at_name.iter().any(|t| t == "CNAME")
-                    };
-                    if !duplicate && !clash {
-                        adds.push(v);
-                    }
-                }
-                DNSClass::ANY => {
-                    let all = rtype == RecordType::ANY;
-                    let t = rtype.to_string();
-                    live.retain(|r| !(r.name == owner && (all || r.rtype == t)));
-                    adds.retain(|a| !(a.name == owner && (all || a.data.rtype().as_str() == t)));
-                }
-                DNSClass::NONE => {
-                    if apex_managed {
-                        continue;
-                    }
-                    let Ok(v) = wire_to_valid(rr, &zone.name) else { continue };
-                    let (rt, rd) = (v.data.rtype().as_str(), v.data.presentation());
-                    live.retain(|r| !(r.name == v.name && r.rtype == rt && r.rdata == rd));
-                    adds.retain(|a| !(a.name == v.name && a.data == v.data));
-                }
-                _ => return Err(Some(ResponseCode::FormErr)),
-            }
-        }
-        let kept: std::collections::HashSet<&str> = live.iter().map(|l| l.id.as_str()).collect();
-        let deletes: Vec<meridian_store::dns::Record> =
-            existing.iter().filter(|r| !kept.contains(r.id.as_str())).cloned().collect();
+        let existing = self.service.records_named(&zone, &names).await.map_err(|e| {
+            tracing::error!(zone = %zone.name, error = %e, "dynamic update: reading the records failed");
+            Some(ResponseCode::ServFail)
+        })?;
+        check_prerequisites(&request.answers, &zone, &existing)?;
+        let (adds, deletes) = plan_updates(&request.authorities, &zone, &existing)?;
         match self.service.apply_update(&zone, &adds, &deletes).await {
             Ok(_) => {
                 tracing::info!(zone = %zone.name, added = adds.len(), deleted = deletes.len(), "dynamic update applied");
@@ -753,6 +614,172 @@ impl DnsServer {
             }
         }
     }
+
+    /// The zone section (one SOA question), the zone it names, and the TSIG key's right to
+    /// update it (section 3.1, and 3.3 with keys for permissions).
+    async fn update_zone(&self, request: &Message, verified: &Verified) -> Result<Zone, Option<ResponseCode>> {
+        let [zq] = request.queries.as_slice() else { return Err(Some(ResponseCode::FormErr)) };
+        if zq.query_type() != RecordType::SOA {
+            return Err(Some(ResponseCode::FormErr));
+        }
+        let zone = match self.service.zone_named(&lower(zq.name())).await {
+            Ok(Some(z)) => z,
+            Ok(None) => return Err(Some(ResponseCode::NotAuth)),
+            Err(e) => {
+                tracing::error!(error = %e, "dynamic update: reading the zone failed");
+                return Err(Some(ResponseCode::ServFail));
+            }
+        };
+        match verified {
+            Verified::Valid { key, .. } if key.may_update(&zone.name) => Ok(zone),
+            Verified::Valid { key, .. } => {
+                tracing::info!(zone = %zone.name, key = %key.name, "dynamic update refused: the key may not update this zone");
+                Err(Some(ResponseCode::Refused))
+            }
+            _ => {
+                tracing::info!(zone = %zone.name, "dynamic update refused: it was not signed with a TSIG key");
+                Err(Some(ResponseCode::Refused))
+            }
+        }
+    }
+}
+
+/// The prerequisite section against the records at its names (RFC 2136 section 3.2).
+fn check_prerequisites(
+    prerequisites: &[Record],
+    zone: &Zone,
+    existing: &[StoredRecord],
+) -> Result<(), Option<ResponseCode>> {
+    // Looked up by name, so that an update costs time linear in what it touches.
+    let mut by_name: HashMap<&str, Vec<&str>> = HashMap::new();
+    for r in existing {
+        by_name.entry(r.name.as_str()).or_default().push(r.rtype.as_str());
+    }
+    let in_use = |n: &str| n == zone.name || by_name.contains_key(n);
+    let types_at = |n: &str| -> Vec<String> {
+        let mut t: Vec<String> = by_name.get(n).into_iter().flatten().map(|t| (*t).to_owned()).collect();
+        if n == zone.name {
+            t.extend(["SOA".to_owned(), "NS".to_owned()]);
+        }
+        t
+    };
+    let mut value_sets: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
+    for rr in prerequisites {
+        let owner = lower(&rr.name);
+        if !name::in_zone(&owner, &zone.name) {
+            return Err(Some(ResponseCode::NotZone));
+        }
+        let rtype = rr.record_type();
+        match rr.dns_class {
+            DNSClass::ANY if rtype == RecordType::ANY => {
+                if !in_use(&owner) {
+                    return Err(Some(ResponseCode::NXDomain));
+                }
+            }
+            DNSClass::ANY => {
+                if !types_at(&owner).iter().any(|t| *t == rtype.to_string()) {
+                    return Err(Some(ResponseCode::NXRRSet));
+                }
+            }
+            DNSClass::NONE if rtype == RecordType::ANY => {
+                if in_use(&owner) {
+                    return Err(Some(ResponseCode::YXDomain));
+                }
+            }
+            DNSClass::NONE => {
+                if types_at(&owner).iter().any(|t| *t == rtype.to_string()) {
+                    return Err(Some(ResponseCode::YXRRSet));
+                }
+            }
+            DNSClass::IN => {
+                let v = wire_to_valid(rr, &zone.name).map_err(|_| Some(ResponseCode::FormErr))?;
+                value_sets.entry((v.name.clone(), rtype.to_string())).or_default().push(v.data.presentation());
+            }
+            _ => return Err(Some(ResponseCode::FormErr)),
+        }
+    }
+    let mut sets: HashMap<(&str, &str), Vec<String>> = HashMap::new();
+    for r in existing {
+        sets.entry((r.name.as_str(), r.rtype.as_str())).or_default().push(r.rdata.clone());
+    }
+    for ((owner, rtype), mut wanted) in value_sets {
+        let mut have: Vec<String> = sets.get(&(owner.as_str(), rtype.as_str())).cloned().unwrap_or_default();
+        wanted.sort();
+        wanted.dedup();
+        have.sort();
+        if wanted != have {
+            return Err(Some(ResponseCode::NXRRSet));
+        }
+    }
+    Ok(())
+}
+
+/// The update section (RFC 2136 section 3.4), checked first, then applied to a working copy of
+/// the records it touches: the records to add and the stored records to delete.
+fn plan_updates(
+    updates: &[Record],
+    zone: &Zone,
+    existing: &[StoredRecord],
+) -> Result<(Vec<ValidRecord>, Vec<StoredRecord>), Option<ResponseCode>> {
+    let mut live: Vec<StoredRecord> = existing.to_vec();
+    let mut adds: Vec<ValidRecord> = Vec::new();
+    for rr in updates {
+        let owner = lower(&rr.name);
+        if !name::in_zone(&owner, &zone.name) {
+            return Err(Some(ResponseCode::NotZone));
+        }
+        let rtype = rr.record_type();
+        let apex_managed = owner == zone.name && matches!(rtype, RecordType::SOA | RecordType::NS);
+        match rr.dns_class {
+            DNSClass::IN => {
+                if apex_managed {
+                    continue;
+                }
+                let v = wire_to_valid(rr, &zone.name).map_err(|reason| {
+                    tracing::info!(zone = %zone.name, %reason, "dynamic update refused");
+                    Some(ResponseCode::Refused)
+                })?;
+                let rt = v.data.rtype().as_str();
+                let at_name: Vec<String> = live
+                    .iter()
+                    .filter(|r| r.name == v.name)
+                    .map(|r| r.rtype.clone())
+                    .chain(adds.iter().filter(|a| a.name == v.name).map(|a| a.data.rtype().as_str().to_owned()))
+                    .collect();
+                let duplicate =
+                    live.iter().any(|r| r.name == v.name && r.rtype == rt && r.rdata == v.data.presentation())
+                        || adds.iter().any(|a| a.name == v.name && a.data == v.data);
+                // RFC 2136 section 3.4.2.2: additions that clash with a CNAME are ignored.
+                let clash = if rt == "CNAME" {
+                    at_name.iter().any(|t| t != "CNAME") || v.name == zone.name
+                } else {
+                    at_name.iter().any(|t| t == "CNAME")
+                };
+                if !duplicate && !clash {
+                    adds.push(v);
+                }
+            }
+            DNSClass::ANY => {
+                let all = rtype == RecordType::ANY;
+                let t = rtype.to_string();
+                live.retain(|r| !(r.name == owner && (all || r.rtype == t)));
+                adds.retain(|a| !(a.name == owner && (all || a.data.rtype().as_str() == t)));
+            }
+            DNSClass::NONE => {
+                if apex_managed {
+                    continue;
+                }
+                let Ok(v) = wire_to_valid(rr, &zone.name) else { continue };
+                let (rt, rd) = (v.data.rtype().as_str(), v.data.presentation());
+                live.retain(|r| !(r.name == v.name && r.rtype == rt && r.rdata == rd));
+                adds.retain(|a| !(a.name == v.name && a.data == v.data));
+            }
+            _ => return Err(Some(ResponseCode::FormErr)),
+        }
+    }
+    let kept: std::collections::HashSet<&str> = live.iter().map(|l| l.id.as_str()).collect();
+    let deletes = existing.iter().filter(|r| !kept.contains(r.id.as_str())).cloned().collect();
+    Ok((adds, deletes))
 }
 
 /// A record from an update message, checked like an API request (TTLs under the minimum are

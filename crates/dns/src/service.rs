@@ -338,9 +338,15 @@ impl DnsService {
         &self.config
     }
 
-    /// The store.
-    pub fn store(&self) -> &Store {
-        &self.store
+    /// The zone named `name` (lower case, no trailing dot), whoever's it is: for the protocol
+    /// server, which knows zones by name alone.
+    pub async fn zone_named(&self, name: &str) -> Result<Option<Zone>> {
+        self.store.dns.find_zone(name).await
+    }
+
+    /// The records of `zone` at any of `names` (what a dynamic update touches).
+    pub async fn records_named(&self, zone: &Zone, names: &[String]) -> Result<Vec<Record>> {
+        self.store.dns.zone_records_named(&zone.id, names).await
     }
 
     /// Creates a zone (the server makes its SOA and apex NS).
