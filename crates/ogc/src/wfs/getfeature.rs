@@ -300,7 +300,9 @@ async fn type_of_ids(svc: &WfsService, account: &AccountId, ids: &[String]) -> O
     Ok(None)
 }
 
-/// GetFeature (and GetPropertyValue with `value_ref`).
+/// GetFeature (and GetPropertyValue with `value_ref`), in its phases: the feature type, the
+/// writer (CRS, properties, value reference), a feature by id, the query, the first page and
+/// the count, the envelope, and the stream of the rest.
 pub async fn get_feature(
     svc: &WfsService,
     ctx: &Context,
@@ -311,7 +313,49 @@ pub async fn get_feature(
     if value_ref.is_some() && req.format == Format::Json {
         return Err(OgcError::invalid("outputFormat", "GetPropertyValue answers in XML only"));
     }
-    let ty = match (&req.type_name, &req.resource_ids) {
+    let ty = resolve_type(svc, account, &req).await?;
+    let (writer, crs) = writer_for(&ty, &req, value_ref)?;
+    if req.by_id {
+        return feature_by_id(svc, account, &ty, &req, &writer).await;
+    }
+    let limits = *svc.limits();
+    let (query, ids) = build_query(&ty, &req, crs, &limits)?;
+    let count = req.count.unwrap_or(u64::from(limits.count_default)).min(u64::from(limits.count_max));
+    let start = req.start_index;
+    let (buffered, matched, next, returned) =
+        first_pages(svc, account, &ty, &req, &query, ids.as_deref(), count, &limits).await?;
+    let more = match matched {
+        Some(m) => start + returned < m && !req.hits,
+        None => next.is_some() && !req.hits,
+    };
+    let (next_url, prev_url) = match &req.kvp {
+        Some(kvp) if count > 0 => (
+            more.then(|| link(ctx, kvp, start + count, count)),
+            (start > 0 && !req.hits).then(|| link(ctx, kvp, start.saturating_sub(count), count)),
+        ),
+        _ => (None, None),
+    };
+    let timestamp = Timestamp::now().to_rfc3339();
+    let (content_type, header, footer) =
+        envelope(ctx, &ty, &req, &writer, crs, &timestamp, returned, matched, next_url.as_deref(), prev_url.as_deref());
+    let stream = FeatureStream {
+        features: svc.features.clone(),
+        account: account.clone(),
+        query: ListQuery { limit: limits.page, ..query },
+        page: limits.page,
+        buffered,
+        next: if ids.is_some() { None } else { next },
+        remaining: returned,
+        writer,
+        stage: Stage::Header(header),
+        footer,
+    };
+    Ok(Response { content_type, body: Body::Features(Box::new(stream)) })
+}
+
+/// The feature type a GetFeature reads: the one named, or the one of the ids it names.
+async fn resolve_type(svc: &WfsService, account: &AccountId, req: &FeatureRequest) -> OgcResult<FeatureType> {
+    Ok(match (&req.type_name, &req.resource_ids) {
         (Some(name), _) => svc.feature_type(account, name, "typeNames").await?,
         (None, Some(ids)) => match type_of_ids(svc, account, ids).await? {
             Some(t) => t,
@@ -330,7 +374,11 @@ pub async fn get_feature(
                 .ok_or_else(|| OgcError::internal_from("an account without feature types"))?,
         },
         (None, None) => return Err(OgcError::missing("typeNames")),
-    };
+    })
+}
+
+/// The writer of the answer (CRS, the properties selected, the value reference) and the CRS.
+fn writer_for(ty: &FeatureType, req: &FeatureRequest, value_ref: Option<String>) -> OgcResult<(Writer, Crs)> {
     let crs = match &req.srs_name {
         Some(s) => srs::parse(s).map_err(|e| OgcError::invalid("srsName", e))?,
         None if req.format == Format::Json => Crs::Crs84,
@@ -341,7 +389,7 @@ pub async fn get_feature(
     } else {
         Some(Transformer::new(Crs::Crs84, crs).map_err(|e| OgcError::invalid("srsName", e))?)
     };
-    let (props, with_geometry) = selection(&ty, &req.property_names)?;
+    let (props, with_geometry) = selection(ty, &req.property_names)?;
     let value_ref = match value_ref {
         None => None,
         Some(v) => {
@@ -362,33 +410,47 @@ pub async fn get_feature(
         value_ref,
         written: 0,
     };
-    let timestamp = Timestamp::now().to_rfc3339();
+    Ok((writer, crs))
+}
 
-    if req.by_id {
-        let id = req.resource_ids.as_ref().and_then(|v| v.first()).cloned().unwrap_or_default();
-        let f = svc
-            .features()
-            .feature(account, &ty.collection.id, &id)
-            .await
-            .map_err(|_| OgcError::at(ExceptionCode::NotFound, "ID", format!("there is no feature {id}")))?;
-        return Ok(match req.format {
-            Format::Json => Response::text(JSON, writer.json_feature(&f).to_string()),
-            Format::Gml => {
-                let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-                let mut one = String::new();
-                writer.gml_feature(&mut one, &f);
-                // Namespaces declared on the bare feature itself.
-                let decl = format!(" xmlns:{PREFIX}=\"{NS}\" xmlns:gml=\"{GML_NS}\"");
-                let at = one.find(' ').unwrap_or(one.len());
-                one.insert_str(at, &decl);
-                out.push_str(&one);
-                out.push('\n');
-                Response::text(GML32, out)
-            }
-        });
-    }
+/// A GetFeatureById answer: the bare feature.
+async fn feature_by_id(
+    svc: &WfsService,
+    account: &AccountId,
+    ty: &FeatureType,
+    req: &FeatureRequest,
+    writer: &Writer,
+) -> OgcResult<Response> {
+    let id = req.resource_ids.as_ref().and_then(|v| v.first()).cloned().unwrap_or_default();
+    let f = svc
+        .features()
+        .feature(account, &ty.collection.id, &id)
+        .await
+        .map_err(|_| OgcError::at(ExceptionCode::NotFound, "ID", format!("there is no feature {id}")))?;
+    Ok(match req.format {
+        Format::Json => Response::text(JSON, writer.json_feature(&f).to_string()),
+        Format::Gml => {
+            let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+            let mut one = String::new();
+            writer.gml_feature(&mut one, &f);
+            // Namespaces declared on the bare feature itself.
+            let decl = format!(" xmlns:{PREFIX}=\"{NS}\" xmlns:gml=\"{GML_NS}\"");
+            let at = one.find(' ').unwrap_or(one.len());
+            one.insert_str(at, &decl);
+            out.push_str(&one);
+            out.push('\n');
+            Response::text(GML32, out)
+        }
+    })
+}
 
-    let limits = *svc.limits();
+/// The query of a GetFeature (collection, box, filter, sort) and the ids it names, if any.
+fn build_query(
+    ty: &FeatureType,
+    req: &FeatureRequest,
+    crs: Crs,
+    limits: &super::WfsLimits,
+) -> OgcResult<(ListQuery, Option<Vec<String>>)> {
     let mut query = ListQuery { collection: ty.collection.id.clone(), ..ListQuery::default() };
     if let Some(b) = &req.bbox {
         query.bbox = Some(parse_bbox(b)?);
@@ -411,11 +473,25 @@ pub async fn get_feature(
         }
     }
     query.sortby = req.sortby.clone();
-    let count = req.count.unwrap_or(u64::from(limits.count_default)).min(u64::from(limits.count_max));
-    let start = req.start_index;
 
-    // Features named by id are fetched directly, not searched for.
-    let (first, matched, mut next): (Vec<Feature>, Option<u64>, Option<Cursor>) = if let Some(ids) = &ids {
+    Ok((query, ids))
+}
+
+/// The first page (features named by id are fetched directly, not searched for), the number
+/// matched when known, the cursor past what was read, and how many features the answer returns.
+#[allow(clippy::too_many_arguments)]
+async fn first_pages(
+    svc: &WfsService,
+    account: &AccountId,
+    ty: &FeatureType,
+    req: &FeatureRequest,
+    query: &ListQuery,
+    ids: Option<&[String]>,
+    count: u64,
+    limits: &super::WfsLimits,
+) -> OgcResult<(VecDeque<Feature>, Option<u64>, Option<Cursor>, u64)> {
+    let start = req.start_index;
+    let (first, matched, mut next): (Vec<Feature>, Option<u64>, Option<Cursor>) = if let Some(ids) = ids {
         let mut found = Vec::new();
         for id in ids {
             if let Ok(f) = svc.features().feature(account, &ty.collection.id, id).await {
@@ -464,20 +540,25 @@ pub async fn get_feature(
         }
         (buffered.len() as u64).min(count)
     };
-    let more = match matched {
-        Some(m) => start + returned < m && !req.hits,
-        None => next.is_some() && !req.hits,
-    };
-    let (next_url, prev_url) = match &req.kvp {
-        Some(kvp) if count > 0 => (
-            more.then(|| link(ctx, kvp, start + count, count)),
-            (start > 0 && !req.hits).then(|| link(ctx, kvp, start.saturating_sub(count), count)),
-        ),
-        _ => (None, None),
-    };
-    let matched_text = matched.map(|m| m.to_string()).unwrap_or_else(|| "unknown".into());
+    Ok((buffered, matched, next, returned))
+}
 
-    let (content_type, header, footer) = match (req.format, writer.value_ref.is_some()) {
+/// The answer's envelope: content type, the head before the features and the foot after.
+#[allow(clippy::too_many_arguments)]
+fn envelope(
+    ctx: &Context,
+    ty: &FeatureType,
+    req: &FeatureRequest,
+    writer: &Writer,
+    crs: Crs,
+    timestamp: &str,
+    returned: u64,
+    matched: Option<u64>,
+    next_url: Option<&str>,
+    prev_url: Option<&str>,
+) -> (&'static str, String, String) {
+    let matched_text = matched.map(|m| m.to_string()).unwrap_or_else(|| "unknown".into());
+    match (req.format, writer.value_ref.is_some()) {
         (Format::Json, _) => {
             let mut links = Vec::new();
             if let Some(n) = &next_url {
@@ -522,20 +603,7 @@ pub async fn get_feature(
             head.push_str(">\n");
             (GML32, head, format!("</wfs:{root}>\n"))
         }
-    };
-    let stream = FeatureStream {
-        features: svc.features.clone(),
-        account: account.clone(),
-        query: ListQuery { limit: limits.page, ..query },
-        page: limits.page,
-        buffered,
-        next: if ids.is_some() { None } else { next },
-        remaining: returned,
-        writer,
-        stage: Stage::Header(header),
-        footer,
-    };
-    Ok(Response { content_type, body: Body::Features(Box::new(stream)) })
+    }
 }
 
 /// The filter of a query on a type, for the transaction's Update, Replace and Delete.
