@@ -218,7 +218,39 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
             errors.push(err("/index", "index_mismatch", format!("the path computes {index}, the body names {i}")));
         }
     }
-    let text = match (index.as_str(), obj.get("expression")) {
+    let expression = parse_expression(obj, &index, &mut errors);
+    let bands = parse_bands(obj, &mut errors);
+    let area = parse_request_area(obj, body, &mut errors);
+    let (formats, colormap, rescale) = parse_output(obj, &index, &mut errors);
+    let zones = parse_zones(obj, &mut errors);
+    let asynchronous = match obj.get("async") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => {
+            errors.push(err("/async", "invalid_type", "async is true or false"));
+            None
+        }
+    };
+    match (errors.is_empty(), expression) {
+        (true, Some(expression)) => Ok(Request {
+            scene,
+            index,
+            expression,
+            bands,
+            area,
+            png: formats.iter().any(|f| f == "png"),
+            colormap,
+            rescale,
+            zones,
+            asynchronous,
+        }),
+        _ => Err(errors),
+    }
+}
+
+/// The expression: the path's named index, or the body's `expression` on the `expression` path.
+fn parse_expression(obj: &Map<String, Value>, index: &str, errors: &mut Vec<FieldError>) -> Option<Expression> {
+    let text = match (index, obj.get("expression")) {
         ("expression", Some(Value::String(e))) => Some(e.clone()),
         ("expression", _) => {
             errors.push(err(
@@ -244,14 +276,18 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
             None
         }
     };
-    let expression = match text.as_deref().map(Expression::parse) {
+    match text.as_deref().map(Expression::parse) {
         Some(Ok(e)) => Some(e),
         Some(Err(e)) => {
             errors.push(err("/expression", "invalid_expression", e.to_string()));
             None
         }
         None => None,
-    };
+    }
+}
+
+/// `bands`: band names to asset keys.
+fn parse_bands(obj: &Map<String, Value>, errors: &mut Vec<FieldError>) -> BTreeMap<String, String> {
     let mut bands = BTreeMap::new();
     match obj.get("bands") {
         None | Some(Value::Null) => {}
@@ -273,9 +309,14 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
             errors.push(err("/bands", "invalid_type", "`bands` maps band names to asset keys, e.g. {\"red\": \"B7\"}"))
         }
     }
+    bands
+}
+
+/// The area: `area`, or `bbox`/`geometry` at the top level.
+fn parse_request_area(obj: &Map<String, Value>, body: &Value, errors: &mut Vec<FieldError>) -> Option<Area> {
     let area_value =
         obj.get("area").or_else(|| obj.get("bbox").map(|_| body)).or_else(|| obj.get("geometry").map(|_| body));
-    let area = match area_value {
+    match area_value {
         None | Some(Value::Null) => None,
         Some(v) => {
             let target = if std::ptr::eq(v, body) {
@@ -297,7 +338,15 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
                 }
             }
         }
-    };
+    }
+}
+
+/// `output`: the formats, the colour map and the rescale range.
+fn parse_output(
+    obj: &Map<String, Value>,
+    index: &str,
+    errors: &mut Vec<FieldError>,
+) -> (Vec<String>, String, (f64, f64)) {
     let output = obj.get("output").cloned().unwrap_or(Value::Null);
     let formats: Vec<String> = match output.get("formats") {
         None => vec!["cog".into(), "png".into()],
@@ -313,7 +362,7 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
         }
     }
     let colormap =
-        output.get("colormap").and_then(Value::as_str).unwrap_or(default_colormap(&index)).to_ascii_lowercase();
+        output.get("colormap").and_then(Value::as_str).unwrap_or(default_colormap(index)).to_ascii_lowercase();
     if colormap_of(&colormap).is_none() {
         errors.push(err(
             "/output/colormap",
@@ -337,7 +386,12 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
             (-1.0, 1.0)
         }
     };
-    let zones = match obj.get("zones") {
+    (formats, colormap, rescale)
+}
+
+/// `zones`: the feature collection and filter of zonal statistics.
+fn parse_zones(obj: &Map<String, Value>, errors: &mut Vec<FieldError>) -> Option<ZonesSpec> {
+    match obj.get("zones") {
         None | Some(Value::Null) => None,
         Some(Value::Object(z)) => {
             let collection = z.get("collection").and_then(Value::as_str).unwrap_or("parcels").to_owned();
@@ -372,29 +426,6 @@ fn parse_request(path_index: &str, body: &Value) -> std::result::Result<Request,
             errors.push(err("/zones", "invalid_type", "zones is {\"collection\": \"parcels\", \"filter\": \"...\"}"));
             None
         }
-    };
-    let asynchronous = match obj.get("async") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(b)) => Some(*b),
-        Some(_) => {
-            errors.push(err("/async", "invalid_type", "async is true or false"));
-            None
-        }
-    };
-    match (errors.is_empty(), expression) {
-        (true, Some(expression)) => Ok(Request {
-            scene,
-            index,
-            expression,
-            bands,
-            area,
-            png: formats.iter().any(|f| f == "png"),
-            colormap,
-            rescale,
-            zones,
-            asynchronous,
-        }),
-        _ => Err(errors),
     }
 }
 
