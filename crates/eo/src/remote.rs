@@ -1,10 +1,10 @@
 //! Assets on other http(s) servers, read as GDAL's `/vsicurl/` reads them: HTTP range requests
 //! for the header and the tiles a window needs, through a small block cache. Every URL passes
-//! the platform's SSRF guard (`meridian_net`, the webhooks' policy) when it is opened, and again
+//! the platform's SSRF guard (`meridian_egress`, the webhooks' policy) when it is opened, and again
 //! inside the HTTP client's resolver, so the address checked is the address connected to; no
 //! redirects are followed.
 
-use meridian_net::{GuardedResolver, Policy};
+use meridian_egress::{GuardedResolver, Policy};
 use meridian_raster::tiff::ReadAt;
 use reqwest::header::{CONTENT_RANGE, RANGE};
 use reqwest::StatusCode;

@@ -98,7 +98,7 @@ pub struct EoService {
     /// Asset GeoTIFFs opened for tiles, by blob key or URL.
     pub(crate) opened: meridian_core::cache::Bounded<String, Arc<GeoTiff>>,
     /// What remote asset URLs may name (the webhooks' policy).
-    pub(crate) policy: meridian_net::Policy,
+    pub(crate) policy: meridian_egress::Policy,
     /// The client remote assets are read with.
     pub(crate) remote: reqwest::Client,
 }
@@ -112,7 +112,7 @@ impl std::fmt::Debug for EoService {
 impl EoService {
     /// The service over `store`; zones come from `features` (the cadastre).
     pub fn new(config: &Config, store: Store, features: FeatureService) -> Self {
-        let policy = meridian_net::Policy {
+        let policy = meridian_egress::Policy {
             allow_http: config.webhooks.allow_http,
             allow_private_networks: config.webhooks.allow_private_networks,
         };
@@ -516,7 +516,7 @@ pub(crate) fn published_event(account: &AccountId, collection: &str, item: &NewI
 
 /// Asset hrefs of items sent as JSON: http(s) URLs that the SSRF guard accepts (the scheme, and
 /// addresses written as IP literals; names are checked again when an asset is read).
-fn check_remote_hrefs(policy: &meridian_net::Policy, body: &Value, pointer: &str, errors: &mut Vec<FieldError>) {
+fn check_remote_hrefs(policy: &meridian_egress::Policy, body: &Value, pointer: &str, errors: &mut Vec<FieldError>) {
     if let Some(assets) = body.get("assets").and_then(Value::as_object) {
         for (k, a) in assets {
             let href = a.get("href").and_then(Value::as_str).unwrap_or("");

@@ -7,7 +7,7 @@
 pub mod catalogue;
 pub mod deliver;
 pub mod fanout;
-pub use meridian_net::guard;
+pub use meridian_egress::guard;
 pub mod signing;
 pub mod subscriptions;
 
