@@ -150,7 +150,7 @@ impl Default for KeyCache {
 
 impl KeyCache {
     fn get(&self, slot: &str) -> Option<ApiKey> {
-        self.0.get(&slot.to_owned())
+        self.0.get(slot)
     }
 
     fn put(&self, slot: String, key: ApiKey) {

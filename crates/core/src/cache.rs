@@ -4,7 +4,7 @@
 //! A full cache evicts what is least likely to be asked for again, one entry at a time, instead
 //! of starting afresh.
 
-use quick_cache::{sync::Cache, Weighter};
+use quick_cache::{sync::Cache, Equivalent, Weighter};
 use std::hash::Hash;
 use std::time::{Duration, Instant};
 
@@ -50,8 +50,9 @@ impl<K: Eq + Hash + Clone, V: Clone> Bounded<K, V> {
         self
     }
 
-    /// The value under `key`, if there is one still fresh.
-    pub fn get(&self, key: &K) -> Option<V> {
+    /// The value under `key` (or anything that compares equal to it: a `&str` for a `String`
+    /// key, so that a lookup allocates nothing), if there is one still fresh.
+    pub fn get<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Option<V> {
         let entry = self.inner.get(key)?;
         if self.ttl.is_some_and(|ttl| entry.at.elapsed() >= ttl) {
             self.inner.remove(key);
@@ -66,7 +67,7 @@ impl<K: Eq + Hash + Clone, V: Clone> Bounded<K, V> {
     }
 
     /// Forgets the value under `key`.
-    pub fn remove(&self, key: &K) {
+    pub fn remove<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) {
         self.inner.remove(key);
     }
 

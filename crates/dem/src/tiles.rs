@@ -198,7 +198,7 @@ impl DemService {
 
     /// An open raster, from the cache of opened files when possible. Blocking.
     fn open_cached(&self, key: &str, handle: &Handle) -> Result<Arc<GeoTiff>> {
-        if let Some(t) = self.opened.get(&key.to_owned()) {
+        if let Some(t) = self.opened.get(key) {
             return Ok(t);
         }
         let t = crate::blobs::open_geotiff(self.blobs(), key, handle, self.raster_limits())?;

@@ -637,7 +637,7 @@ impl EoService {
 
     /// Opens an asset, stored or remote (kept open for tiles and later computations).
     pub(crate) async fn open_asset(&self, key: &str) -> Result<Arc<GeoTiff>> {
-        if let Some(t) = self.opened.get(&key.to_owned()) {
+        if let Some(t) = self.opened.get(key) {
             return Ok(t);
         }
         let limits = self.raster_limits();

@@ -301,7 +301,7 @@ impl OgcService {
 impl OgcService {
     /// A cached tile.
     pub(crate) fn cached_tile(&self, key: &str) -> Option<Bytes> {
-        self.tiles.get(&key.to_owned())
+        self.tiles.get(key)
     }
 
     /// Keeps a tile.

@@ -244,7 +244,6 @@ impl Rules {
     /// The points on water (class 9): see the module's description. `ground` is the ground
     /// filter's answer; `returns` the number of returns of each point (0 where the file does
     /// not record it: taken as single).
-    #[allow(clippy::too_many_arguments)]
     pub fn water(&self, x: &[f64], y: &[f64], z: &[f64], ground: &[bool], returns: &[u8], spacing: f64) -> Vec<bool> {
         let n = x.len().min(y.len()).min(z.len()).min(ground.len());
         let mut water = vec![false; n];

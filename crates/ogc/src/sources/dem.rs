@@ -300,7 +300,7 @@ impl LayerSource for DemLayers {
 
 impl DemLayers {
     async fn open_async(&self, key: &str, handle: Handle) -> Result<Arc<GeoTiff>, SourceError> {
-        if let Some(t) = self.opened.get(&key.to_owned()) {
+        if let Some(t) = self.opened.get(key) {
             return Ok(t);
         }
         let blobs = self.dem.blobs().clone();

@@ -112,11 +112,9 @@ impl SqliteDb {
         let rows = event_rows(events)?;
         let mut conn = self.writer().await?;
         let sql = format!("BEGIN IMMEDIATE; {INSERT_EVENTS}; COMMIT");
-        let any = rows != "[]";
         conn.script(sqlx::query(&sql).bind(rows), true).await?;
-        if any {
-            self.events.fire();
-        }
+        // `append` never queues an empty list: something was written.
+        self.events.fire();
         Ok(())
     }
 }
