@@ -8,7 +8,7 @@ use meridian_ogc::wfs::xml::XmlLimits;
 use serde_json::json;
 
 fuzz_target!(|data: &[u8]| {
-    let queryables = meridian_cadastre::query::parcel_queryables();
+    let queryables = meridian_collections::query::parcel_queryables();
     let ctx = FesContext {
         queryables: &queryables,
         default_crs: meridian_core::crs::Crs::Epsg(4326),

@@ -372,16 +372,15 @@ mod tests {
     }
 
     async fn service(dir: &tempfile::TempDir) -> AccountService {
-        let db = meridian_store::sqlite::SqliteDb::open(
-            dir.path().join("m.db").to_str().unwrap(),
-            2,
-            Duration::from_secs(5),
-        )
+        let store = meridian_backends::open(&meridian_backends::StoreOptions {
+            database_url: format!("sqlite://{}", dir.path().join("m.db").display()),
+            blob_url: format!("file://{}", dir.path().join("blobs").display()),
+            readers: 2,
+            busy_timeout: Duration::from_secs(5),
+        })
         .await
         .unwrap();
-        db.migrate().await.unwrap();
-        let blobs = meridian_store::BlobStore::open(&format!("file://{}", dir.path().join("blobs").display())).unwrap();
-        AccountService::new(db.into_store(blobs), keys())
+        AccountService::new(store, keys())
     }
 
     #[tokio::test]

@@ -135,13 +135,13 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<meridian_cadastre::Error> for ApiError {
-    fn from(e: meridian_cadastre::Error) -> Self {
+impl From<meridian_collections::Error> for ApiError {
+    fn from(e: meridian_collections::Error) -> Self {
         match e {
-            meridian_cadastre::Error::Domain(d) => d.into(),
-            meridian_cadastre::Error::Store(s) => s.into(),
-            meridian_cadastre::Error::Malformed(detail) => Self::malformed(detail),
-            meridian_cadastre::Error::UnsupportedCrs { param, why } => {
+            meridian_collections::Error::Domain(d) => d.into(),
+            meridian_collections::Error::Store(s) => s.into(),
+            meridian_collections::Error::Malformed(detail) => Self::malformed(detail),
+            meridian_collections::Error::UnsupportedCrs { param, why } => {
                 crate::routes::features::unsupported_crs(&param, &why)
             }
             other => Self::internal(other),

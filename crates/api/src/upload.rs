@@ -10,7 +10,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use bytes::Bytes;
 use futures::Stream;
 use meridian_core::FieldError;
-use meridian_store::staging::{self, StageError};
+use meridian_store::staging::StageError;
 
 pub use meridian_store::staging::StagedFile;
 
@@ -25,8 +25,7 @@ pub async fn stage<S, E>(
 where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
 {
-    let dir = state.dem.staging_dir().map_err(ApiError::internal)?;
-    match staging::stage(dir, body, limit).await {
+    match state.staging.stage(body, limit).await {
         Ok((file, _)) => Ok(file),
         Err(StageError::TooLarge { limit }) => Err(too_large(limit)),
         Err(StageError::Read(e)) => Err(read_error(e)),

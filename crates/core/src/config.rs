@@ -819,6 +819,11 @@ impl Config {
         }
     }
 
+    /// Where uploads and work files are staged (`<data_dir>/tmp`): local disk, whatever the store.
+    pub fn staging_dir(&self) -> std::path::PathBuf {
+        self.server.data_dir.join("tmp")
+    }
+
     /// The blob store URL in effect.
     pub fn blob_url(&self) -> String {
         match &self.storage.blob_url {

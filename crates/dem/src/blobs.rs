@@ -81,8 +81,6 @@ mod tests {
     use super::*;
     use bytes::Bytes;
     use meridian_raster::Window;
-    use object_store::memory::InMemory;
-    use std::sync::Arc;
 
     fn dem() -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif")
@@ -91,7 +89,7 @@ mod tests {
     #[test]
     fn old_tiles_are_evicted_and_nothing_else() {
         let rt = tokio::runtime::Runtime::new().unwrap();
-        let blobs = BlobStore::new(Arc::new(InMemory::new()), None);
+        let blobs = meridian_backends::memory_blobs();
         let keep = ["acct_a/dem/datasets/dataset_y/source.tif", "acct_a/dem/jobs/job_z/slope.tif"];
         let tiles = ["acct_a/dem/tiles/job_z/slope/3/1/2.png", "acct_b/dem/tiles/job_w/hillshade/4/5/6@2x.png"];
         for k in keep.iter().chain(&tiles) {
@@ -112,7 +110,7 @@ mod tests {
     #[test]
     fn a_remote_store_is_read_with_ranges() {
         let rt = tokio::runtime::Runtime::new().unwrap();
-        let blobs = BlobStore::new(Arc::new(InMemory::new()), None);
+        let blobs = meridian_backends::memory_blobs();
         let key = "acct_x/dem/datasets/dataset_y/source.tif";
         rt.block_on(blobs.upload_file(key, &dem())).unwrap();
         assert!(rt.block_on(blobs.exists(key)).unwrap());

@@ -188,17 +188,14 @@ impl DemService {
     pub async fn adopt_blob_records(&self) -> Result<u64> {
         // Only the datasets' folders are read (`<account>/dem/datasets/<id>/`), never the
         // whole store with its tile caches and outputs.
-        let store = self.blobs().object_store();
         let mut records = Vec::new();
-        for account in store.list_with_delimiter(None).await?.common_prefixes {
-            let folder = account.child("dem").child("datasets");
-            for dataset in store.list_with_delimiter(Some(&folder)).await?.common_prefixes {
-                records.push(dataset.child("dataset.json"));
+        for account in self.blobs().folders("").await? {
+            for dataset in self.blobs().folders(&format!("{account}/dem/datasets")).await? {
+                records.push(format!("{dataset}/dataset.json"));
             }
         }
         let mut adopted = 0u64;
-        for record in records {
-            let key = record.to_string();
+        for key in records {
             let Some(d) = self.blobs().get_json::<Dataset>(&key).await? else { continue };
             if self.store.dem.get_dataset(&d.account_id, d.id.as_str()).await?.is_none() {
                 self.store.dem.insert_dataset(&d.to_row()?).await?;

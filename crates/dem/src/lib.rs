@@ -35,8 +35,6 @@ pub enum Error {
     Domain(#[from] DomainError),
     #[error("store: {0}")]
     Store(#[from] StoreError),
-    #[error("blob store: {0}")]
-    Blob(#[from] object_store::Error),
     #[error("raster engine: {0}")]
     Raster(#[from] meridian_raster::Error),
     #[error("i/o: {0}")]
@@ -73,7 +71,7 @@ impl std::fmt::Debug for DemService {
 impl DemService {
     /// The service over `store`, staging files in `<data_dir>/tmp` (made when first needed).
     pub fn new(config: &Config, store: Store) -> Self {
-        let tmp_dir = config.server.data_dir.join("tmp");
+        let tmp_dir = config.staging_dir();
         Self {
             store,
             config: config.dem.clone(),

@@ -274,14 +274,13 @@ impl DemService {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use meridian_backends::StoreOptions;
     use meridian_core::config::Config;
-    use meridian_store::repo::StoreOptions;
-    use meridian_store::Store;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn tile_rasters_share_the_configured_block_cache() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&StoreOptions {
+        let store = meridian_backends::open(&StoreOptions {
             database_url: format!("sqlite://{}", dir.path().join("db.sqlite").display()),
             blob_url: format!("file://{}", dir.path().join("blobs").display()),
             readers: 2,

@@ -3,7 +3,7 @@
 //! EDNS flags in a worker's cache of wire-format replies; a hit is the cached reply with the
 //! query's id, RD and CD bits and question (its letter case) written over it, with no parsing
 //! and no allocation. A miss is answered by the full path ([`crate::server::DnsServer`]) and its
-//! reply kept. The cache is dropped whole when the catalog changes (any zone swapped), and is
+//! reply kept. The cache is dropped whole when the served_zones changes (any zone swapped), and is
 //! bounded in bytes.
 
 use std::collections::HashMap;
@@ -99,7 +99,7 @@ impl Cacheable {
     }
 }
 
-/// One worker's replies for the current catalog, by query.
+/// One worker's replies for the current served_zones, by query.
 pub struct AnswerCache {
     generation: u64,
     entries: HashMap<Box<[u8]>, Box<[u8]>>,
@@ -116,7 +116,7 @@ impl AnswerCache {
         Self { generation: 0, entries: HashMap::new(), bytes: 0, max_bytes }
     }
 
-    /// Forgets every reply when the catalog has changed since they were made.
+    /// Forgets every reply when the served_zones has changed since they were made.
     pub fn sync(&mut self, generation: u64) {
         if generation != self.generation {
             self.clear();
@@ -281,7 +281,7 @@ mod tests {
     }
 
     #[test]
-    fn the_cache_is_bounded_and_follows_the_catalog() {
+    fn the_cache_is_bounded_and_follows_the_zones_served() {
         let mut cache = AnswerCache::new(1000);
         for i in 0..100 {
             let name = format!("host{i}");

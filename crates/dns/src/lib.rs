@@ -5,11 +5,11 @@
 //! commits changes with their events through the store.
 
 mod answer_cache;
-pub mod catalog;
 pub mod dnssec;
 pub mod name;
 pub mod notify;
 pub mod record;
+pub mod served;
 pub mod server;
 pub mod service;
 pub mod tsig;

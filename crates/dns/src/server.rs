@@ -1,13 +1,13 @@
-//! The authoritative DNS server over UDP and TCP: queries answered from the [`Catalog`], zone
+//! The authoritative DNS server over UDP and TCP: queries answered from the [`ServedZones`], zone
 //! transfers (AXFR, and IXFR answered with the whole zone), TSIG, and RFC 2136 dynamic updates
 //! applied through the same [`DnsService`] as the HTTP API.
 
 pub use crate::answer_cache::AnswerCache;
 use crate::answer_cache::Cacheable;
-use crate::catalog::Catalog;
 use crate::name;
 use crate::notify;
 use crate::record::{validate, RecordInput, RecordType as OurType, ValidRecord, MIN_TTL};
+use crate::served::ServedZones;
 use crate::service::DnsService;
 use crate::tsig::{self, KeyRing, Signer, Verified};
 use hickory_proto::op::{Edns, Message, MessageType, OpCode, ResponseCode};
@@ -121,7 +121,7 @@ pub enum UdpReply {
 
 /// What the server answers with.
 pub struct DnsServer {
-    catalog: Arc<Catalog>,
+    served_zones: Arc<ServedZones>,
     service: Arc<DnsService>,
     keys: KeyRing,
     transfer_from: Vec<IpNet>,
@@ -164,12 +164,16 @@ fn lower(name: &hickory_proto::rr::Name) -> String {
 }
 
 impl DnsServer {
-    /// A server over the catalog; refuses configuration it cannot use.
-    pub fn new(catalog: Arc<Catalog>, service: Arc<DnsService>, config: Arc<DnsConfig>) -> Result<Self, String> {
+    /// A server over the served_zones; refuses configuration it cannot use.
+    pub fn new(
+        served_zones: Arc<ServedZones>,
+        service: Arc<DnsService>,
+        config: Arc<DnsConfig>,
+    ) -> Result<Self, String> {
         let keys = KeyRing::from_config(&config.tsig_keys)?;
         let transfer_from = parse_networks(&config.allow_transfer)?;
         let updates = Arc::new(tokio::sync::Semaphore::new(MAX_UDP_UPDATES));
-        Ok(Self { catalog, service, keys, transfer_from, config, updates })
+        Ok(Self { served_zones, service, keys, transfer_from, config, updates })
     }
 
     /// Serves until `shutdown`: a thread per UDP socket and a TCP acceptor.
@@ -216,7 +220,7 @@ impl DnsServer {
                 }
                 continue;
             }
-            cache.sync(self.catalog.generation());
+            cache.sync(self.served_zones.generation());
             for (i, r) in received.iter().enumerate() {
                 let msg = receiver.datagram(i, r);
                 let out = sender.next(r.from, r.dest);
@@ -346,7 +350,7 @@ impl DnsServer {
 
     /// Answers one UDP datagram as a worker does: from `cache` when it holds the reply (written
     /// into `out`), else by the full path, keeping its reply when the query may be cached.
-    /// The caller calls [`AnswerCache::sync`] with [`Catalog::generation`] before a batch.
+    /// The caller calls [`AnswerCache::sync`] with [`ServedZones::generation`] before a batch.
     pub fn handle_udp(&self, cache: &mut AnswerCache, msg: &[u8], src: SocketAddr, out: &mut Vec<u8>) -> UdpReply {
         let cacheable = Cacheable::parse(msg, self.config.max_udp_payload);
         if let Some(q) = &cacheable {
@@ -493,7 +497,9 @@ impl DnsServer {
             RecordType::IXFR if tcp => return self.transfer(request, &qname, src, tcp, verified),
             _ => {}
         }
-        let Some(zone) = self.catalog.find(&qname) else { return vec![self.error(request, ResponseCode::Refused)] };
+        let Some(zone) = self.served_zones.find(&qname) else {
+            return vec![self.error(request, ResponseCode::Refused)];
+        };
         let qtype = if q.query_type() == RecordType::IXFR { RecordType::SOA } else { q.query_type() };
         let dnssec_ok = request.edns.as_ref().is_some_and(|e| e.flags().dnssec_ok);
         let answer = zone.answer(&qname, qtype, dnssec_ok);
@@ -526,7 +532,7 @@ impl DnsServer {
         if !tcp {
             return vec![self.error(request, ResponseCode::FormErr)];
         }
-        let Some(zone) = self.catalog.get(qname) else { return vec![self.error(request, ResponseCode::NotAuth)] };
+        let Some(zone) = self.served_zones.get(qname) else { return vec![self.error(request, ResponseCode::NotAuth)] };
         if !self.may_transfer(src, verified) {
             tracing::info!(zone = qname, %src, "zone transfer refused");
             return vec![self.error(request, ResponseCode::Refused)];
@@ -821,11 +827,11 @@ fn wire_to_valid(rr: &Record, zone: &str) -> Result<ValidRecord, String> {
     validate(&input, zone, "").map_err(|errors| errors.iter().map(|e| e.detail.clone()).collect::<Vec<_>>().join("; "))
 }
 
-/// Keeps the catalog current: a refresh now, then on every `dns.*` event from the dispatcher's
+/// Keeps the served_zones current: a refresh now, then on every `dns.*` event from the dispatcher's
 /// feed and every poll interval (changes made on other nodes). Changed zones are announced to
 /// the configured secondaries with NOTIFY.
 pub async fn keep_current(
-    catalog: Arc<Catalog>,
+    served_zones: Arc<ServedZones>,
     store: Store,
     config: Arc<DnsConfig>,
     mut feed: Option<broadcast::Receiver<Arc<Event>>>,
@@ -851,14 +857,14 @@ pub async fn keep_current(
             }
         }
         last = tokio::time::Instant::now();
-        let refreshed = catalog.refresh(&store).await;
+        let refreshed = served_zones.refresh(&store).await;
         // Refreshes take at most a fifth of the time under a stream of writes: a zone that
         // takes longer to rebuild is rebuilt less often, up to MAX_REFRESH_SPACING.
         spacing = (last.elapsed() * 4).clamp(REFRESH_SPACING, MAX_REFRESH_SPACING);
         match refreshed {
             Ok(changed) => {
                 for c in changed {
-                    if let Some(zone) = catalog.get(&c.zone) {
+                    if let Some(zone) = served_zones.get(&c.zone) {
                         tracing::debug!(zone = %c.zone, serial = c.serial, "zone changed");
                         notify::notify_all(&c.zone, zone.soa(), &config.notify);
                     }

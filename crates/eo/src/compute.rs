@@ -11,7 +11,7 @@ use crate::stac::{self, COG_TYPE};
 use crate::zonal::{self, ZoneStats};
 use crate::EoService;
 use async_trait::async_trait;
-use meridian_cadastre::query::{ListQuery, Start};
+use meridian_collections::query::{ListQuery, Start};
 use meridian_core::crs::Crs;
 use meridian_core::error::FieldError;
 use meridian_core::id::AccountId;
@@ -776,7 +776,7 @@ impl EoService {
             collection: spec.collection.clone(),
             bbox: Some(fgeom::Bbox { min_x: bbox[0], min_y: bbox[1], max_x: bbox[2], max_y: bbox[3] }),
             filter,
-            limit: max.min(meridian_cadastre::query::MAX_LIMIT),
+            limit: max.min(meridian_collections::query::MAX_LIMIT),
             ..ListQuery::default()
         };
         let mut features = Vec::new();

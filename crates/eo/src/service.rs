@@ -4,7 +4,7 @@
 use crate::search::{boxes, Search, Token};
 use crate::stac::{self, check_collection, check_item};
 use geo::Intersects;
-use meridian_cadastre::FeatureService;
+use meridian_collections::FeatureService;
 use meridian_core::config::{Config, EoConfig};
 use meridian_core::error::FieldError;
 use meridian_core::event::NewEvent;
@@ -31,8 +31,6 @@ pub enum Error {
     Domain(#[from] DomainError),
     #[error("store: {0}")]
     Store(#[from] StoreError),
-    #[error("blob store: {0}")]
-    Blob(#[from] object_store::Error),
     #[error("raster engine: {0}")]
     Raster(#[from] meridian_raster::Error),
     #[error("i/o: {0}")]
@@ -48,7 +46,6 @@ impl From<meridian_dem::Error> for Error {
         match e {
             meridian_dem::Error::Domain(d) => Error::Domain(d),
             meridian_dem::Error::Store(s) => Error::Store(s),
-            meridian_dem::Error::Blob(b) => Error::Blob(b),
             meridian_dem::Error::Raster(r) => Error::Raster(r),
             meridian_dem::Error::Io(i) => Error::Io(i),
             meridian_dem::Error::Internal(m) => Error::Internal(m),
@@ -56,11 +53,11 @@ impl From<meridian_dem::Error> for Error {
     }
 }
 
-impl From<meridian_cadastre::Error> for Error {
-    fn from(e: meridian_cadastre::Error) -> Self {
+impl From<meridian_collections::Error> for Error {
+    fn from(e: meridian_collections::Error) -> Self {
         match e {
-            meridian_cadastre::Error::Domain(d) => Error::Domain(d),
-            meridian_cadastre::Error::Store(s) => Error::Store(s),
+            meridian_collections::Error::Domain(d) => Error::Domain(d),
+            meridian_collections::Error::Store(s) => Error::Store(s),
             other => Error::Internal(other.to_string()),
         }
     }
@@ -123,7 +120,7 @@ impl EoService {
             store,
             config: config.eo.clone(),
             features,
-            tmp_dir: config.server.data_dir.join("tmp"),
+            tmp_dir: config.staging_dir(),
             max_attempts: config.jobs.max_attempts,
             opened: meridian_core::cache::Bounded::entries(crate::compute::OPENED_CAPACITY),
             policy,

@@ -34,8 +34,13 @@ impl JobService {
     /// One of the account's jobs of `kind` (an area's own job path): a job of another kind is not
     /// found there.
     pub async fn get_of(&self, account: &AccountId, id: &str, kind: Option<&str>) -> Result<Job> {
+        Ok(self.find_of(account, id, kind).await?.ok_or_else(|| DomainError::not_found("job", id))?)
+    }
+
+    /// One job of the account, if there is one of `kind` (any kind when `None`) with this id.
+    pub async fn find_of(&self, account: &AccountId, id: &str, kind: Option<&str>) -> Result<Option<Job>> {
         let job = self.store.jobs.get_job(account, &JobId(id.to_owned())).await?;
-        Ok(job.filter(|j| kind.is_none_or(|k| j.kind == k)).ok_or_else(|| DomainError::not_found("job", id))?)
+        Ok(job.filter(|j| kind.is_none_or(|k| j.kind == k)))
     }
 
     /// Cancels a job: a queued job ends at once, a running one is asked to stop (its worker sees

@@ -89,17 +89,17 @@ pub(crate) async fn sweep(store: &Store, config: &Config, stop: &CancellationTok
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use meridian_backends::StoreOptions;
     use meridian_core::event::NewEvent;
     use meridian_core::id::{AccountId, ApiKeyId};
     use meridian_store::model::{Account, ApiKey, NewJob};
-    use meridian_store::repo::StoreOptions;
 
     /// Finished jobs and dispatched events older than their retention go; a running job, a queued
     /// event and anything within the retention stay; a retention of 0 keeps everything.
     #[tokio::test]
     async fn the_sweep_removes_only_what_is_past_its_retention() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&StoreOptions {
+        let store = meridian_backends::open(&StoreOptions {
             database_url: format!("sqlite://{}/m.db", dir.path().display()),
             blob_url: format!("file://{}/blobs", dir.path().display()),
             readers: 2,

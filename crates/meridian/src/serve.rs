@@ -4,10 +4,10 @@
 #![allow(clippy::print_stdout)]
 
 use anyhow::Context;
-use meridian_api::AppState;
+use meridian_backends::StoreOptions;
 use meridian_core::config::{Config, LogFormat};
 use meridian_jobs::{Dispatcher, WorkerPool};
-use meridian_store::repo::StoreOptions;
+use meridian_services::Services;
 use meridian_store::Store;
 use std::sync::Arc;
 use tokio::task::JoinSet;
@@ -21,7 +21,7 @@ pub(crate) async fn open_store(config: &Config) -> anyhow::Result<Store> {
         readers: config.storage.sqlite_readers,
         busy_timeout: config.storage.busy_timeout,
     };
-    Store::open(&options).await.context("opening the store")
+    meridian_backends::open(&options).await.context("opening the store")
 }
 
 fn init_logging(config: &Config) {
@@ -69,18 +69,23 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     let config = Arc::new(config);
     let store = open_store(&config).await?;
     let shutdown = CancellationToken::new();
-    let state = AppState::new(config.clone(), store.clone()).await.context("preparing the API")?;
+    // Every service is built once here and handed to the roles this node runs.
+    let services = Services::new(config.clone(), store.clone()).await.context("preparing the services")?;
     // DEM datasets stored before they were database rows become rows.
-    let adopted = state.dem.adopt_blob_records().await.context("adopting stored DEM datasets")?;
+    let adopted = services.dem.adopt_blob_records().await.context("adopting stored DEM datasets")?;
     if adopted > 0 {
         tracing::info!(adopted, "DEM datasets adopted from the blob store");
     }
 
     let mut tasks = JoinSet::new();
-    // Until the DNS zones are loaded (a large catalogue takes seconds) the node says it is not
+    // Until the DNS zones are loaded (many zones take seconds) the node says it is not
     // ready, although its HTTP API already answers.
-    let dns_loading = config.server.roles.dns.then(|| state.starting("dns zones loading"));
+    let mut requests = None;
+    let mut dns_loading = None;
     if config.server.roles.api {
+        let state = meridian_api::AppState::new(services.clone());
+        dns_loading = config.server.roles.dns.then(|| state.starting("dns zones loading"));
+        requests = Some(state.requests.clone());
         let listener = tokio::net::TcpListener::bind(config.server.http)
             .await
             .with_context(|| format!("binding http {}", config.server.http))?;
@@ -93,18 +98,14 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     let mut handoff = None;
     if config.server.roles.workers {
         let mut pool = WorkerPool::new(store.clone(), config.jobs.clone());
-        pool.register(Arc::new(meridian_dem::DemJobHandler::new(state.dem.clone())));
-        pool.register(Arc::new(meridian_eo::ingest::IngestJobHandler::new(state.eo.clone())));
-        pool.register(Arc::new(meridian_eo::compute::ComputeJobHandler::new(state.eo.clone())));
-        pool.register(Arc::new(meridian_pointcloud::service::IndexJobHandler::new(state.pointcloud.clone())));
-        pool.register(Arc::new(meridian_pointcloud::service::ClassifyJobHandler::new(state.pointcloud.clone())));
-        pool.register(Arc::new(meridian_cadastre::ImportJobHandler::new(state.features.clone())));
-        pool.register(Arc::new(meridian_twin::service::BuildJobHandler::new(state.twin.clone())));
+        for handler in services.job_handlers() {
+            pool.register(handler);
+        }
         let stop = shutdown.clone();
         tasks.spawn(async move { pool.run(stop).await });
         let ttl = config.dem.tile_cache_ttl;
         if config.dem.tile_cache && !ttl.is_zero() {
-            let dem = state.dem.clone();
+            let dem = services.dem.clone();
             let stop = shutdown.clone();
             tasks.spawn(async move {
                 let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
@@ -121,7 +122,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
             });
         }
         if !config.twin.retention.is_zero() {
-            let twin = state.twin.clone();
+            let twin = services.twin.clone();
             let stop = shutdown.clone();
             tasks.spawn(async move {
                 let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
@@ -139,10 +140,10 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         }
         tasks.spawn(crate::retention::run(store.clone(), config.clone(), shutdown.clone()));
         if !config.twin.mqtt_url.is_empty() {
-            tasks.spawn(meridian_twin::service::mqtt::run(state.twin.clone(), shutdown.clone()));
+            tasks.spawn(meridian_twin::service::mqtt::run(services.twin.clone(), shutdown.clone()));
         }
         let deliverer =
-            meridian_webhooks::Deliverer::new(store.clone(), config.webhooks.clone(), state.delivery_waker.clone())
+            meridian_webhooks::Deliverer::new(store.clone(), config.webhooks.clone(), services.delivery_waker.clone())
                 .context("starting the webhook delivery worker")?;
         handoff = Some(deliverer.handoff());
         let stop = shutdown.clone();
@@ -151,7 +152,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     let mut dns_feed = None;
     if config.server.roles.dispatcher {
         let mut dispatcher = Dispatcher::new(store.clone(), config.events.clone());
-        let mut sink = meridian_webhooks::WebhookSink::new(store.clone(), state.delivery_waker.clone());
+        let mut sink = meridian_webhooks::WebhookSink::new(store.clone(), services.delivery_waker.clone());
         if let Some(handoff) = handoff {
             // Deliveries go to this process's worker in memory, the database keeping the record.
             sink = sink.with_handoff(handoff);
@@ -164,10 +165,11 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     if config.server.roles.dns {
         // Zones are loaded before the listener is announced, so the first query finds them.
         let dns_config = Arc::new(config.dns.clone());
-        let catalog = Arc::new(meridian_dns::catalog::Catalog::new(dns_config.clone()));
-        catalog.refresh(&store).await.context("loading the DNS zones")?;
-        let server = meridian_dns::server::DnsServer::new(catalog.clone(), state.dns.clone(), dns_config.clone())
-            .map_err(|e| anyhow::anyhow!("invalid DNS configuration: {e}"))?;
+        let served_zones = Arc::new(meridian_dns::served::ServedZones::new(dns_config.clone()));
+        served_zones.refresh(&store).await.context("loading the DNS zones")?;
+        let server =
+            meridian_dns::server::DnsServer::new(served_zones.clone(), services.dns.clone(), dns_config.clone())
+                .map_err(|e| anyhow::anyhow!("invalid DNS configuration: {e}"))?;
         let bound = meridian_dns::server::bind(config.server.dns, config.dns.udp_workers)
             .await
             .with_context(|| format!("binding dns {}", config.server.dns))?;
@@ -176,7 +178,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         let stop = shutdown.clone();
         tasks.spawn(async move { Arc::new(server).run(bound, stop).await });
         let stop = shutdown.clone();
-        tasks.spawn(meridian_dns::server::keep_current(catalog, store.clone(), dns_config, dns_feed, stop));
+        tasks.spawn(meridian_dns::server::keep_current(served_zones, store.clone(), dns_config, dns_feed, stop));
     }
     tracing::info!(data_dir = %config.server.data_dir.display(), "meridian started");
 
@@ -192,7 +194,9 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     }
     // Whatever still runs (requests, blocking work) is told to stop; the caller then leaves the
     // runtime without waiting for it.
-    state.requests.cancel();
+    if let Some(requests) = requests {
+        requests.cancel();
+    }
     Ok(())
 }
 

@@ -4,7 +4,7 @@
 //! documents, and the `ows:ServiceIdentification`, `ows:ServiceProvider` and
 //! `ows:OperationsMetadata` sections.
 
-use meridian_cadastre::Error as FeatureError;
+use meridian_collections::Error as FeatureError;
 use meridian_core::DomainError;
 use std::borrow::Cow;
 use std::fmt::Write as _;

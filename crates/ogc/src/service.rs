@@ -1,9 +1,9 @@
-//! [`OgcService`]: the WMS and WMTS operations over the catalogue, answering bytes with a media
+//! [`OgcService`]: the WMS and WMTS operations over the layer registry, answering bytes with a media
 //! type and an HTTP status so that routes only copy them out. Errors come back as the service's
 //! own exception report, never as a panic or a bare 500.
 
-use crate::catalogue::{Catalogue, LayerInfo, LayerSource, StyleInfo};
 use crate::kvp::KvpLimits;
+use crate::layers::{LayerInfo, LayerRegistry, LayerSource, StyleInfo};
 use crate::ows::{ExceptionCode, OgcError, Service};
 use crate::render::{self, ImageFormat};
 use crate::srs::{self, View};
@@ -112,7 +112,7 @@ impl Reply {
 
 /// The WMS and WMTS of one platform.
 pub struct OgcService {
-    pub(crate) catalogue: Catalogue,
+    pub(crate) layers: LayerRegistry,
     pub(crate) config: MapConfig,
     /// Rendered tiles of raster layers (DEM datasets and job outputs never change once
     /// written); vector layers change with every feature write and are drawn each time.
@@ -149,11 +149,11 @@ pub(crate) struct MapLayer {
 }
 
 impl OgcService {
-    /// The service over a catalogue.
-    pub fn new(catalogue: Catalogue, config: MapConfig) -> Self {
+    /// The service over a layer registry.
+    pub fn new(layers: LayerRegistry, config: MapConfig) -> Self {
         let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
         Self {
-            catalogue,
+            layers,
             config,
             tiles: meridian_core::cache::Bounded::weighed(TILE_CACHE_BYTES, TILE_CACHE_CAPACITY, |b| b.len() as u64),
             drawing: tokio::sync::Semaphore::new(cores * 2),
@@ -161,9 +161,9 @@ impl OgcService {
         }
     }
 
-    /// The catalogue (WFS lists its vector layers).
-    pub fn catalogue(&self) -> &Catalogue {
-        &self.catalogue
+    /// The layer registry (WFS lists its vector layers).
+    pub fn layers(&self) -> &LayerRegistry {
+        &self.layers
     }
 
     /// The configuration.
@@ -186,7 +186,7 @@ impl OgcService {
         &self,
         account: &AccountId,
     ) -> Result<Vec<(Arc<dyn LayerSource>, Vec<LayerInfo>)>, OgcError> {
-        self.catalogue.layers(account).await.map_err(|e| {
+        self.layers.layers(account).await.map_err(|e| {
             tracing::error!(error = %e, "listing layers failed");
             OgcError::internal()
         })
@@ -203,7 +203,7 @@ impl OgcService {
         for (k, name) in names.iter().enumerate() {
             let name = name.trim();
             let (source, info) = self
-                .catalogue
+                .layers
                 .find(account, name)
                 .await
                 .map_err(|e| {

@@ -8,15 +8,15 @@ pub enum StoreError {
     /// A domain rule was broken (not found, conflict, ...).
     #[error(transparent)]
     Domain(#[from] DomainError),
-    /// The database failed.
+    /// The database failed (the backend's own error inside).
     #[error("database error: {0}")]
-    Database(#[source] sqlx::Error),
+    Database(#[source] Source),
     /// Migrations could not be applied.
     #[error("migration error: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
-    /// The blob store failed.
+    Migrate(#[source] Source),
+    /// The blob store failed (the backend's own error inside).
     #[error("blob store error: {0}")]
-    Blob(#[from] object_store::Error),
+    Blob(#[source] Source),
     /// Stored data could not be decoded.
     #[error("corrupt stored data: {0}")]
     Corrupt(String),
@@ -25,9 +25,18 @@ pub enum StoreError {
     Unsupported(String),
 }
 
-impl From<sqlx::Error> for StoreError {
-    fn from(e: sqlx::Error) -> Self {
-        StoreError::Database(e)
+/// A backend's own error, kept whole for the log: the store's callers never look inside it.
+pub type Source = Box<dyn std::error::Error + Send + Sync>;
+
+impl StoreError {
+    /// A database failure of any backend.
+    pub fn database(e: impl Into<Source>) -> Self {
+        Self::Database(e.into())
+    }
+
+    /// A blob store failure of any backend.
+    pub fn blob(e: impl Into<Source>) -> Self {
+        Self::Blob(e.into())
     }
 }
 
@@ -39,25 +48,6 @@ impl From<serde_json::Error> for StoreError {
 
 /// Result with [`StoreError`].
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
-
-/// Whether `e` is a unique-constraint violation, which callers turn into a conflict.
-pub(crate) fn is_unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
-}
-
-/// A unique violation on inserting `what` with `id` as the conflict it is (ids a server makes
-/// collide only by accident, but a collision is never a 500); any other error as it is.
-pub(crate) fn taken(e: sqlx::Error, what: &str, id: &str) -> StoreError {
-    if is_unique_violation(&e) {
-        DomainError::Conflict {
-            code: meridian_core::problem::code::CONFLICT,
-            detail: format!("{what} {id} already exists"),
-        }
-        .into()
-    } else {
-        e.into()
-    }
-}
 
 /// How an area service's error is answered, decided once for every area: the caller's mistake
 /// keeps its status, a store error is answered as the store says, anything else is internal.

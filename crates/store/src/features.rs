@@ -39,16 +39,18 @@ impl Feature {
         self.properties.get(key).and_then(Value::as_str).map(str::to_owned)
     }
 
-    /// Indexed properties of parcels.
-    pub(crate) fn lot(&self) -> Option<String> {
+    /// The parcel properties a store indexes (`lot`, `plan`, `tenure`), as text.
+    pub fn lot(&self) -> Option<String> {
         self.text("lot")
     }
 
-    pub(crate) fn plan(&self) -> Option<String> {
+    /// The indexed `plan` property.
+    pub fn plan(&self) -> Option<String> {
         self.text("plan")
     }
 
-    pub(crate) fn tenure(&self) -> Option<String> {
+    /// The indexed `tenure` property.
+    pub fn tenure(&self) -> Option<String> {
         self.text("tenure")
     }
 }
@@ -108,19 +110,6 @@ pub enum ValueOp {
     Le,
     Gt,
     Ge,
-}
-
-impl ValueOp {
-    pub(crate) fn sql(self) -> &'static str {
-        match self {
-            Self::Eq => "=",
-            Self::Ne => "<>",
-            Self::Lt => "<",
-            Self::Le => "<=",
-            Self::Gt => ">",
-            Self::Ge => ">=",
-        }
-    }
 }
 
 /// A property value as the index keeps it: strings (and arrays or objects as JSON text) as text,

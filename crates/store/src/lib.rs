@@ -1,6 +1,7 @@
-//! Meridian's persistence: repository traits that the rest of the platform codes against, the
-//! SQLite implementation (the embedded default; PostgreSQL implements the same traits), embedded
-//! migrations, and the blob store.
+//! Meridian's persistence, as the rest of the platform sees it: the records, the repository
+//! traits every backend implements (`meridian-store-sqlite` is the embedded default), the state
+//! machines they share, the store's errors, and the blob store's interface. No SQL and no
+//! database driver live here; `meridian-backends` opens a configured backend.
 
 pub mod blobs;
 pub mod dem;
@@ -9,15 +10,13 @@ pub mod eo;
 pub mod error;
 pub mod features;
 pub mod model;
-mod open;
 pub mod pointcloud;
 pub mod repo;
 pub mod signal;
-pub mod sqlite;
 pub mod staging;
 pub mod twin;
 
-pub use blobs::BlobStore;
+pub use blobs::{BlobBackend, BlobStore};
 pub use error::{AreaError, ErrorClass, Result, StoreError};
 pub use repo::{
     AccountRepo, DemRepo, DnsRepo, EoRepo, FeatureRepo, JobRepo, OutboxRepo, PointCloudRepo, SettingsRepo, Store,

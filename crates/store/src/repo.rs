@@ -1,5 +1,5 @@
 //! The repository traits. Everything above the store codes against these; each backend
-//! (`sqlite/`, later `postgres/`) implements all of them.
+//! (`meridian-store-sqlite`, later PostgreSQL) implements all of them.
 
 use crate::dns::{ChangeSet, DnsKey, Record as DnsRecord, RecordFilter, Zone as DnsZone, ZoneVersion};
 use crate::model::{Account, ApiKey, Heartbeat, Job, NewJob};
@@ -830,19 +830,6 @@ pub struct Store {
     pub events: crate::Signal,
     /// Fired by the backend after every commit that queued a job.
     pub jobs_queued: crate::Signal,
-}
-
-/// How to open a store.
-#[derive(Clone, Debug)]
-pub struct StoreOptions {
-    /// `sqlite://PATH` (PostgreSQL URLs are refused until that backend lands).
-    pub database_url: String,
-    /// `file://DIR`.
-    pub blob_url: String,
-    /// SQLite read connections.
-    pub readers: u32,
-    /// SQLite lock wait.
-    pub busy_timeout: Duration,
 }
 
 #[cfg(test)]

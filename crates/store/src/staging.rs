@@ -4,11 +4,78 @@
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::io::AsyncWriteExt;
 
-/// A staged upload: removed from disk when dropped, unless persisted.
-pub type StagedFile = tempfile::NamedTempFile;
+/// A staged upload: a new file of its own, removed from disk when dropped.
+#[derive(Debug)]
+pub struct StagedFile {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl StagedFile {
+    /// Creates a new, empty file in `dir` under a name nobody else holds (`create_new`: an
+    /// existing file is never opened, so two uploads never share one).
+    pub fn new_in(dir: &Path) -> std::io::Result<Self> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let path = dir.join(format!(".upload-{}-{nanos:08x}-{n}", std::process::id()));
+            match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+                Ok(file) => return Ok(Self { file, path }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Where the upload is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file.
+    pub fn as_file(&self) -> &std::fs::File {
+        &self.file
+    }
+}
+
+impl Drop for StagedFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The staging folder of a process: every area's uploads and work files go there.
+#[derive(Clone, Debug)]
+pub struct Staging {
+    dir: PathBuf,
+}
+
+impl Staging {
+    /// Staging in `dir` (made when first used).
+    pub fn new(dir: PathBuf) -> Self {
+        Self { dir }
+    }
+
+    /// The folder, made if missing.
+    pub fn dir(&self) -> std::io::Result<&Path> {
+        std::fs::create_dir_all(&self.dir)?;
+        Ok(&self.dir)
+    }
+
+    /// Streams `body` into a new file of the folder, refusing it once it passes `limit` bytes.
+    pub async fn stage<S, E>(&self, body: S, limit: u64) -> Result<(StagedFile, u64), StageError<E>>
+    where
+        S: Stream<Item = Result<Bytes, E>> + Unpin,
+    {
+        stage(&self.dir, body, limit).await
+    }
+}
 
 /// Why staging stopped.
 #[derive(Debug, thiserror::Error)]
@@ -30,8 +97,8 @@ where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
 {
     std::fs::create_dir_all(dir)?;
-    let staged = tempfile::NamedTempFile::new_in(dir)?;
-    let mut out = tokio::fs::File::from_std(staged.reopen()?);
+    let staged = StagedFile::new_in(dir)?;
+    let mut out = tokio::fs::File::from_std(staged.as_file().try_clone()?);
     let mut written = 0u64;
     while let Some(chunk) = body.next().await {
         let chunk = chunk.map_err(StageError::Read)?;

@@ -17,7 +17,7 @@
 //! kept as `target/test-artefacts/twin/cesium-engine.png`.
 #![allow(clippy::unwrap_used)]
 
-use meridian_fuzzing::tools::{have_tool, missing};
+use meridian_testing::tools::{have_tool, missing};
 use meridian_twin::{build_tileset, Footprint, TilesetOptions};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

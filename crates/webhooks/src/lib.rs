@@ -4,8 +4,8 @@
 //! that sends them at least once with retries, back-off and a per-subscription concurrency cap.
 //! No HTTP server here: the API's routes call into this crate.
 
-pub mod catalogue;
 pub mod deliver;
+pub mod event_types;
 pub mod fanout;
 pub use meridian_egress::guard;
 pub mod signing;

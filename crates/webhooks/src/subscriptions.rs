@@ -2,7 +2,7 @@
 //! on the URL, known event patterns, description length, status changes), secret rotation, test
 //! events and replays. The HTTP routes only extract, call this and map the answer.
 
-use crate::catalogue::check_patterns;
+use crate::event_types::check_patterns;
 use crate::fanout::{replay, Replayed};
 use crate::signing::generate_secret;
 use meridian_core::config::WebhooksConfig;

@@ -190,7 +190,7 @@ fn protected_routes() -> OpenApiRouter<AppState> {
         .merge(twin::router())
         .merge(dns::router())
         .merge(webhooks::router())
-        .merge(features::parcels::router())
+        .merge(features::items::router())
         .merge(features::ogc::protected())
         .merge(ogc::router())
 }

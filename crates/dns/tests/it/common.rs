@@ -2,16 +2,16 @@
 
 use hickory_proto::op::{Edns, Message, MessageType, OpCode, Query};
 use hickory_proto::rr::{Name, RecordType};
+use meridian_backends::StoreOptions;
 use meridian_core::config::DnsConfig;
 use meridian_core::id::{AccountId, ApiKeyId};
 use meridian_core::Timestamp;
-use meridian_dns::catalog::Catalog;
 use meridian_dns::record::RecordInput;
+use meridian_dns::served::ServedZones;
 use meridian_dns::server::{bind, DnsServer};
 use meridian_dns::service::DnsService;
 use meridian_store::dns::{Record, Zone};
 use meridian_store::model::{Account, ApiKey};
-use meridian_store::repo::StoreOptions;
 use meridian_store::Store;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 pub(crate) struct Harness {
     pub(crate) store: Store,
     pub(crate) service: Arc<DnsService>,
-    pub(crate) catalog: Arc<Catalog>,
+    pub(crate) served_zones: Arc<ServedZones>,
     pub(crate) addr: SocketAddr,
     pub(crate) account: AccountId,
     shutdown: CancellationToken,
@@ -62,7 +62,7 @@ impl Harness {
     /// A server listening on `listen` (a wildcard address to test which address answers).
     pub(crate) async fn bound_to(config: DnsConfig, listen: SocketAddr) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&StoreOptions {
+        let store = meridian_backends::open(&StoreOptions {
             database_url: format!("sqlite://{}/m.db", dir.path().display()),
             blob_url: format!("file://{}/blobs", dir.path().display()),
             readers: 2,
@@ -73,17 +73,17 @@ impl Harness {
         let config = Arc::new(config);
         let account = account(&store, "dns@example.org").await;
         let service = Arc::new(DnsService::new(store.clone(), config.clone()));
-        let catalog = Arc::new(Catalog::new(config.clone()));
-        let server = Arc::new(DnsServer::new(catalog.clone(), service.clone(), config.clone()).unwrap());
+        let served_zones = Arc::new(ServedZones::new(config.clone()));
+        let server = Arc::new(DnsServer::new(served_zones.clone(), service.clone(), config.clone()).unwrap());
         let bound = bind(listen, config.udp_workers).await.unwrap();
         let addr = bound.addr;
         let shutdown = CancellationToken::new();
         tokio::spawn(server.run(bound, shutdown.clone()));
-        Self { store, service, catalog, addr, account, shutdown, _dir: dir }
+        Self { store, service, served_zones, addr, account, shutdown, _dir: dir }
     }
 
     pub(crate) async fn refresh(&self) {
-        self.catalog.refresh(&self.store).await.unwrap();
+        self.served_zones.refresh(&self.store).await.unwrap();
     }
 
     pub(crate) async fn zone(&self, name: &str) -> Zone {

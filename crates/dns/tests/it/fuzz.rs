@@ -1,4 +1,4 @@
-//! Fuzz targets on the stable runner (`meridian_fuzzing`): the master-file parser, checked
+//! Fuzz targets on the stable runner (`meridian_testing`): the master-file parser, checked
 //! against hickory-proto's where both accept, and the server's handling of raw packets.
 
 use crate::common::Harness;
@@ -8,7 +8,7 @@ use meridian_core::config::DnsConfig;
 use meridian_dns::record::validate;
 use meridian_dns::server::{AnswerCache, DnsServer, UdpReply};
 use meridian_dns::zonefile::{self, Apex, Limits};
-use meridian_fuzzing::Target;
+use meridian_testing::Target;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -152,7 +152,7 @@ fn fuzz_dns_packet() {
         h.add(&signed, "A", "www", "192.0.2.2").await;
         h.service.enable_dnssec(&h.account, signed.id.as_str()).await.unwrap();
         h.refresh().await;
-        let server = DnsServer::new(h.catalog.clone(), h.service.clone(), Arc::new(config)).unwrap();
+        let server = DnsServer::new(h.served_zones.clone(), h.service.clone(), Arc::new(config)).unwrap();
         (h, server)
     });
     let src = "127.0.0.1:5300".parse().unwrap();
@@ -166,7 +166,7 @@ fn fuzz_dns_packet() {
         // A UDP worker's answer, asked twice: the second may come from its rendered replies,
         // and must then be exactly what the full path answers.
         let mut cache = AnswerCache::new(1 << 20);
-        cache.sync(h.catalog.generation());
+        cache.sync(h.served_zones.generation());
         let mut out = Vec::new();
         for _ in 0..2 {
             match server.handle_udp(&mut cache, data, src, &mut out) {
@@ -181,7 +181,7 @@ fn fuzz_dns_packet() {
     });
     // Plain queries, signed and not, are rendered on their second asking, byte for byte the same.
     let mut cache = AnswerCache::new(1 << 20);
-    cache.sync(h.catalog.generation());
+    cache.sync(h.served_zones.generation());
     for (name, qtype, edns) in [
         ("www.example.com.", RecordType::A, None),
         ("WWW.Example.com.", RecordType::A, Some((1232, false))),

@@ -202,7 +202,7 @@ async fn changes_are_announced_to_secondaries_with_notify() {
     h.refresh().await;
     let stop = CancellationToken::new();
     tokio::spawn(meridian_dns::server::keep_current(
-        h.catalog.clone(),
+        h.served_zones.clone(),
         h.store.clone(),
         Arc::new(config),
         None,

@@ -6,10 +6,10 @@ use meridian_eo::bandmath::{
     check_grid, compute, compute_to_cog, preview_png, statistics, window_of_bbox, Band, Grid, Statistics, NODATA,
 };
 use meridian_eo::expr::{named_index, Expression};
-use meridian_fuzzing::tools::{have_python_module, have_tool};
 use meridian_raster::dem::ColorRamp;
 use meridian_raster::tiff::{write_raster_cog, CogOptions, GeoInfo, GeoTiff, TiffWriter, WriterOptions};
 use meridian_raster::{GeoTransform, Raster, Window};
+use meridian_testing::tools::{have_python_module, have_tool};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

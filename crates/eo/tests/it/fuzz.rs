@@ -1,8 +1,8 @@
 //! Fuzz target on the stable toolchain: replays `fuzz/corpus/eo_expr/` and then mutates it (see
-//! meridian-fuzzing). The same body runs under cargo-fuzz in `fuzz/fuzz_targets/eo_expr.rs`.
+//! meridian-testing). The same body runs under cargo-fuzz in `fuzz/fuzz_targets/eo_expr.rs`.
 
 use meridian_eo::expr::Expression;
-use meridian_fuzzing::Target;
+use meridian_testing::Target;
 
 const EXPR_WORDS: &[&str] = &[
     "nir", "red", "B8", "(", ")", "((((", "))))", "+", "-", "*", "/", "^", "**", ",", "abs(", "sqrt(", "exp(", "log(",

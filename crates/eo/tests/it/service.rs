@@ -2,7 +2,8 @@
 //! query, uploads (COG stored at once, other GeoTIFFs queued), and NDVI with zonal statistics
 //! over cadastral parcels.
 
-use meridian_cadastre::FeatureService;
+use meridian_backends::StoreOptions;
+use meridian_collections::FeatureService;
 use meridian_core::config::Config;
 use meridian_core::id::{AccountId, ApiKeyId};
 use meridian_core::{DomainError, Timestamp};
@@ -13,14 +14,12 @@ use meridian_eo::{EoService, Error};
 use meridian_features::cql2::{self, Subject};
 use meridian_raster::tiff::{write_cog, CogOptions, GeoTiff};
 use meridian_store::model::{Account, ApiKey};
-use meridian_store::repo::StoreOptions;
-use meridian_store::Store;
 use serde_json::{json, Map, Value};
 use std::cmp::Ordering;
 use std::time::Duration;
 
 async fn setup(dir: &std::path::Path) -> (EoService, FeatureService, AccountId) {
-    let store = Store::open(&StoreOptions {
+    let store = meridian_backends::open(&StoreOptions {
         database_url: format!("sqlite://{}/m.db", dir.display()),
         blob_url: format!("file://{}/blobs", dir.display()),
         readers: 2,
@@ -277,10 +276,13 @@ async fn uploads_are_derived_and_indices_summarise_parcels() {
         let (x, y) = (53.85 + (i % 3) as f64 * 0.1, 5.25 + (i / 3) as f64 * 0.1);
         let body = json!({"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [[[x, y], [x + 0.1, y], [x + 0.1, y + 0.1], [x, y + 0.1], [x, y]]]},
             "properties": {"lot": i.to_string(), "plan": "DP1", "tenure": if i % 2 == 0 { "freehold" } else { "leasehold" }}});
-        let draft =
-            meridian_cadastre::write::parse_feature(&body, meridian_core::crs::Crs::Crs84, meridian_cadastre::PARCELS)
-                .unwrap();
-        features.create(&account, meridian_cadastre::PARCELS, draft).await.unwrap();
+        let draft = meridian_collections::write::parse_feature(
+            &body,
+            meridian_core::crs::Crs::Crs84,
+            meridian_collections::PARCELS,
+        )
+        .unwrap();
+        features.create(&account, meridian_collections::PARCELS, draft).await.unwrap();
     }
     let request = json!({"scene": "cbers/scene", "zones": {"collection": "parcels", "filter": "tenure = 'freehold'"}});
     let doc = match svc.compute(&account, "ndvi", &request).await.unwrap() {

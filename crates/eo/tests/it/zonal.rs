@@ -6,9 +6,9 @@ use geo::{Coord, LineString, MultiPolygon, Polygon};
 use meridian_eo::bandmath::{compute, Band, NODATA};
 use meridian_eo::expr::{named_index, Expression};
 use meridian_eo::zonal::{pixel_window, zonal_stats, ZoneStats};
-use meridian_fuzzing::tools::have_python_module;
 use meridian_raster::tiff::{write_raster_cog, CogOptions};
 use meridian_raster::{GeoTransform, Window};
+use meridian_testing::tools::have_python_module;
 use serde_json::{json, Value};
 
 fn ring(points: &[(f64, f64)]) -> LineString<f64> {

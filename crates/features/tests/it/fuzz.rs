@@ -1,11 +1,11 @@
 //! Fuzz targets on the stable toolchain: each replays `fuzz/corpus/<name>/` and then mutates it
-//! (see meridian-fuzzing). The same bodies run under cargo-fuzz in `fuzz/fuzz_targets/`.
+//! (see meridian-testing). The same bodies run under cargo-fuzz in `fuzz/fuzz_targets/`.
 
 use geo::Geometry;
 use meridian_features::cql2::{self, Subject};
 use meridian_features::fgb::FgbFeatures;
 use meridian_features::geometry::{self, Rules};
-use meridian_fuzzing::Target;
+use meridian_testing::Target;
 use serde_json::{json, Map, Value};
 
 fn sample_properties() -> Map<String, Value> {

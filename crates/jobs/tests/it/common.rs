@@ -1,11 +1,11 @@
 //! Helpers shared by the jobs tests.
 
+use meridian_backends::StoreOptions;
 use meridian_core::config::{EventsConfig, JobsConfig};
 use meridian_core::id::{AccountId, ApiKeyId, JobId};
 use meridian_core::Timestamp;
 use meridian_jobs::{Dispatcher, JobHandler, WorkerPool};
 use meridian_store::model::{Account, ApiKey, Job};
-use meridian_store::repo::StoreOptions;
 use meridian_store::Store;
 use std::future::Future;
 use std::path::Path;
@@ -26,7 +26,7 @@ pub(crate) fn options(dir: &Path) -> StoreOptions {
 }
 
 pub(crate) async fn open(dir: &Path) -> TestResult<Store> {
-    Ok(Store::open(&options(dir)).await?)
+    Ok(meridian_backends::open(&options(dir)).await?)
 }
 
 pub(crate) fn jobs_config() -> JobsConfig {

@@ -22,6 +22,7 @@ mod ogc_mapserver;
 mod ogc_schemas;
 mod pointcloud;
 mod readme;
+mod router;
 mod tools;
 mod twin;
 mod twin_browser;

@@ -1,6 +1,6 @@
 //! Legend graphics: a polygon swatch for vector styles, a vertical ramp for raster styles.
 
-use crate::catalogue::Legend;
+use crate::layers::Legend;
 use crate::render::vector::{PixelGeometry, VectorStyle};
 use tiny_skia::{Paint, Pixmap, Rect, Transform};
 

@@ -3,7 +3,7 @@
 //! raster output of a succeeded `dem.process` job (painted as its tiles are). GetFeatureInfo
 //! answers the raw value under the point (the elevation for a dataset).
 
-use crate::catalogue::{Hit, LayerInfo, LayerKind, LayerSource, Legend, SourceError, StyleInfo};
+use crate::layers::{Hit, LayerInfo, LayerKind, LayerSource, Legend, SourceError, StyleInfo};
 use crate::render::pixmap_from_rgba;
 use crate::srs::View;
 use async_trait::async_trait;
@@ -11,12 +11,12 @@ use meridian_core::id::{AccountId, DatasetId, JobId};
 use meridian_core::page::Page;
 use meridian_dem::blobs::keys;
 use meridian_dem::{DemService, JobOutput, JobParams};
+use meridian_jobs::JobService;
 use meridian_raster::dem::{ColorRamp, ColorReliefOptions};
 use meridian_raster::tiff::GeoTiff;
 use meridian_raster::tile::{slope_colors, LayerPaint, TileRenderer, TileStyle};
 use meridian_raster::warp::{self, Grid, Resampling};
 use meridian_store::model::JobStatus;
-use meridian_store::Store;
 use serde_json::{json, Map};
 use std::sync::Arc;
 use tokio::runtime::Handle;
@@ -40,7 +40,7 @@ pub const DATASET_STYLES: &[(&str, &str)] = &[
 /// The DEM rasters as layers.
 pub struct DemLayers {
     dem: Arc<DemService>,
-    store: Store,
+    jobs: JobService,
     opened: meridian_core::cache::Bounded<String, Arc<GeoTiff>>,
 }
 
@@ -77,8 +77,8 @@ fn style_legend(name: &str) -> Legend {
 
 impl DemLayers {
     /// A source over the DEM service.
-    pub fn new(dem: Arc<DemService>, store: Store) -> Self {
-        Self { dem, store, opened: meridian_core::cache::Bounded::entries(OPENED_CAPACITY) }
+    pub fn new(dem: Arc<DemService>, jobs: JobService) -> Self {
+        Self { dem, jobs, opened: meridian_core::cache::Bounded::entries(OPENED_CAPACITY) }
     }
 
     fn dataset_info(&self, id: &str, title: Option<&str>, bounds: Option<[f64; 4]>) -> LayerInfo {
@@ -162,12 +162,11 @@ impl DemLayers {
                     return Ok(None);
                 }
                 let job = self
-                    .store
                     .jobs
-                    .get_job(account, &JobId(job_id.to_owned()))
+                    .find_of(account, job_id, Some(meridian_dem::JOB_KIND))
                     .await
                     .map_err(|e| SourceError::from_err("reading a job", e))?;
-                let Some(job) = job.filter(|j| j.kind == meridian_dem::JOB_KIND) else { return Ok(None) };
+                let Some(job) = job else { return Ok(None) };
                 Ok(Self::job_layers(&job).into_iter().find(|r| r.info.name == name))
             }
         }
@@ -194,9 +193,8 @@ impl LayerSource for DemLayers {
             .map(|d| self.dataset_info(d.id.as_str(), d.filename.as_deref(), d.info.bounds))
             .collect();
         let (jobs, _) = self
-            .store
             .jobs
-            .list_jobs(account, Some(meridian_dem::JOB_KIND), page)
+            .list(account, Some(meridian_dem::JOB_KIND), page)
             .await
             .map_err(|e| SourceError::from_err("listing jobs", e))?;
         for job in &jobs {

@@ -3,7 +3,7 @@
 //! `ndwi`, `evi`, ...), computed from the bands for the map's grid as the index tiles are.
 //! GetFeatureInfo answers the index under the point.
 
-use crate::catalogue::{Hit, LayerInfo, LayerKind, LayerSource, Legend, SourceError, StyleInfo};
+use crate::layers::{Hit, LayerInfo, LayerKind, LayerSource, Legend, SourceError, StyleInfo};
 use crate::render::pixmap_from_rgba;
 use crate::srs::View;
 use async_trait::async_trait;

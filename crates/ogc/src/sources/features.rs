@@ -2,11 +2,11 @@
 //! collection) as vector layers, drawn from `FeatureService::list` with the view's box pushed
 //! down to the spatial index.
 
-use crate::catalogue::{Hit, LayerInfo, LayerKind, LayerSource, Legend, SourceError, StyleInfo};
+use crate::layers::{Hit, LayerInfo, LayerKind, LayerSource, Legend, SourceError, StyleInfo};
 use crate::render::vector::{draw_features, PixelGeometry, ToPixels, VectorStyle};
 use crate::srs::View;
 use async_trait::async_trait;
-use meridian_cadastre::{FeatureService, ListQuery, Start};
+use meridian_collections::{FeatureService, ListQuery, Start};
 use meridian_core::id::AccountId;
 use meridian_features::Bbox;
 use meridian_store::features::Feature;
@@ -147,7 +147,7 @@ impl LayerSource for FeatureLayers {
         let Some(id) = name.strip_prefix(PREFIX).and_then(|r| r.strip_prefix(':')) else { return Ok(None) };
         match self.features.collection(account, id).await {
             Ok(c) => Ok(Some(self.info(account, &c.id, c.title, c.description).await?)),
-            Err(meridian_cadastre::Error::Domain(_)) => Ok(None),
+            Err(meridian_collections::Error::Domain(_)) => Ok(None),
             Err(e) => Err(SourceError::from_err("reading a collection", e)),
         }
     }

@@ -13,7 +13,7 @@ use super::xml::{self, Element, XmlLimits};
 use crate::ows::{OgcError, OgcResult};
 use crate::srs;
 use geo::MapCoords;
-use meridian_cadastre::query::bbox_to_crs84;
+use meridian_collections::query::bbox_to_crs84;
 use meridian_core::crs::{Crs, Transformer};
 use meridian_features::cql2::{CmpOp, Expr, Operand, SpatialOp};
 use meridian_features::geometry::{self, Bbox};

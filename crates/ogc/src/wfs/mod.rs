@@ -20,7 +20,7 @@ pub mod xml;
 
 use crate::kvp::KvpLimits;
 use crate::ows::{OgcError, OgcResult};
-use meridian_cadastre::FeatureService;
+use meridian_collections::FeatureService;
 use meridian_core::crs::Crs;
 use meridian_core::id::AccountId;
 use meridian_store::features::FeatureCollection;
@@ -166,7 +166,7 @@ impl FeatureType {
     /// `gml:MultiSurface` so that clients (GDAL, QGIS) know the layer's geometry type: the
     /// cadastre's parcels. Other collections may mix kinds and declare `gml:Geometry`.
     pub fn multi_surface(&self) -> bool {
-        self.collection.id == meridian_cadastre::PARCELS
+        self.collection.id == meridian_collections::PARCELS
     }
 
     /// The qualified name (`features:parcels`).

@@ -4,7 +4,7 @@
 //! and its styles with legend URLs.
 
 use super::{INFO_FORMATS, PATH};
-use crate::catalogue::LayerInfo;
+use crate::layers::LayerInfo;
 use crate::ows::{OgcError, Xml, XLINK_NS, XSI_NS};
 use crate::render::{legend, ImageFormat};
 use crate::service::{encode, Context, OgcService};

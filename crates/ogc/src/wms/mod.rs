@@ -5,8 +5,8 @@
 
 pub mod capabilities;
 
-use crate::catalogue::Hit;
 use crate::kvp::{clip, Kvp};
+use crate::layers::Hit;
 use crate::ows::{escape, ExceptionCode, OgcError, Service, Xml};
 use crate::render::{self, legend, ImageFormat};
 use crate::service::{Context, OgcService, Reply};

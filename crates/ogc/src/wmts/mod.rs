@@ -174,7 +174,7 @@ impl OgcService {
                 )
             })?;
         let (view, layers) = self.tile_view(account, t).await?;
-        let cacheable = layers.iter().all(|l| l.info.kind == crate::catalogue::LayerKind::Raster);
+        let cacheable = layers.iter().all(|l| l.info.kind == crate::layers::LayerKind::Raster);
         let key = format!(
             "{account}/{}/{}/{}/{}/{}/{}/{}",
             layers[0].info.name,

@@ -3,10 +3,10 @@
 //! cargo-fuzz in `fuzz/fuzz_targets/ogc_kvp.rs` and `fes.rs`.
 
 use meridian_features::cql2::{self, Subject};
-use meridian_fuzzing::Target;
 use meridian_ogc::kvp::{Kvp, KvpLimits};
 use meridian_ogc::wfs::fes::{self, FesContext};
 use meridian_ogc::wfs::xml::XmlLimits;
+use meridian_testing::Target;
 use serde_json::json;
 
 const WORDS: &[&str] = &[
@@ -84,7 +84,7 @@ const FES_WORDS: &[&str] = &[
 
 #[test]
 fn fuzz_fes() {
-    let queryables = meridian_cadastre::query::parcel_queryables();
+    let queryables = meridian_collections::query::parcel_queryables();
     let ctx = FesContext {
         queryables: &queryables,
         default_crs: meridian_core::crs::Crs::Epsg(4326),

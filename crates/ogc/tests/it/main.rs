@@ -11,10 +11,10 @@ mod wmts;
 
 use async_trait::async_trait;
 use meridian_core::id::AccountId;
-use meridian_ogc::catalogue::{Hit, LayerInfo, LayerKind, LayerSource, SourceError, StyleInfo};
+use meridian_ogc::layers::{Hit, LayerInfo, LayerKind, LayerSource, SourceError, StyleInfo};
 use meridian_ogc::render::vector::{draw_features, PixelGeometry, ToPixels};
 use meridian_ogc::srs::View;
-use meridian_ogc::{Catalogue, Context, MapConfig, OgcService};
+use meridian_ogc::{Context, LayerRegistry, MapConfig, OgcService};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -97,7 +97,7 @@ impl LayerSource for TestLayers {
 /// A service with the test source, owned by a fresh account; small size limits.
 pub fn service() -> (OgcService, AccountId) {
     let owner = AccountId::generate();
-    let mut c = Catalogue::new();
+    let mut c = LayerRegistry::new();
     c.register(Arc::new(TestLayers { owner: owner.clone() }));
     let config = MapConfig { max_width: 1024, max_height: 1024, ..MapConfig::default() };
     (OgcService::new(c, config), owner)

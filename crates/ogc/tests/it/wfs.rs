@@ -2,7 +2,8 @@
 //! filters against real features, GML and GeoJSON output, paging, transactions through the write
 //! path (history, events, versions), and exception codes.
 
-use meridian_cadastre::{FeatureService, ListQuery, PARCELS};
+use meridian_backends::StoreOptions;
+use meridian_collections::{FeatureService, ListQuery, PARCELS};
 use meridian_core::crs::Crs;
 use meridian_core::id::{AccountId, ApiKeyId};
 use meridian_core::page::Page;
@@ -14,7 +15,6 @@ use meridian_ogc::wfs::xml::{self, XmlLimits};
 use meridian_ogc::wfs::{Context, WfsLimits, WfsService};
 use meridian_store::features::FeatureCollection;
 use meridian_store::model::{Account, ApiKey};
-use meridian_store::repo::StoreOptions;
 use meridian_store::Store;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -55,7 +55,7 @@ async fn account(store: &Store, email: &str) -> TestResult<AccountId> {
 
 async fn fixture(limits: WfsLimits) -> TestResult<Fixture> {
     let dir = tempfile::tempdir()?;
-    let store = Store::open(&StoreOptions {
+    let store = meridian_backends::open(&StoreOptions {
         database_url: format!("sqlite://{}/m.db", dir.path().display()),
         blob_url: format!("file://{}/blobs", dir.path().display()),
         readers: 2,
@@ -270,7 +270,7 @@ fn fes_ctx<'a>(q: &'a [(String, &'static str)]) -> FesContext<'a> {
 
 #[test]
 fn fes_filters_become_cql2_and_evaluate() -> TestResult {
-    let q = meridian_cadastre::query::parcel_queryables();
+    let q = meridian_collections::query::parcel_queryables();
     let props = json!({"lot": "12", "plan": "DP1234", "tenure": "Freehold", "area_m2": 650.5})
         .as_object()
         .cloned()
@@ -333,7 +333,7 @@ fn fes_filters_become_cql2_and_evaluate() -> TestResult {
 /// `MAX_DISTANCE_VERTICES` the filter is refused with the figure.
 #[test]
 fn dwithin_a_zigzag_line_is_linear_and_exact() -> TestResult {
-    let q = meridian_cadastre::query::parcel_queryables();
+    let q = meridian_collections::query::parcel_queryables();
     let props = json!({"lot": "1"}).as_object().cloned().ok_or("props")?;
     let line = |n: usize| -> String {
         // Along latitude -33.9 from longitude 151, 0.0005° apart, zigzagging by 0.01°.

@@ -281,8 +281,7 @@ impl PointCloudService {
     }
 
     async fn stored_size(&self, key: &str) -> Result<u64> {
-        let meta = self.blobs().object_store().head(&object_store::path::Path::from(key)).await?;
-        Ok(meta.size)
+        self.blobs().size_of(key).await?.ok_or_else(|| Error::Internal(format!("stored file {key} is missing")))
     }
 }
 

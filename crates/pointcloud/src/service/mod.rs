@@ -39,8 +39,6 @@ pub enum Error {
     Domain(#[from] DomainError),
     #[error("store: {0}")]
     Store(#[from] StoreError),
-    #[error("blob store: {0}")]
-    Blob(#[from] object_store::Error),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
     #[error("{0}")]
@@ -106,7 +104,7 @@ impl PointCloudService {
         Self {
             store,
             config: config.pointcloud.clone(),
-            tmp_dir: config.server.data_dir.join("tmp"),
+            tmp_dir: config.staging_dir(),
             max_attempts: config.jobs.max_attempts,
             model: std::sync::OnceLock::new(),
             conversions: download::Conversions::default(),

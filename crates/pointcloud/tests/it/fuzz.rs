@@ -1,10 +1,10 @@
 //! Fuzz target on the stable toolchain: replays `fuzz/corpus/las_header/` and then mutates it
-//! (see meridian-fuzzing). The same body runs under cargo-fuzz in `fuzz/fuzz_targets/las_header.rs`.
+//! (see meridian-testing). The same body runs under cargo-fuzz in `fuzz/fuzz_targets/las_header.rs`.
 
-use meridian_fuzzing::Target;
 use meridian_pointcloud::reader::{read_bytes, Limits};
 use meridian_pointcloud::summary::summarize_from;
 use meridian_pointcloud::writer::{rewrite, OutputFormat, Rewrite};
+use meridian_testing::Target;
 
 const LAS_WORDS: &[&[u8]] = &[
     b"LASF",

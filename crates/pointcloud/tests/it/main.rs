@@ -131,13 +131,13 @@ pub(crate) fn las_points(path: &Path) -> (las::Header, las::PointData) {
 /// Runs tests/laspy_check.py on the outputs, when laspy is installed (and copclib's checks when
 /// copclib is).
 pub(crate) fn laspy_check(test: &str, spec: &serde_json::Value) {
-    if !meridian_fuzzing::tools::have_python_module("python3", "laspy", test) {
+    if !meridian_testing::tools::have_python_module("python3", "laspy", test) {
         return;
     }
     // copclib (a C++ COPC library with Python bindings) validates the
     // COPC output's node bounds as well.
     let mut spec = spec.clone();
-    spec["copclib"] = meridian_fuzzing::tools::have_python_module("python3", "copclib", test).into();
+    spec["copclib"] = meridian_testing::tools::have_python_module("python3", "copclib", test).into();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/laspy_check.py");
     let out = std::process::Command::new("python3").arg(&script).arg(spec.to_string()).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -148,7 +148,7 @@ pub(crate) fn laspy_check(test: &str, spec: &serde_json::Value) {
 /// Opens COPC files with copclib, when it is installed, and validates every node's points
 /// against the node's bounds.
 pub(crate) fn copclib_validates(test: &str, paths: &[PathBuf]) {
-    if !meridian_fuzzing::tools::have_python_module("python3", "copclib", test) {
+    if !meridian_testing::tools::have_python_module("python3", "copclib", test) {
         return;
     }
     let script = "import sys, copclib\n\

@@ -194,7 +194,7 @@ fn a_box_selecting_nothing_gives_a_valid_empty_file() {
 }
 
 fn laspy_reads_no_points(path: &Path) {
-    if !meridian_fuzzing::tools::have_python_module(
+    if !meridian_testing::tools::have_python_module(
         "python3",
         "laspy",
         "a_box_selecting_nothing_gives_a_valid_empty_file",

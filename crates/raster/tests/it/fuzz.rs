@@ -89,7 +89,7 @@ fn check_tiff(data: &[u8]) -> bool {
 
 #[test]
 fn fuzz_tiff() {
-    meridian_fuzzing::Target::new("tiff")
+    meridian_testing::Target::new("tiff")
         .dictionary([
             &b"II*\0"[..],
             b"MM\0*",
@@ -116,7 +116,7 @@ fn fuzz_tiff() {
 /// writer's) decode in both readers and are compared sample by sample.
 #[test]
 fn the_real_corpus_files_are_compared_with_the_tiff_crate() {
-    let dir = meridian_fuzzing::workspace_root().join("fuzz/corpus/tiff");
+    let dir = meridian_testing::workspace_root().join("fuzz/corpus/tiff");
     let mut compared = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();

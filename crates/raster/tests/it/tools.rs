@@ -1,4 +1,4 @@
-//! The external-tool rule shared by every test crate (`meridian_fuzzing::tools`).
+//! The external-tool rule shared by every test crate (`meridian_testing::tools`).
 
 #[allow(unused_imports)]
-pub(crate) use meridian_fuzzing::tools::{have_python_module, have_tool, missing};
+pub(crate) use meridian_testing::tools::{have_python_module, have_tool, missing};

@@ -165,20 +165,11 @@ impl TwinService {
         for (uri, glb) in contents {
             bytes += glb.len() as u64;
             let key = format!("{folder}/{}", flat_name(&uri));
-            self.blobs()
-                .object_store()
-                .put(&object_store::path::Path::from(key), object_store::PutPayload::from(glb))
-                .await?;
+            self.blobs().put(&key, glb.into()).await?;
         }
         let text = serde_json::to_vec(&tileset_json).map_err(|e| Error::Internal(e.to_string()))?;
         bytes += text.len() as u64;
-        self.blobs()
-            .object_store()
-            .put(
-                &object_store::path::Path::from(format!("{folder}/tileset.json")),
-                object_store::PutPayload::from(text),
-            )
-            .await?;
+        self.blobs().put(&format!("{folder}/tileset.json"), text.into()).await?;
         summary["stamp"] = json!(stamp);
         summary["as_of"] = json!(super::clock::rfc3339(at));
         summary["bytes"] = json!(bytes);

@@ -48,8 +48,6 @@ pub enum Error {
     Domain(#[from] DomainError),
     #[error("store: {0}")]
     Store(#[from] StoreError),
-    #[error("blob store: {0}")]
-    Blob(#[from] object_store::Error),
     #[error("{0}")]
     Internal(String),
 }

@@ -1,7 +1,7 @@
 //! Fuzz target on the stable toolchain: replays `fuzz/corpus/twin_ingest/` and then mutates it
-//! (see meridian-fuzzing). The same body runs under cargo-fuzz in `fuzz/fuzz_targets/twin_ingest.rs`.
+//! (see meridian-testing). The same body runs under cargo-fuzz in `fuzz/fuzz_targets/twin_ingest.rs`.
 
-use meridian_fuzzing::Target;
+use meridian_testing::Target;
 
 const WORDS: &[&str] = &[
     "{",

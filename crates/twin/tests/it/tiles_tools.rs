@@ -15,7 +15,7 @@
 //! 3d_tiles_validator`.
 
 use crate::{hostile, scatter};
-use meridian_fuzzing::tools::{have_tool, missing};
+use meridian_testing::tools::{have_tool, missing};
 use meridian_twin::{build_tileset, Terrain, TilesetOptions, TERRAIN_URI};
 use serde_json::Value;
 use std::path::{Path, PathBuf};

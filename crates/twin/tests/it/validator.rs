@@ -4,7 +4,7 @@
 //! `npm install --prefix $HOME/.cache/meridian-ci/npm gltf-validator@2.0.0-dev.3.10`.
 
 use crate::{hostile, scatter};
-use meridian_fuzzing::tools::{have_tool, missing};
+use meridian_testing::tools::{have_tool, missing};
 use meridian_twin::{build_tileset, Terrain, TilesetOptions};
 use serde_json::Value;
 use std::path::PathBuf;

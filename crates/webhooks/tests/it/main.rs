@@ -9,13 +9,14 @@ mod receiver;
 mod subscriptions;
 mod tools;
 
+use meridian_backends::StoreOptions;
 use meridian_core::config::{EventsConfig, WebhooksConfig};
 use meridian_core::event::NewEvent;
 use meridian_core::id::{AccountId, ApiKeyId, SubscriptionId};
 use meridian_core::Timestamp;
 use meridian_jobs::{Dispatcher, Waker};
 use meridian_store::model::{Account, ApiKey};
-use meridian_store::repo::{Delivery, DeliveryFilter, StoreOptions, Subscription, SubscriptionStatus};
+use meridian_store::repo::{Delivery, DeliveryFilter, Subscription, SubscriptionStatus};
 use meridian_store::Store;
 use meridian_webhooks::{Deliverer, WebhookSink};
 use serde_json::{json, Map, Value};
@@ -54,7 +55,7 @@ pub async fn open_store(dir: &tempfile::TempDir) -> Store {
         readers: 4,
         busy_timeout: Duration::from_secs(5),
     };
-    Store::open(&options).await.unwrap()
+    meridian_backends::open(&options).await.unwrap()
 }
 
 impl Platform {

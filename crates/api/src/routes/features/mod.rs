@@ -2,8 +2,8 @@
 //! and OGC API Features (`/api/v1/ogc/v1/features`), so that both serve the same data by the same rules.
 
 pub mod html;
+pub mod items;
 pub mod ogc;
-pub mod parcels;
 pub mod query;
 
 use crate::error::ApiError;
@@ -14,7 +14,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-pub use meridian_cadastre::PARCELS;
+pub use meridian_collections::PARCELS;
 
 /// GeoJSON's media type.
 pub const GEOJSON: &str = "application/geo+json";

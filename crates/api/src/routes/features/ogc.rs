@@ -3,7 +3,7 @@
 //! queryables, items with CRS, CQL2 and sorting, and create/replace/update/delete of items.
 
 use super::html;
-use super::parcels::{create_item, geojson, get_item, list_items, replace_item, retire_item, update_item};
+use super::items::{create_item, geojson, get_item, list_items, replace_item, retire_item, update_item};
 use super::{LISTED_CRS, PARCELS};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -14,7 +14,7 @@ use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
-use meridian_cadastre::import::{self, UploadFormat, UploadMeta};
+use meridian_collections::import::{self, UploadFormat, UploadMeta};
 use meridian_core::crs::CRS84_URI;
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::features::{Extent, FeatureCollection};

@@ -6,8 +6,8 @@
 use super::{parse_crs, PARCELS};
 use crate::error::ApiError;
 use axum::http::StatusCode;
-use meridian_cadastre::query::{bbox_to_crs84, filter_to_crs84};
-use meridian_cadastre::{Cursor, FeaturePage, ListQuery, Start};
+use meridian_collections::query::{bbox_to_crs84, filter_to_crs84};
+use meridian_collections::{Cursor, FeaturePage, ListQuery, Start};
 use meridian_core::crs::Crs;
 use meridian_core::{FieldError, Timestamp};
 use meridian_features::cql2::{self, Expr};
@@ -17,7 +17,7 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-pub use meridian_cadastre::query::{DEFAULT_LIMIT, MAX_LIMIT};
+pub use meridian_collections::query::{DEFAULT_LIMIT, MAX_LIMIT};
 
 /// The largest `offset` (2^53 − 1, the largest integer every JSON client reads exactly).
 pub const MAX_OFFSET: u64 = 9_007_199_254_740_991;

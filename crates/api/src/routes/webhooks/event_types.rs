@@ -1,4 +1,4 @@
-//! The event catalogue.
+//! The event types a subscription can name, with an example payload each.
 
 use crate::error::ApiResult;
 use crate::extract::Json;
@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// Routes of the catalogue.
+/// Routes of the event types.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(list_event_types))
 }
@@ -38,7 +38,7 @@ pub struct EventTypeList {
     responses((status = 200, description = "Every event type with an example payload", body = EventTypeList))
 )]
 async fn list_event_types() -> ApiResult<Json<EventTypeList>> {
-    let event_types = meridian_webhooks::catalogue::event_types()
+    let event_types = meridian_webhooks::event_types::event_types()
         .into_iter()
         .map(|t| EventTypeView { name: t.name.to_owned(), description: t.description.to_owned(), example: t.example })
         .collect();

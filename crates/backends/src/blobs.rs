@@ -1,0 +1,185 @@
+//! The blob backend over `object_store`. Only the local folder is built (`object_store` with its
+//! `fs` feature; `open` refuses other URLs); tests use its in-memory store.
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use futures::{StreamExt, TryStreamExt};
+use meridian_store::blobs::{BlobBackend, BlobMeta, BlobRead, ByteRange};
+use meridian_store::{Result, StoreError};
+use object_store::local::LocalFileSystem;
+use object_store::path::Path;
+use object_store::{ObjectStore, PutPayload, WriteMultipart};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::io::AsyncReadExt;
+
+/// A blob store of `object_store`'s.
+#[derive(Clone, Debug)]
+pub struct ObjectBlobs {
+    inner: Arc<dyn ObjectStore>,
+    /// The folder behind a `file://` store, where a key is a relative path.
+    local_root: Option<PathBuf>,
+}
+
+fn blob(e: object_store::Error) -> StoreError {
+    StoreError::blob(e)
+}
+
+/// `Ok(None)` for a missing blob, the error otherwise.
+fn absent<T>(e: object_store::Error) -> Result<Option<T>> {
+    match e {
+        object_store::Error::NotFound { .. } => Ok(None),
+        e => Err(blob(e)),
+    }
+}
+
+impl ObjectBlobs {
+    /// Opens `file://DIR`, creating the folder.
+    pub fn open(url: &str) -> Result<Self> {
+        let Some(dir) = url.strip_prefix("file://") else {
+            return Err(StoreError::Unsupported(format!(
+                "storage.blob_url: this build opens file:// blob stores only (got {url})"
+            )));
+        };
+        std::fs::create_dir_all(dir)
+            .map_err(|e| StoreError::Unsupported(format!("cannot create blob folder {dir}: {e}")))?;
+        let root = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
+        let fs = LocalFileSystem::new_with_prefix(&root).map_err(blob)?.with_automatic_cleanup(true);
+        Ok(Self { inner: Arc::new(fs), local_root: Some(root) })
+    }
+
+    /// A store held in memory.
+    pub fn memory() -> Self {
+        Self { inner: Arc::new(object_store::memory::InMemory::new()), local_root: None }
+    }
+}
+
+#[async_trait]
+impl BlobBackend for ObjectBlobs {
+    async fn size_of(&self, key: &str) -> Result<Option<u64>> {
+        match self.inner.head(&Path::from(key)).await {
+            Ok(meta) => Ok(Some(meta.size)),
+            Err(e) => absent(e),
+        }
+    }
+
+    async fn put(&self, key: &str, data: Bytes) -> Result<()> {
+        self.inner.put(&Path::from(key), PutPayload::from_bytes(data)).await.map_err(blob)?;
+        Ok(())
+    }
+
+    async fn get(&self, key: &str) -> Result<Option<Bytes>> {
+        match self.inner.get(&Path::from(key)).await {
+            Ok(r) => Ok(Some(r.bytes().await.map_err(blob)?)),
+            Err(e) => absent(e),
+        }
+    }
+
+    async fn get_range(&self, key: &str, range: std::ops::Range<u64>) -> Result<Bytes> {
+        self.inner.get_range(&Path::from(key), range).await.map_err(blob)
+    }
+
+    async fn read(&self, key: &str, range: Option<ByteRange>) -> Result<Option<BlobRead>> {
+        let range = range.map(|r| match r {
+            ByteRange::Bounded(r) => object_store::GetRange::Bounded(r),
+            ByteRange::From(o) => object_store::GetRange::Offset(o),
+            ByteRange::Suffix(n) => object_store::GetRange::Suffix(n),
+        });
+        let options = object_store::GetOptions { range, ..object_store::GetOptions::default() };
+        match self.inner.get_opts(&Path::from(key), options).await {
+            Ok(got) => {
+                let (served, total) = (got.range.clone(), got.meta.size);
+                let stream = Box::pin(got.into_stream().map_err(std::io::Error::other));
+                Ok(Some(BlobRead { stream, served, total }))
+            }
+            Err(e) => absent(e),
+        }
+    }
+
+    async fn delete(&self, key: &str) -> Result<()> {
+        match self.inner.delete(&Path::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(blob(e)),
+        }
+    }
+
+    async fn upload_file(&self, key: &str, file: &std::path::Path) -> Result<u64> {
+        let mut f = tokio::fs::File::open(file).await.map_err(StoreError::blob)?;
+        let upload = self.inner.put_multipart(&Path::from(key)).await.map_err(blob)?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, 8 << 20);
+        let mut buf = vec![0u8; 1 << 20];
+        let mut total = 0u64;
+        loop {
+            let n = f.read(&mut buf).await.map_err(StoreError::blob)?;
+            if n == 0 {
+                break;
+            }
+            writer.wait_for_capacity(4).await.map_err(blob)?;
+            writer.write(&buf[..n]);
+            total += n as u64;
+        }
+        writer.finish().await.map_err(blob)?;
+        Ok(total)
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Vec<BlobMeta>> {
+        let prefix = Path::from(prefix);
+        let mut listing = self.inner.list(Some(&prefix));
+        let mut blobs = Vec::new();
+        while let Some(meta) = listing.next().await {
+            let meta = meta.map_err(blob)?;
+            blobs.push(BlobMeta { key: meta.location.to_string(), size: meta.size, last_modified: meta.last_modified });
+        }
+        Ok(blobs)
+    }
+
+    async fn folders(&self, prefix: &str) -> Result<Vec<String>> {
+        let prefix = Path::from(prefix);
+        let under = (!prefix.as_ref().is_empty()).then_some(&prefix);
+        let listed = self.inner.list_with_delimiter(under).await.map_err(blob)?;
+        Ok(listed.common_prefixes.into_iter().map(|p| p.to_string()).collect())
+    }
+
+    fn local_root(&self) -> Option<&std::path::Path> {
+        self.local_root.as_deref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use meridian_store::BlobStore;
+
+    #[tokio::test]
+    async fn put_get_delete_round_trip() -> Result<()> {
+        let dir = tempfile::tempdir().map_err(StoreError::blob)?;
+        let blobs = BlobStore::new(Arc::new(ObjectBlobs::open(&format!("file://{}", dir.path().display()))?));
+        blobs.put("acct_x/dem/a.tif", Bytes::from_static(b"II*\0")).await?;
+        assert_eq!(blobs.get("acct_x/dem/a.tif").await?, Some(Bytes::from_static(b"II*\0")));
+        assert_eq!(blobs.folders("").await?, vec!["acct_x".to_owned()]);
+        assert_eq!(blobs.folders("acct_x").await?, vec!["acct_x/dem".to_owned()]);
+        blobs.delete("acct_x/dem/a.tif").await?;
+        assert_eq!(blobs.get("acct_x/dem/a.tif").await?, None);
+        blobs.delete("acct_x/dem/a.tif").await?;
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn prefixes_are_whole_folders() -> Result<()> {
+        let blobs = BlobStore::new(Arc::new(ObjectBlobs::memory()));
+        blobs.put("a/tiles/1", Bytes::from_static(b"1")).await?;
+        blobs.put("a/tiles2/1", Bytes::from_static(b"2")).await?;
+        blobs.delete_prefix("a/tiles").await?;
+        assert!(!blobs.exists("a/tiles/1").await?);
+        assert!(blobs.exists("a/tiles2/1").await?);
+        let removed = blobs.evict_before("tiles2", chrono::Utc::now() + chrono::Duration::seconds(1)).await?;
+        assert_eq!(removed, 1);
+        assert!(!blobs.exists("a/tiles2/1").await?);
+        Ok(())
+    }
+
+    #[test]
+    fn refuses_other_schemes() {
+        assert!(ObjectBlobs::open("s3://bucket").is_err());
+    }
+}
