@@ -77,8 +77,8 @@ pub fn generate_key(
     expires_at: Option<Timestamp>,
 ) -> (String, ApiKey) {
     const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    let mut rng = rand::thread_rng();
-    let body: String = (0..40).map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char).collect();
+    let mut rng = rand::rng();
+    let body: String = (0..40).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect();
     let secret = format!("{KEY_PREFIX}{body}");
     let key = ApiKey {
         id: ApiKeyId::generate(),

@@ -35,7 +35,7 @@ impl TokenKeys {
         let secret = match &config.auth.token_secret {
             Some(s) => s.expose().as_bytes().to_vec(),
             None => {
-                let fresh: [u8; 32] = rand::thread_rng().gen();
+                let fresh: [u8; 32] = rand::rng().random();
                 let stored = store.settings.get_or_init("auth.token_secret", &hex::encode(fresh)).await?;
                 stored.into_bytes()
             }

@@ -56,7 +56,15 @@ pub struct Ds {
 impl ZoneKey {
     /// A new random key; returns it with its private scalar in hex, for storing.
     pub fn generate() -> (Self, String) {
-        let key = SigningKey::random(&mut rand::rngs::OsRng);
+        // 32 bytes from the operating system's generator (through rand's thread generator,
+        // reseeded from it); a value outside the curve's order, never seen in practice, is
+        // drawn again.
+        let key = loop {
+            let bytes: [u8; 32] = rand::random();
+            if let Ok(key) = SigningKey::from_bytes(&bytes.into()) {
+                break key;
+            }
+        };
         let hex = hex::encode(key.to_bytes());
         (Self { key, flags: CSK_FLAGS }, hex)
     }

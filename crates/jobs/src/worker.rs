@@ -311,7 +311,7 @@ impl WorkerPool {
 
     fn backoff(&self, attempt: u32) -> Duration {
         let base = self.config.retry_backoff.as_secs_f64() * 2f64.powi(attempt.saturating_sub(1).min(16) as i32);
-        let jitter = rand::thread_rng().gen_range(0.8..1.2);
+        let jitter = rand::rng().random_range(0.8..1.2);
         Duration::from_secs_f64(base * jitter)
     }
 }

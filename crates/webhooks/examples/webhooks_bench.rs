@@ -60,7 +60,7 @@ async fn main() {
     let failures = Arc::new(AtomicUsize::new(0));
     let (seen, failed, rate) = (received.clone(), failures.clone(), a.fail_rate);
     rx.reply_with(move |_, r| {
-        if rate > 0.0 && rand::thread_rng().gen_bool(rate) {
+        if rate > 0.0 && rand::rng().random_bool(rate) {
             failed.fetch_add(1, Ordering::Relaxed);
             return Reply::Status(500);
         }

@@ -395,7 +395,7 @@ impl Deliverer {
         };
         let delay = match retry_after {
             Some(asked) => asked.clamp(Duration::from_secs(1), Duration::from_secs(86_400)),
-            None => base.mul_f64(rand::thread_rng().gen_range(0.8..=1.2)),
+            None => base.mul_f64(rand::rng().random_range(0.8..=1.2)),
         };
         AttemptOutcome::RetryAt(Timestamp::now().plus(delay))
     }

@@ -28,7 +28,7 @@ pub const SECRET_PREFIX: &str = "whsec_";
 /// ```
 pub fn generate_secret() -> String {
     let mut bytes = [0u8; 32];
-    rand::thread_rng().fill_bytes(&mut bytes);
+    rand::rng().fill_bytes(&mut bytes);
     format!("{SECRET_PREFIX}{}", STANDARD.encode(bytes))
 }
 
