@@ -377,6 +377,7 @@ mod tests {
             blob_url: format!("file://{}", dir.path().join("blobs").display()),
             readers: 2,
             busy_timeout: Duration::from_secs(5),
+            postgres: Default::default(),
         })
         .await
         .unwrap();

@@ -112,6 +112,16 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::Domain(d) => d.into(),
+            StoreError::Unavailable(cause) => {
+                tracing::warn!(error = %cause, "the database is unavailable");
+                Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    code::STORE_UNAVAILABLE,
+                    "Store unavailable",
+                    "the database cannot be reached now; nothing was changed, retry shortly",
+                )
+                .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"))
+            }
             other => Self::internal(other),
         }
     }

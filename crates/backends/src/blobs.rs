@@ -1,5 +1,7 @@
-//! The blob backend over `object_store`. Only the local folder is built (`object_store` with its
-//! `fs` feature; `open` refuses other URLs); tests use its in-memory store.
+//! The blob backend over `object_store`: a local folder (`file://DIR`) or an S3-compatible bucket
+//! (`s3://bucket/prefix`, object_store's AWS client: credentials, region and endpoint from the
+//! usual `AWS_*` variables, such as `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`,
+//! `AWS_ENDPOINT` and `AWS_ALLOW_HTTP` for a local server); tests also use its in-memory store.
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -21,8 +23,41 @@ pub struct ObjectBlobs {
     local_root: Option<PathBuf>,
 }
 
+/// A blob store failure as the store's error: a store that cannot be reached now (a refused or
+/// broken connection, a timeout) is `Unavailable`, anything else a blob error.
 fn blob(e: object_store::Error) -> StoreError {
-    StoreError::blob(e)
+    if unreachable(&e) {
+        StoreError::Unavailable(Box::new(e))
+    } else {
+        StoreError::blob(e)
+    }
+}
+
+/// Whether an I/O failure of the connection lies under `e` (the HTTP client's connect, reset and
+/// timeout errors carry one), for a remote store; a local folder's I/O errors are not passing.
+fn unreachable(e: &object_store::Error) -> bool {
+    use std::io::ErrorKind as K;
+    let object_store::Error::Generic { store, source } = e else { return false };
+    if *store == "LocalFileSystem" {
+        return false;
+    }
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(source.as_ref());
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<std::io::Error>() {
+            return matches!(
+                io.kind(),
+                K::ConnectionRefused
+                    | K::ConnectionReset
+                    | K::ConnectionAborted
+                    | K::BrokenPipe
+                    | K::TimedOut
+                    | K::UnexpectedEof
+                    | K::NotConnected
+            );
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// `Ok(None)` for a missing blob, the error otherwise.
@@ -34,11 +69,14 @@ fn absent<T>(e: object_store::Error) -> Result<Option<T>> {
 }
 
 impl ObjectBlobs {
-    /// Opens `file://DIR`, creating the folder.
+    /// Opens `file://DIR` (creating the folder) or `s3://bucket/prefix`.
     pub fn open(url: &str) -> Result<Self> {
+        if let Some(rest) = url.strip_prefix("s3://") {
+            return Self::s3(rest);
+        }
         let Some(dir) = url.strip_prefix("file://") else {
             return Err(StoreError::Unsupported(format!(
-                "storage.blob_url: this build opens file:// blob stores only (got {url})"
+                "storage.blob_url: file://DIR or s3://bucket/prefix (got {url})"
             )));
         };
         std::fs::create_dir_all(dir)
@@ -46,6 +84,19 @@ impl ObjectBlobs {
         let root = std::fs::canonicalize(dir).unwrap_or_else(|_| PathBuf::from(dir));
         let fs = LocalFileSystem::new_with_prefix(&root).map_err(blob)?.with_automatic_cleanup(true);
         Ok(Self { inner: Arc::new(fs), local_root: Some(root) })
+    }
+
+    /// `bucket/prefix` of an S3-compatible store; every key lives under the prefix.
+    fn s3(rest: &str) -> Result<Self> {
+        let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        if bucket.is_empty() {
+            return Err(StoreError::Unsupported("storage.blob_url: s3://bucket/prefix needs a bucket".into()));
+        }
+        let s3 = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(bucket).build().map_err(blob)?;
+        let prefix = prefix.trim_matches('/');
+        let inner: Arc<dyn ObjectStore> =
+            if prefix.is_empty() { Arc::new(s3) } else { Arc::new(object_store::prefix::PrefixStore::new(s3, prefix)) };
+        Ok(Self { inner, local_root: None })
     }
 
     /// A store held in memory.
@@ -180,6 +231,6 @@ mod tests {
 
     #[test]
     fn refuses_other_schemes() {
-        assert!(ObjectBlobs::open("s3://bucket").is_err());
+        assert!(ObjectBlobs::open("gs://bucket").is_err());
     }
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 /// How to open a store.
 #[derive(Clone, Debug)]
 pub struct StoreOptions {
-    /// `sqlite://PATH` (PostgreSQL URLs are refused until that backend lands).
+    /// `sqlite://PATH` or `postgres://user@host:port/database`.
     pub database_url: String,
     /// `file://DIR`.
     pub blob_url: String,
@@ -21,6 +21,29 @@ pub struct StoreOptions {
     pub readers: u32,
     /// SQLite lock wait.
     pub busy_timeout: Duration,
+    /// PostgreSQL: the connection pool's size, how long a request waits for a connection, the
+    /// longest statement, and `application_name`.
+    pub postgres: PostgresOptions,
+}
+
+/// PostgreSQL's connection settings (ignored by SQLite).
+#[derive(Clone, Debug)]
+pub struct PostgresOptions {
+    pub max_connections: u32,
+    pub acquire_timeout: Duration,
+    pub statement_timeout: Duration,
+    pub application_name: String,
+}
+
+impl Default for PostgresOptions {
+    fn default() -> Self {
+        Self {
+            max_connections: 16,
+            acquire_timeout: Duration::from_secs(5),
+            statement_timeout: Duration::from_secs(30),
+            application_name: "meridian".into(),
+        }
+    }
 }
 
 /// Opens the configured backends and applies pending migrations.
@@ -31,8 +54,21 @@ pub async fn open(options: &StoreOptions) -> Result<Store> {
         db.migrate().await?;
         return Ok(db.into_store(blobs));
     }
+    if options.database_url.starts_with("postgres://") || options.database_url.starts_with("postgresql://") {
+        let pg = &options.postgres;
+        let db = meridian_store_postgres::PgDb::open(&meridian_store_postgres::PgOptions {
+            url: options.database_url.clone(),
+            max_connections: pg.max_connections,
+            acquire_timeout: pg.acquire_timeout,
+            statement_timeout: pg.statement_timeout,
+            application_name: pg.application_name.clone(),
+        })
+        .await?;
+        db.migrate().await?;
+        return Ok(db.into_store(blobs));
+    }
     Err(StoreError::Unsupported(format!(
-        "storage.database_url: this build opens sqlite:// databases only (got {})",
+        "storage.database_url: sqlite:// or postgres:// (got {})",
         options.database_url.split(':').next().unwrap_or("")
     )))
 }

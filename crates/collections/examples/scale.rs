@@ -36,6 +36,7 @@ async fn main() -> Res {
         blob_url: format!("file://{}/blobs", dir.display()),
         readers: 4,
         busy_timeout: Duration::from_secs(30),
+        postgres: Default::default(),
     })
     .await?;
     let account = Account {

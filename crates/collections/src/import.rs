@@ -448,11 +448,13 @@ impl FeatureService {
 /// Runs `features.import` jobs.
 pub struct ImportJobHandler {
     service: FeatureService,
+    /// Where the upload is copied when the blob store is remote.
+    staging: meridian_store::staging::Staging,
 }
 
 impl ImportJobHandler {
-    pub fn new(service: FeatureService) -> Self {
-        Self { service }
+    pub fn new(service: FeatureService, staging: meridian_store::staging::Staging) -> Self {
+        Self { service, staging }
     }
 }
 
@@ -492,13 +494,14 @@ impl JobHandler for ImportJobHandler {
             .map_err(|e| JobError::invalid(format!("the job's parameters are unreadable: {e}")))?;
         let account = ctx.job.account_id.clone();
         let blobs = self.service.store().blobs.clone();
-        let reader: Box<dyn Read + Send> = match blobs.local_path(&params.blob) {
-            Some(path) => Box::new(std::fs::File::open(&path).map_err(|e| gone(e.to_string()))?),
-            None => match blobs.get(&params.blob).await.map_err(JobError::internal)? {
-                Some(bytes) => Box::new(std::io::Cursor::new(bytes)),
-                None => return Err(gone("the uploaded file is no longer stored".into())),
-            },
+        // The stored file itself on a local store; a streamed copy (removed with `local`) on a
+        // remote one: never the whole upload in memory.
+        let dir = self.staging.dir().map_err(JobError::internal)?;
+        let Some(local) = blobs.local_file(&params.blob, dir).await.map_err(JobError::internal)? else {
+            return Err(gone("the uploaded file is no longer stored".into()));
         };
+        let reader: Box<dyn Read + Send> =
+            Box::new(std::fs::File::open(local.path()).map_err(|e| gone(e.to_string()))?);
         let read = Arc::new(AtomicU64::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let counting = Counting { inner: reader, read: read.clone(), stop: stop.clone() };

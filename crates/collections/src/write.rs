@@ -80,6 +80,18 @@ pub fn parse_feature(body: &Value, crs: Crs, collection: &str) -> Result<Draft, 
     for key in SERVER_KEPT {
         properties.remove(*key);
     }
+    // The NUL character is kept by no text column of every backend: refused in property names
+    // and text values alike, whatever the store.
+    for (key, value) in &properties {
+        if key.contains('\0') || matches!(value, Value::String(s) if s.contains('\0')) {
+            errors.push(FieldError::new(
+                "/properties",
+                "invalid_value",
+                "property names and text values may not contain the NUL character (U+0000)",
+            ));
+            break;
+        }
+    }
     if parcels {
         let mut v = Validator::new();
         for key in ["lot", "plan"] {

@@ -130,7 +130,8 @@ impl Default for RolesConfig {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StorageConfig {
-    /// Database URL; `sqlite://<data_dir>/meridian.db` when unset.
+    /// Database URL: `sqlite://PATH` (the embedded default, `sqlite://<data_dir>/meridian.db`
+    /// when unset) or `postgres://user@host:port/database`.
     pub database_url: Option<Secret>,
     /// Blob store URL; `file://<data_dir>/blobs` when unset.
     pub blob_url: Option<String>,
@@ -139,11 +140,31 @@ pub struct StorageConfig {
     /// How long a statement waits for a lock before failing.
     #[serde(with = "humantime_serde")]
     pub busy_timeout: Duration,
+    /// PostgreSQL: connections in each process's pool.
+    pub max_connections: u32,
+    /// PostgreSQL: how long a request waits for a connection before it is answered 503
+    /// `store_unavailable`.
+    #[serde(with = "humantime_serde")]
+    pub acquire_timeout: Duration,
+    /// PostgreSQL: the longest a statement may run (`statement_timeout`; 0 for no limit).
+    #[serde(with = "humantime_serde")]
+    pub statement_timeout: Duration,
+    /// PostgreSQL: `application_name`, as `pg_stat_activity` shows each connection.
+    pub application_name: String,
 }
 
 impl Default for StorageConfig {
     fn default() -> Self {
-        Self { database_url: None, blob_url: None, sqlite_readers: 4, busy_timeout: Duration::from_secs(5) }
+        Self {
+            database_url: None,
+            blob_url: None,
+            sqlite_readers: 4,
+            busy_timeout: Duration::from_secs(5),
+            max_connections: 16,
+            acquire_timeout: Duration::from_secs(5),
+            statement_timeout: Duration::from_secs(30),
+            application_name: "meridian".into(),
+        }
     }
 }
 

@@ -563,9 +563,11 @@ pub(crate) async fn fetch_local(svc: &EoService, key: &str, dir: &Path) -> Resul
             return Ok(p);
         }
     }
-    let bytes = svc.blobs().get(key).await?.ok_or_else(|| DomainError::not_found("file", key))?;
     let path = dir.join(key.replace('/', "_"));
-    tokio::fs::write(&path, &bytes).await?;
+    // Streamed from the store: a large file never sits whole in memory.
+    if !svc.blobs().download_to(key, &path).await? {
+        return Err(DomainError::not_found("file", key).into());
+    }
     Ok(path)
 }
 

@@ -75,9 +75,11 @@ fn describe(e: figment::Error) -> String {
 
 /// `MERIDIAN_*` variables that belong to the test and CI tooling, not to the server's
 /// configuration: `MERIDIAN_CONFIG` (the file), `MERIDIAN_REQUIRE_TOOLS` (interop tests fail
-/// instead of skipping) and the fuzz runner's `MERIDIAN_FUZZ_*`. Every other `MERIDIAN_*`
-/// variable must name a configuration key.
-const NOT_CONFIGURATION: &[&str] = &["require_tools", "fuzz_iterations", "fuzz_seed", "fuzz_budget_ms"];
+/// instead of skipping), the fuzz runner's `MERIDIAN_FUZZ_*` and the second backend of the test
+/// suites (`MERIDIAN_TEST_POSTGRES`, `MERIDIAN_TEST_S3`). Every other `MERIDIAN_*` variable must
+/// name a configuration key.
+const NOT_CONFIGURATION: &[&str] =
+    &["require_tools", "fuzz_iterations", "fuzz_seed", "fuzz_budget_ms", "test_postgres", "test_s3"];
 
 /// `MERIDIAN_*` variables of an environment read once at start-up (so that tests can pass their
 /// own): `MERIDIAN_A__B=v` sets `a.b`, values parsed like TOML values.

@@ -20,6 +20,12 @@ pub(crate) async fn open_store(config: &Config) -> anyhow::Result<Store> {
         blob_url: config.blob_url(),
         readers: config.storage.sqlite_readers,
         busy_timeout: config.storage.busy_timeout,
+        postgres: meridian_backends::PostgresOptions {
+            max_connections: config.storage.max_connections,
+            acquire_timeout: config.storage.acquire_timeout,
+            statement_timeout: config.storage.statement_timeout,
+            application_name: config.storage.application_name.clone(),
+        },
     };
     meridian_backends::open(&options).await.context("opening the store")
 }

@@ -92,7 +92,7 @@ impl Services {
             Arc::new(meridian_eo::compute::ComputeJobHandler::new(self.eo.clone())),
             Arc::new(meridian_pointcloud::service::IndexJobHandler::new(self.pointcloud.clone())),
             Arc::new(meridian_pointcloud::service::ClassifyJobHandler::new(self.pointcloud.clone())),
-            Arc::new(meridian_collections::ImportJobHandler::new(self.features.clone())),
+            Arc::new(meridian_collections::ImportJobHandler::new(self.features.clone(), self.staging.clone())),
             Arc::new(meridian_twin::service::BuildJobHandler::new(self.twin.clone())),
         ]
     }

@@ -48,6 +48,11 @@ const MIGRATION_FILES: &[(i64, &str, &str)] = &[
     (11, "collection imports", include_str!("../migrations/0011_collection_imports.sql")),
 ];
 
+/// The migration numbers of this backend.
+pub fn migration_versions() -> Vec<i64> {
+    MIGRATION_FILES.iter().map(|(v, _, _)| *v).collect()
+}
+
 /// The migrations compiled into the binary, built at run time (no compile-time macro, so the
 /// build does not need a second SQLite for sqlx's macros).
 pub fn migrator() -> sqlx::migrate::Migrator {

@@ -121,6 +121,43 @@ impl BlobStore {
         self.inner.read(key, range).await
     }
 
+    /// Copies a blob into the local file `path`, streamed (never whole in memory); false when
+    /// there is no such blob. On a failure the partial file is removed.
+    pub async fn download_to(&self, key: &str, path: &Path) -> Result<bool> {
+        use futures::StreamExt;
+        use tokio::io::AsyncWriteExt;
+        let Some(mut read) = self.read(key, None).await? else { return Ok(false) };
+        let copied = async {
+            let mut out = tokio::fs::File::create(path).await?;
+            while let Some(chunk) = read.stream.next().await {
+                out.write_all(&chunk?).await?;
+            }
+            out.flush().await
+        }
+        .await;
+        if let Err(e) = copied {
+            let _ = tokio::fs::remove_file(path).await;
+            return Err(StoreError::blob(e));
+        }
+        Ok(true)
+    }
+
+    /// A local file with the blob's bytes: the file itself on a local store, else a streamed copy
+    /// in `dir` (removed when the answer is dropped). `None` when there is no such blob.
+    pub async fn local_file(&self, key: &str, dir: &Path) -> Result<Option<LocalBlob>> {
+        if let Some(p) = self.local_path(key) {
+            if p.exists() {
+                return Ok(Some(LocalBlob { path: p, copy: None }));
+            }
+        }
+        std::fs::create_dir_all(dir).map_err(StoreError::blob)?;
+        let copy = crate::staging::StagedFile::new_in(dir).map_err(StoreError::blob)?;
+        if !self.download_to(key, copy.path()).await? {
+            return Ok(None);
+        }
+        Ok(Some(LocalBlob { path: copy.path().to_owned(), copy: Some(copy) }))
+    }
+
     /// Deletes every blob under a folder (best effort for cleanup after a failed request).
     pub async fn delete_prefix(&self, prefix: &str) -> Result<()> {
         for blob in self.inner.list(prefix).await? {
@@ -164,6 +201,25 @@ impl BlobStore {
             source: Source::Remote { blobs: self.inner.clone(), key: key.to_owned(), handle: handle.clone() },
             size,
         }))
+    }
+}
+
+/// A blob as a local file ([`BlobStore::local_file`]); a downloaded copy is removed on drop.
+#[derive(Debug)]
+pub struct LocalBlob {
+    path: PathBuf,
+    copy: Option<crate::staging::StagedFile>,
+}
+
+impl LocalBlob {
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether this is a downloaded copy (a remote store) rather than the stored file itself.
+    pub fn is_copy(&self) -> bool {
+        self.copy.is_some()
     }
 }
 

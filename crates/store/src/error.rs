@@ -11,6 +11,10 @@ pub enum StoreError {
     /// The database failed (the backend's own error inside).
     #[error("database error: {0}")]
     Database(#[source] Source),
+    /// The database cannot be reached now (down, restarting, out of connections): a passing
+    /// failure, answered 503 and retried.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(#[source] Source),
     /// Migrations could not be applied.
     #[error("migration error: {0}")]
     Migrate(#[source] Source),

@@ -14,17 +14,35 @@ use std::time::Duration;
 
 pub(crate) type TestResult<T = ()> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
-pub(crate) fn options(dir: &Path) -> StoreOptions {
-    StoreOptions {
-        database_url: format!("sqlite://{}/m.db", dir.display()),
+/// The store the suite runs on: SQLite in `dir`, or, when `MERIDIAN_TEST_POSTGRES` names a
+/// PostgreSQL server (`postgres://user@host:port`), a database of its own there, named after
+/// `dir` (so that opening the same `dir` again opens the same database). The one place that
+/// names the backend.
+pub(crate) async fn options(dir: &Path) -> TestResult<StoreOptions> {
+    let database_url = match std::env::var("MERIDIAN_TEST_POSTGRES") {
+        Ok(server) => {
+            let tail: String = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().to_ascii_lowercase())
+                .unwrap_or_default()
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .collect();
+            meridian_store_postgres::create_database(&server, &format!("meridian_test_{tail}")).await?
+        }
+        Err(_) => format!("sqlite://{}/m.db", dir.display()),
+    };
+    Ok(StoreOptions {
+        database_url,
         blob_url: format!("file://{}/blobs", dir.display()),
         readers: 2,
         busy_timeout: Duration::from_secs(5),
-    }
+        postgres: Default::default(),
+    })
 }
 
 pub(crate) async fn open(dir: &Path) -> TestResult<Store> {
-    Ok(meridian_backends::open(&options(dir)).await?)
+    Ok(meridian_backends::open(&options(dir).await?).await?)
 }
 
 /// A key of `account` whose hash is unique.

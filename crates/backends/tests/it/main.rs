@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod accounts;
+mod blobs;
 mod common;
 mod dem;
 mod dns;
@@ -15,3 +16,11 @@ mod pointcloud;
 mod settings;
 mod twin;
 mod webhooks;
+
+/// Both backends' migrations are numbered in step: every number exists for both.
+#[test]
+fn every_migration_number_exists_for_both_backends() {
+    let sqlite = meridian_store_sqlite::migration_versions();
+    assert_eq!(sqlite, meridian_store_postgres::migration_versions());
+    assert_eq!(sqlite, (1..=sqlite.len() as i64).collect::<Vec<_>>(), "numbered from 1 without gaps");
+}

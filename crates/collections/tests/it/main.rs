@@ -21,6 +21,7 @@ async fn setup(dir: &std::path::Path) -> TestResult<(FeatureService, AccountId)>
         blob_url: format!("file://{}/blobs", dir.display()),
         readers: 2,
         busy_timeout: Duration::from_secs(5),
+        postgres: Default::default(),
     })
     .await?;
     let account = Account {

@@ -67,6 +67,7 @@ impl Harness {
             blob_url: format!("file://{}/blobs", dir.path().display()),
             readers: 2,
             busy_timeout: Duration::from_secs(5),
+            postgres: Default::default(),
         })
         .await
         .unwrap();

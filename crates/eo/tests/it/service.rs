@@ -24,6 +24,7 @@ async fn setup(dir: &std::path::Path) -> (EoService, FeatureService, AccountId) 
         blob_url: format!("file://{}/blobs", dir.display()),
         readers: 2,
         busy_timeout: Duration::from_secs(5),
+        postgres: Default::default(),
     })
     .await
     .unwrap();

@@ -22,6 +22,7 @@ pub(crate) fn options(dir: &Path) -> StoreOptions {
         blob_url: format!("file://{}/blobs", dir.display()),
         readers: 2,
         busy_timeout: Duration::from_secs(5),
+        postgres: Default::default(),
     }
 }
 

@@ -392,9 +392,8 @@ async fn dem_bad_input_is_refused_before_any_job_is_queued() {
     assert_eq!(s.dem_job_count(&key).await, 0);
     let all: Value = s.get("/api/v1/jobs", &key).await.json().await.unwrap();
     assert_eq!(all["total"], 0);
-    let datasets = s.dir.path().join("blobs").join(&account).join("dem").join("datasets");
-    let stored = std::fs::read_dir(&datasets).map(|d| d.count()).unwrap_or(0);
-    assert_eq!(stored, 0, "no dataset may be left behind");
+    let stored = s.blob_keys(&format!("{account}/dem/datasets/")).await;
+    assert!(stored.is_empty(), "no dataset may be left behind: {stored:?}");
 }
 
 #[tokio::test]
@@ -548,16 +547,16 @@ async fn dem_job_that_cannot_be_processed_fails_with_an_event() {
     s.wait_job(&key, &first_id, "succeeded", |j| j["status"] == "succeeded").await;
     let dataset = first["source"]["dataset_id"].as_str().unwrap().to_owned();
     let account: Value = s.get("/api/v1/account", &key).await.json().await.unwrap();
-    let folder =
-        s.dir.path().join("blobs").join(account["id"].as_str().unwrap()).join("dem").join("datasets").join(&dataset);
-    for entry in std::fs::read_dir(&folder).unwrap() {
-        let path = entry.unwrap().path();
-        let mut bytes = std::fs::read(&path).unwrap();
+    let folder = format!("{}/dem/datasets/{dataset}/", account["id"].as_str().unwrap());
+    let stored = s.blob_keys(&folder).await;
+    assert!(!stored.is_empty());
+    for key in stored {
+        let mut bytes = s.blob_read(&key).await;
         let at = bytes.len() * 3 / 4;
         for (i, b) in bytes[at..at + 256].iter_mut().enumerate() {
             *b = (i * 37 % 251) as u8;
         }
-        std::fs::write(&path, bytes).unwrap();
+        s.blob_write(&key, bytes).await;
     }
     let r = s
         .process_json(&key, json!({"source": {"dataset_id": dataset}, "params": {"operations": [{"type": "slope"}]}}))

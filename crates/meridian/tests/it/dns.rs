@@ -308,7 +308,7 @@ async fn dnssec_is_enabled_shown_and_disabled_over_the_api() {
 #[tokio::test]
 async fn a_second_dns_node_on_the_same_store_answers_changes_made_through_the_first() {
     let a = Server::start();
-    let db = format!("sqlite://{}", a.dir.path().join("meridian.db").display());
+    let db = a.database_url.clone();
     // Node B shares the database and has no dispatcher: only its serial polling can see A's changes.
     let b = Server::start_with(&[
         ("MERIDIAN_STORAGE__DATABASE_URL", db.as_str()),

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
 mod accounts;
+mod blob_outage;
 mod cadastre;
 mod cli;
 mod dem;
@@ -21,6 +22,7 @@ mod ogc_interop;
 mod ogc_mapserver;
 mod ogc_schemas;
 mod pointcloud;
+mod postgres_restart;
 mod readme;
 mod router;
 mod tools;
@@ -37,6 +39,51 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The store of a test server on the second backend: with `MERIDIAN_TEST_POSTGRES`
+/// (`postgres://user@host:port`) a database of its own on that server, and with
+/// `MERIDIAN_TEST_S3` (an S3 endpoint holding the bucket `meridian`) blobs under a prefix of its
+/// own; both named after the data folder, so that a server started again on the same folder
+/// finds its data. Unless the test sets the storage itself. Without either variable: the
+/// embedded default (SQLite and files in the data folder).
+pub(crate) fn second_backend(dir: &std::path::Path, env: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut vars = Vec::new();
+    let name: String = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    let set = |key: &str| env.iter().any(|(k, _)| *k == key);
+    if let Ok(server) = std::env::var("MERIDIAN_TEST_POSTGRES") {
+        if !set("MERIDIAN_STORAGE__DATABASE_URL") {
+            let database = format!("meridian_it_{name}");
+            let url = std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                runtime.block_on(meridian_store_postgres::create_database(&server, &database)).unwrap()
+            })
+            .join()
+            .unwrap();
+            vars.push(("MERIDIAN_STORAGE__DATABASE_URL".to_owned(), url));
+        }
+    }
+    if let Ok(endpoint) = std::env::var("MERIDIAN_TEST_S3") {
+        if !set("MERIDIAN_STORAGE__BLOB_URL") {
+            vars.push(("MERIDIAN_STORAGE__BLOB_URL".to_owned(), format!("s3://meridian/{name}")));
+            for (k, v) in [
+                ("AWS_ENDPOINT", endpoint.as_str()),
+                ("AWS_ALLOW_HTTP", "true"),
+                ("AWS_ACCESS_KEY_ID", "test"),
+                ("AWS_SECRET_ACCESS_KEY", "test"),
+                ("AWS_REGION", "us-east-1"),
+            ] {
+                vars.push((k.to_owned(), v.to_owned()));
+            }
+        }
+    }
+    vars
+}
+
 /// A running server, killed on drop.
 pub struct Server {
     child: Child,
@@ -45,6 +92,17 @@ pub struct Server {
     pub dns: Option<std::net::SocketAddr>,
     pub dir: tempfile::TempDir,
     pub client: reqwest::Client,
+    /// Where its blobs are: the data folder's `blobs/`, or a bucket prefix on the test S3 server.
+    blobs: Blobs,
+    /// Its database: the data folder's SQLite file, or its database on the test PostgreSQL server.
+    pub database_url: String,
+}
+
+/// Where a test server keeps its blobs, for tests that look at them or spoil them on purpose.
+enum Blobs {
+    Folder(std::path::PathBuf),
+    /// The S3 endpoint and the prefix in the bucket `meridian`.
+    S3(String, String),
 }
 
 impl Server {
@@ -69,6 +127,24 @@ impl Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_meridian"));
         cmd.arg("--data-dir").arg(dir.path()).args(["serve", "--http", "127.0.0.1:0", "--dns", dns]);
         cmd.env("MERIDIAN_LOG__LEVEL", "warn").stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let mut blobs = Blobs::Folder(dir.path().join("blobs"));
+        let mut database_url = format!("sqlite://{}", dir.path().join("meridian.db").display());
+        if let Some((_, url)) = env.iter().find(|(k, _)| *k == "MERIDIAN_STORAGE__DATABASE_URL") {
+            database_url = (*url).to_owned();
+        }
+        for (k, v) in second_backend(dir.path(), env) {
+            if k == "MERIDIAN_STORAGE__DATABASE_URL" {
+                database_url = v.clone();
+            }
+            if k == "MERIDIAN_STORAGE__BLOB_URL" {
+                if let (Some(prefix), Ok(endpoint)) =
+                    (v.strip_prefix("s3://meridian/"), std::env::var("MERIDIAN_TEST_S3"))
+                {
+                    blobs = Blobs::S3(endpoint, prefix.to_owned());
+                }
+            }
+            cmd.env(k, v);
+        }
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -89,7 +165,63 @@ impl Server {
         let addr = http.unwrap();
         // Keep draining stdout so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Server { child, base: format!("http://{addr}"), dns, dir, client: reqwest::Client::new() }
+        Server { child, base: format!("http://{addr}"), dns, dir, client: reqwest::Client::new(), blobs, database_url }
+    }
+
+    /// The keys of the stored blobs that start with `prefix` (`<account>/dem/...`), sorted.
+    pub async fn blob_keys(&self, prefix: &str) -> Vec<String> {
+        let mut keys = Vec::new();
+        match &self.blobs {
+            Blobs::Folder(root) => {
+                let mut stack = vec![root.clone()];
+                while let Some(d) = stack.pop() {
+                    for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                        let path = entry.path();
+                        if path.is_dir() {
+                            stack.push(path);
+                        } else if let Ok(rel) = path.strip_prefix(root) {
+                            let key = rel.to_string_lossy().into_owned();
+                            if key.starts_with(prefix) {
+                                keys.push(key);
+                            }
+                        }
+                    }
+                }
+            }
+            Blobs::S3(endpoint, base) => {
+                let url = format!("{endpoint}/meridian?list-type=2&max-keys=100000&prefix={base}/{prefix}");
+                let listing = self.client.get(url).send().await.unwrap().text().await.unwrap();
+                for part in listing.split("<Key>").skip(1) {
+                    let key = part.split("</Key>").next().unwrap_or_default();
+                    keys.push(key.strip_prefix(&format!("{base}/")).unwrap_or(key).to_owned());
+                }
+            }
+        }
+        keys.sort();
+        keys
+    }
+
+    /// A stored blob's bytes.
+    pub async fn blob_read(&self, key: &str) -> Vec<u8> {
+        match &self.blobs {
+            Blobs::Folder(root) => std::fs::read(root.join(key)).unwrap(),
+            Blobs::S3(endpoint, base) => {
+                let r = self.client.get(format!("{endpoint}/meridian/{base}/{key}")).send().await.unwrap();
+                assert!(r.status().is_success(), "{key}: {}", r.status());
+                r.bytes().await.unwrap().to_vec()
+            }
+        }
+    }
+
+    /// Replaces a stored blob behind the server's back.
+    pub async fn blob_write(&self, key: &str, bytes: Vec<u8>) {
+        match &self.blobs {
+            Blobs::Folder(root) => std::fs::write(root.join(key), bytes).unwrap(),
+            Blobs::S3(endpoint, base) => {
+                let r = self.client.put(format!("{endpoint}/meridian/{base}/{key}")).body(bytes).send().await.unwrap();
+                assert!(r.status().is_success(), "{key}: {}", r.status());
+            }
+        }
     }
 
     /// Stops the server and hands back its data directory.

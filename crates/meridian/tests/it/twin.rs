@@ -318,13 +318,8 @@ async fn a_twin_over_parcels_and_a_dem_serves_3d_tiles_and_assets() {
         s.client.delete(s.url(&format!("/api/v1/realtime/twins/{id}"))).header("X-Api-Key", &key).send().await.unwrap();
     assert_eq!(r.status(), 204);
     problem(s.get(&format!("/api/v1/realtime/twin/{id}/tileset"), &key).await, 404, "not_found").await;
-    let blobs = s.dir.path().join("blobs");
-    let twin_dir = std::fs::read_dir(&blobs)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|a| a.path().join("twin").join(id))
-        .find(|p| p.exists());
-    assert!(twin_dir.is_none(), "the twin's builds are removed");
+    let left: Vec<String> = s.blob_keys("").await.into_iter().filter(|k| k.contains(&format!("/twin/{id}/"))).collect();
+    assert!(left.is_empty(), "the twin's builds are removed: {left:?}");
 }
 
 async fn patch_parcel(s: &Server, key: &str, id: &str, props: Value) {

@@ -60,6 +60,7 @@ async fn fixture(limits: WfsLimits) -> TestResult<Fixture> {
         blob_url: format!("file://{}/blobs", dir.path().display()),
         readers: 2,
         busy_timeout: Duration::from_secs(5),
+        postgres: Default::default(),
     })
     .await?;
     let account = account(&store, "s@example.com").await?;

@@ -154,9 +154,11 @@ impl PointCloudService {
                 return Ok(p);
             }
         }
-        let bytes = self.blobs().get(key).await?.ok_or_else(|| DomainError::not_found("file", key))?;
         let path = dir.join(key.replace('/', "_"));
-        tokio::fs::write(&path, &bytes).await?;
+        // Streamed from the store: a large file never sits whole in memory.
+        if !self.blobs().download_to(key, &path).await? {
+            return Err(DomainError::not_found("file", key).into());
+        }
         Ok(path)
     }
 }

@@ -54,6 +54,7 @@ pub async fn open_store(dir: &tempfile::TempDir) -> Store {
         blob_url: format!("file://{}/blobs", dir.path().display()),
         readers: 4,
         busy_timeout: Duration::from_secs(5),
+        postgres: Default::default(),
     };
     meridian_backends::open(&options).await.unwrap()
 }

@@ -33,6 +33,7 @@ impl Harness {
             blob_url: format!("file://{}/blobs", dir.path().display()),
             readers: 2,
             busy_timeout: std::time::Duration::from_secs(5),
+            postgres: Default::default(),
         };
         let store = meridian_backends::open(&options).await.unwrap();
         let state = AppState::new(meridian_services::Services::new(Arc::new(config), store).await.unwrap());

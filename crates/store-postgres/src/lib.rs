@@ -1,0 +1,272 @@
+//! The PostgreSQL (with PostGIS) backend of the repository traits of `meridian-store`, for
+//! several nodes sharing one database.
+//!
+//! Check-then-act rules hold without a global writer lock:
+//! - uniqueness is a constraint of the schema (a zone's name, a feature's (collection, id), an
+//!   (event, subscription) delivery pair, every id), turned into a conflict at the store's edge;
+//! - a write that reads before it decides (a zone's serial, a feature's current version, a
+//!   subscription's state) locks what it reads: the row (`FOR UPDATE`) or, where the thing to
+//!   lock may not exist yet, the thing's name (`lock`: a transaction-scoped advisory lock);
+//! - jobs and deliveries are claimed with `FOR UPDATE SKIP LOCKED`, so claims never wait on
+//!   each other and never take the same row;
+//! - events get their place in the outbox under one advisory lock held to the commit
+//!   (`commit_with_events`), so the outbox order is the commit order, as a dispatcher reading on
+//!   from a position needs.
+//!
+//! Commits that wrote events or queued jobs `NOTIFY` every node; each node's listener fires the
+//! store's signals (`Store::events`, `Store::jobs_queued`) on it.
+
+mod accounts;
+mod dem;
+mod dns;
+mod eo;
+mod error;
+mod features;
+mod jobs;
+mod outbox;
+mod pointcloud;
+mod settings;
+mod twin;
+mod webhooks;
+
+use error::db;
+use meridian_core::event::NewEvent;
+use meridian_store::repo::{Health, Store};
+use meridian_store::{BlobStore, Result, Signal, StoreError};
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
+use sqlx::{Postgres, Transaction};
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The migration files compiled into the binary, in order: (version, description, SQL). The
+/// numbers are those of the SQLite backend's migrations, one for one (a test checks it).
+const MIGRATION_FILES: &[(i64, &str, &str)] = &[
+    (1, "foundation", include_str!("../migrations/0001_foundation.sql")),
+    (2, "dns", include_str!("../migrations/0002_dns.sql")),
+    (3, "webhooks", include_str!("../migrations/0003_webhooks.sql")),
+    (4, "features", include_str!("../migrations/0004_features.sql")),
+    (5, "feature extents", include_str!("../migrations/0005_feature_extents.sql")),
+    (6, "feature scale", include_str!("../migrations/0006_feature_scale.sql")),
+    (7, "dem datasets", include_str!("../migrations/0007_dem.sql")),
+    (8, "earth observation", include_str!("../migrations/0008_eo.sql")),
+    (9, "point clouds", include_str!("../migrations/0009_pointcloud.sql")),
+    (10, "digital twins", include_str!("../migrations/0010_twin.sql")),
+    (11, "collection imports", include_str!("../migrations/0011_collection_imports.sql")),
+];
+
+/// The migration numbers of this backend.
+pub fn migration_versions() -> Vec<i64> {
+    MIGRATION_FILES.iter().map(|(v, _, _)| *v).collect()
+}
+
+/// The migrations compiled into the binary, built at run time.
+pub fn migrator() -> sqlx::migrate::Migrator {
+    use sqlx::migrate::{Migration, MigrationType, Migrator};
+    use std::borrow::Cow;
+    let migrations: Vec<Migration> = MIGRATION_FILES
+        .iter()
+        .map(|(version, description, sql)| {
+            Migration::new(*version, Cow::Borrowed(*description), MigrationType::Simple, Cow::Borrowed(*sql), false)
+        })
+        .collect();
+    Migrator { migrations: Cow::Owned(migrations), ignore_missing: false, locking: true, no_tx: false }
+}
+
+/// The channel of commits that wrote events.
+const EVENTS_CHANNEL: &str = "meridian_events";
+/// The channel of commits that queued jobs.
+const JOBS_CHANNEL: &str = "meridian_jobs";
+/// The advisory lock that orders the outbox.
+const OUTBOX_LOCK: i64 = 0x6d65_7269_6469_616e;
+
+/// How to connect.
+#[derive(Clone, Debug)]
+pub struct PgOptions {
+    /// `postgres://user@host:port/database`.
+    pub url: String,
+    /// Connections in the pool.
+    pub max_connections: u32,
+    /// How long a request waits for a connection before it fails (503 `store_unavailable`).
+    pub acquire_timeout: Duration,
+    /// The longest a statement may run (`statement_timeout`); zero for none.
+    pub statement_timeout: Duration,
+    /// `application_name`, as `pg_stat_activity` shows it.
+    pub application_name: String,
+}
+
+/// A PostgreSQL database.
+#[derive(Clone, Debug)]
+pub struct PgDb {
+    pool: PgPool,
+    events: Signal,
+    jobs_queued: Signal,
+}
+
+impl PgDb {
+    /// Connects (lazily: a database that is down now is connected to when it is back).
+    pub async fn open(options: &PgOptions) -> Result<Self> {
+        let mut connect = PgConnectOptions::from_str(&options.url)
+            .map_err(|e| StoreError::Unsupported(format!("storage.database_url: {e}")))?
+            .application_name(&options.application_name);
+        if !options.statement_timeout.is_zero() {
+            let ms = options.statement_timeout.as_millis().to_string();
+            connect = connect.options([("statement_timeout", ms.as_str())]);
+        }
+        let pool = PgPoolOptions::new()
+            .max_connections(options.max_connections.max(2))
+            .acquire_timeout(options.acquire_timeout)
+            .test_before_acquire(true)
+            .connect_with(connect)
+            .await
+            .map_err(db)?;
+        let db = Self { pool, events: Signal::new(), jobs_queued: Signal::new() };
+        db.listen().await?;
+        Ok(db)
+    }
+
+    /// Applies pending migrations; applied ones are checked, never edited.
+    pub async fn migrate(&self) -> Result<()> {
+        migrator().run(&self.pool).await.map_err(|e| StoreError::Migrate(Box::new(e)))?;
+        Ok(())
+    }
+
+    /// Wraps this database as a [`Store`].
+    pub fn into_store(self, blobs: BlobStore) -> Store {
+        let db = Arc::new(self);
+        Store {
+            accounts: db.clone(),
+            settings: db.clone(),
+            jobs: db.clone(),
+            outbox: db.clone(),
+            dns: db.clone(),
+            features: db.clone(),
+            dem: db.clone(),
+            eo: db.clone(),
+            pointcloud: db.clone(),
+            twin: db.clone(),
+            webhooks: db.clone(),
+            events: db.events.clone(),
+            jobs_queued: db.jobs_queued.clone(),
+            health: db,
+            blobs,
+        }
+    }
+
+    /// Listens for other nodes' commits and fires this node's signals on them. After a lost
+    /// connection (notifications sent meanwhile are lost) both signals fire, and the pollers
+    /// catch up.
+    async fn listen(&self) -> Result<()> {
+        let mut listener = PgListener::connect_with(&self.pool).await.map_err(db)?;
+        listener.listen_all([EVENTS_CHANNEL, JOBS_CHANNEL]).await.map_err(db)?;
+        let (events, jobs) = (self.events.clone(), self.jobs_queued.clone());
+        tokio::spawn(async move {
+            loop {
+                match listener.try_recv().await {
+                    Ok(Some(n)) if n.channel() == EVENTS_CHANNEL => events.fire(),
+                    Ok(Some(_)) => jobs.fire(),
+                    Ok(None) => {
+                        events.fire();
+                        jobs.fire();
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "listening for other nodes' commits failed; retrying");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// A write transaction (read committed: a write that reads before it decides locks what it
+    /// reads, see the crate's documentation).
+    pub(crate) async fn write(&self) -> Result<Transaction<'static, Postgres>> {
+        self.pool.begin().await.map_err(db)
+    }
+
+    /// The pool for reads.
+    pub(crate) fn read(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Inserts `events` in `tx` in outbox order, commits it, and fires the event signal when
+    /// there were any (other nodes hear of it through `NOTIFY`): the one way a write with events
+    /// ends.
+    pub(crate) async fn commit_with_events(
+        &self,
+        mut tx: Transaction<'static, Postgres>,
+        events: &[NewEvent],
+    ) -> Result<()> {
+        outbox::insert_events(&mut tx, events).await?;
+        tx.commit().await.map_err(db)?;
+        if !events.is_empty() {
+            self.events.fire();
+        }
+        Ok(())
+    }
+
+    /// Commits a transaction that queued jobs, telling every node.
+    pub(crate) async fn commit_with_jobs(&self, mut tx: Transaction<'static, Postgres>) -> Result<()> {
+        notify(&mut tx, JOBS_CHANNEL).await?;
+        tx.commit().await.map_err(db)?;
+        self.jobs_queued.fire();
+        Ok(())
+    }
+}
+
+/// Sends `NOTIFY channel` when `tx` commits.
+async fn notify(tx: &mut sqlx::PgConnection, channel: &str) -> Result<()> {
+    sqlx::query("SELECT pg_notify($1, '')").bind(channel).execute(&mut *tx).await.map_err(db)?;
+    Ok(())
+}
+
+/// Locks `name` until the transaction ends: the check-then-act guard for a thing that may not
+/// have a row yet (a zone name being taken, a collection being created).
+pub(crate) async fn lock(tx: &mut sqlx::PgConnection, name: &str) -> Result<()> {
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+        .bind(name)
+        .execute(&mut *tx)
+        .await
+        .map_err(db)?;
+    Ok(())
+}
+
+#[async_trait::async_trait]
+impl Health for PgDb {
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1").execute(&self.pool).await.map_err(db)?;
+        Ok(())
+    }
+}
+
+/// Creates the database `name` on the server at `server` (`postgres://user@host:port`) when it
+/// does not exist, and answers its URL: tests give every run a database of its own this way.
+pub async fn create_database(server: &str, name: &str) -> Result<String> {
+    use sqlx::Connection;
+    if !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {
+        return Err(StoreError::Unsupported(format!("database name {name}: lowercase letters, digits and _ only")));
+    }
+    let server = server.trim_end_matches('/');
+    let mut conn = sqlx::PgConnection::connect(&format!("{server}/postgres")).await.map_err(db)?;
+    let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
+        .bind(name)
+        .fetch_optional(&mut conn)
+        .await
+        .map_err(db)?;
+    if exists.is_none() {
+        match sqlx::query(&format!("CREATE DATABASE {name}")).execute(&mut conn).await {
+            // Another test created it meanwhile.
+            Err(e) if error::is_unique_violation(&e) => {}
+            Err(e) => return Err(db(e)),
+            Ok(_) => {}
+        }
+    }
+    conn.close().await.map_err(db)?;
+    Ok(format!("{server}/{name}"))
+}
+
+/// Optional millisecond column to a timestamp.
+pub(crate) fn ts(ms: Option<i64>) -> Option<meridian_core::Timestamp> {
+    ms.map(meridian_core::Timestamp::from_millis)
+}
