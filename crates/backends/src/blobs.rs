@@ -10,7 +10,7 @@ use meridian_store::blobs::{BlobBackend, BlobMeta, BlobRead, ByteRange};
 use meridian_store::{Result, StoreError};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path;
-use object_store::{ObjectStore, PutPayload, WriteMultipart};
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload, WriteMultipart};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::io::AsyncReadExt;
@@ -92,6 +92,9 @@ impl ObjectBlobs {
         if bucket.is_empty() {
             return Err(StoreError::Unsupported("storage.blob_url: s3://bucket/prefix needs a bucket".into()));
         }
+        // The S3 client's TLS is rustls with ring, the one crypto library the program already
+        // carries; installed as the process default once (a second call finds it there).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let s3 = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(bucket).build().map_err(blob)?;
         let prefix = prefix.trim_matches('/');
         let inner: Arc<dyn ObjectStore> =
@@ -227,6 +230,13 @@ mod tests {
         assert_eq!(removed, 1);
         assert!(!blobs.exists("a/tiles2/1").await?);
         Ok(())
+    }
+
+    #[test]
+    fn an_s3_url_opens_with_its_tls_client_and_no_request() {
+        // The default endpoint is https: the client's TLS (rustls with ring) is set up here.
+        assert!(ObjectBlobs::open("s3://bucket/prefix").is_ok());
+        assert!(ObjectBlobs::open("s3:///prefix").is_err());
     }
 
     #[test]
