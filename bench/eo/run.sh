@@ -27,6 +27,11 @@
 #   bench/eo/run.sh [WORKDIR]   # SIZE=10980 N=100000 DURATION=20s CONNECTIONS=16 by default
 #   SIZE=1000 N=10000 DURATION=5s bench/eo/run.sh /tmp/eo-quick   # quick (zooms 11-14; no section)
 #   PEERS_ONLY=1 bench/eo/run.sh /tmp/eo-bench                      # the peers' figures only
+#   STORE=postgres bench/eo/run.sh /tmp/eo-pg   # STAC search only, Meridian on PostgreSQL/PostGIS
+#
+# STORE=postgres runs Meridian on this machine's PostgreSQL (a fresh database bench_eo_meridian,
+# storage.database_url) and measures the STAC part alone (PARTS=stac): the NDVI and tile rows read
+# blobs, not the store. It writes the `eo-postgres` section.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -43,6 +48,8 @@ ZMAX=${ZMAX:-14}
 TILES_N=${TILES_N:-1000}
 SEARCHES_N=${SEARCHES_N:-500}
 PEERS_ONLY=${PEERS_ONLY:-0}
+STORE=${STORE:-sqlite}
+PARTS=${PARTS:-$([ "$STORE" = postgres ] && echo stac || echo all)}
 VENVS=${VENVS:-$HOME/.cache/meridian-bench/eo}
 PGDSN=${PGDSN:-postgresql://postgres@127.0.0.1:5432}
 PY=/usr/bin/python3
@@ -50,6 +57,7 @@ CORES=$(nproc)
 LOAD_START=$(cut -d" " -f1-3 /proc/loadavg)
 DOC=1
 [ "$SIZE" = 10980 ] && [ "$N" = 100000 ] && [ "$PEERS_ONLY" = 0 ] || DOC=0
+[ "$PARTS" = all ] || [ "$STORE" = postgres ] || DOC=0
 
 # --- tools and peers
 need() { command -v "$1" >/dev/null 2>&1; }
@@ -72,17 +80,21 @@ venv() { # name packages... (installed once)
   fi
 }
 mkdir -p "$VENVS"
-venv rasterio rasterio numpy
-venv titiler titiler.application uvicorn
+if [ "$PARTS" = all ]; then
+  venv rasterio rasterio numpy
+  venv titiler titiler.application uvicorn
+fi
 STAC_OK=1
 STAC_REASON=""
 venv stac stac-fastapi.pgstac 'pypgstac[psycopg]' uvicorn || { STAC_OK=0; STAC_REASON="pip could not install stac-fastapi.pgstac and pypgstac[psycopg]"; }
 version() { "$VENVS/$1/bin/python" -c "import importlib.metadata as m; print(m.version('$2'))"; }
-RASTERIO_V=$(version rasterio rasterio)
-NUMPY_V=$(version rasterio numpy)
-RIO_GDAL_V=$("$VENVS/rasterio/bin/python" -c 'import rasterio; print(rasterio.__gdal_version__)')
-TITILER_V=$(version titiler titiler.application)
-RIOTILER_V=$(version titiler rio-tiler)
+if [ "$PARTS" = all ]; then
+  RASTERIO_V=$(version rasterio rasterio)
+  NUMPY_V=$(version rasterio numpy)
+  RIO_GDAL_V=$("$VENVS/rasterio/bin/python" -c 'import rasterio; print(rasterio.__gdal_version__)')
+  TITILER_V=$(version titiler titiler.application)
+  RIOTILER_V=$(version titiler rio-tiler)
+fi
 
 if [ "$PEERS_ONLY" = 0 ]; then
   cargo build --release -q -p meridian
@@ -108,29 +120,35 @@ reset_peak() { local p; for p in "$@"; do echo 5 >"/proc/$p/clear_refs" 2>/dev/n
 with_children() { echo "$1 $(pgrep -P "$1" | tr '\n' ' ')"; }
 
 # --- data
-BANDS=$WORK/bands
-RED=$BANDS/red-$SIZE.tif
-NIR=$BANDS/nir-$SIZE.tif
-if [ ! -f "$RED" ] || [ ! -f "$NIR" ]; then
-  echo "== making the $SIZE x $SIZE red and near-infrared COGs"
-  "$PY" bench/eo/make_bands.py "$SIZE" "$BANDS"
+if [ "$PARTS" = all ]; then
+  BANDS=$WORK/bands
+  RED=$BANDS/red-$SIZE.tif
+  NIR=$BANDS/nir-$SIZE.tif
+  if [ ! -f "$RED" ] || [ ! -f "$NIR" ]; then
+    echo "== making the $SIZE x $SIZE red and near-infrared COGs"
+    "$PY" bench/eo/make_bands.py "$SIZE" "$BANDS"
+  fi
 fi
 STAC=$WORK/stac-$N
 if [ ! -f "$STAC/items.ndjson" ]; then
   echo "== making $N STAC Items"
   "$PY" bench/eo/make_items.py "$N" "$STAC"
 fi
-read -r W S E NN <<<"$(gdalinfo -json "$RED" | "$PY" -c '
-import json, sys
-ring = json.load(sys.stdin)["wgs84Extent"]["coordinates"][0]
-xs, ys = [p[0] for p in ring], [p[1] for p in ring]
-print(min(xs), min(ys), max(xs), max(ys))')"
-"$PY" bench/eo/tiles.py "$W,$S,$E,$NN" "$ZMIN" "$ZMAX" "$TILES_N" "$WORK/tiles.txt"
-sort -u "$WORK/tiles.txt" >"$WORK/tiles-unique.txt"
+if [ "$PARTS" = all ]; then
+  read -r W S E NN <<<"$(gdalinfo -json "$RED" | "$PY" -c '
+  import json, sys
+  ring = json.load(sys.stdin)["wgs84Extent"]["coordinates"][0]
+  xs, ys = [p[0] for p in ring], [p[1] for p in ring]
+  print(min(xs), min(ys), max(xs), max(ys))')"
+  "$PY" bench/eo/tiles.py "$W,$S,$E,$NN" "$ZMIN" "$ZMAX" "$TILES_N" "$WORK/tiles.txt"
+  sort -u "$WORK/tiles.txt" >"$WORK/tiles-unique.txt"
+fi
 "$PY" bench/eo/searches.py get "$SEARCHES_N" "$WORK/search-get.txt"
 "$PY" bench/eo/searches.py post "$SEARCHES_N" "$WORK/search-post.txt"
-RED_MB=$(( $(stat -c %s "$RED") / 1000000 ))
-NIR_MB=$(( $(stat -c %s "$NIR") / 1000000 ))
+if [ "$PARTS" = all ]; then
+  RED_MB=$(( $(stat -c %s "$RED") / 1000000 ))
+  NIR_MB=$(( $(stat -c %s "$NIR") / 1000000 ))
+fi
 
 cat >"$WORK/tiles.lua" <<'LUA'
 local tiles = {}
@@ -199,7 +217,12 @@ PYEOF
 # --- Meridian
 if [ "$PEERS_ONLY" = 0 ]; then
   rm -rf "$WORK/meridian-data" "$WORK/meridian.out"
-  MERIDIAN_RATE_LIMITS__ENABLED=false MERIDIAN_LOG__LEVEL=warn MERIDIAN_LIMITS__UPLOAD_BYTES=$((4 << 30)) \
+  STORE_ENV=()
+  if [ "$STORE" = postgres ]; then
+    psql "$PGDSN/postgres" -qc 'drop database if exists bench_eo_meridian' -c 'create database bench_eo_meridian' >/dev/null
+    STORE_ENV=(MERIDIAN_STORAGE__DATABASE_URL="$PGDSN/bench_eo_meridian")
+  fi
+  env "${STORE_ENV[@]}" MERIDIAN_RATE_LIMITS__ENABLED=false MERIDIAN_LOG__LEVEL=warn MERIDIAN_LIMITS__UPLOAD_BYTES=$((4 << 30)) \
     "$MERIDIAN" --data-dir "$WORK/meridian-data" serve --http 127.0.0.1:0 --dns 127.0.0.1:0 >"$WORK/meridian.out" 2>"$WORK/meridian.err" &
   MPID=$!
   PIDS+=("$MPID")
@@ -221,6 +244,7 @@ api() { # method path [curl arguments...]
   esac
 }
 
+if [ "$PARTS" = all ]; then
 # --- 1. NDVI of the scene
 echo "== NDVI: rasterio + numpy"
 cat "$RED" "$NIR" >/dev/null
@@ -446,6 +470,7 @@ reset_peak $(with_children "$TPID")
 T_TILES_VRT=$(wrk_run "$TBASE" "$WORK/tiles.lua" "$WORK/wrk-titiler-vrt.log" LIST="$WORK/tiles.txt" PREFIX="$T_COG_PREFIX" SUFFIX="$T_COG_SUFFIX")
 tile_row "TiTiler $TITILER_V, \`/cog\` on a VRT of both files (same expression)" "$T_TILES_VRT" "$(peak_mib $(with_children "$TPID"))"
 stop "$TPID"
+fi
 
 # --- 3. STAC Item Search
 SEARCH_ROWS=""
@@ -586,8 +611,10 @@ try: print(f'{float(a) / float(b):.1f}×')
 except Exception: print('-')"; }
 first() { echo "$1" | awk '{print $1}'; }
 echo
-echo "NDVI: rasterio ${R_WALL}s (${R_RSS} MiB)${M_NDVI:+, Meridian ${M_NDVI}s (${M_NDVI_RSS} MiB)}"
-printf '%s' "$TILE_ROWS"
+if [ "$PARTS" = all ]; then
+  echo "NDVI: rasterio ${R_WALL}s (${R_RSS} MiB)${M_NDVI:+, Meridian ${M_NDVI}s (${M_NDVI_RSS} MiB)}"
+  printf '%s' "$TILE_ROWS"
+fi
 printf '%s' "$SEARCH_ROWS"
 [ "$STAC_OK" = 1 ] || echo "stac-fastapi-pgstac: not measured: $STAC_REASON"
 if [ "$DOC" = 0 ]; then
@@ -595,22 +622,48 @@ if [ "$DOC" = 0 ]; then
   exit 0
 fi
 
-NDVI_SPEEDUP=$(ratio "$R_WALL" "$M_NDVI")
-T_BEST=$("$PY" -c "print(max(float('$(first "$T_TILES")'), float('$(first "$T_TILES_VRT")')))")
-TILE_RATIO=$(ratio "$(first "$M_TILES")" "$T_BEST")
 GET_RATIO="-"; POST_RATIO="-"
+STAC_CHECK=""
 if [ "$STAC_OK" = 1 ]; then
   GET_RATIO=$(ratio "$(first "$M_GET")" "$(first "$S_GET")")
   POST_RATIO=$(ratio "$(first "$M_POST")" "$(first "$S_POST")")
-  STAC_PEER="stac-fastapi-pgstac $STACFASTAPI_V (uvicorn, $CORES workers) with pgstac $PGSTAC_V on PostgreSQL $PG_VERSION (this machine's, default settings), Items loaded with \`pypgstac load items\` in ${S_LOAD}s; its processes' peak RSS is in the table, PostgreSQL's share at the end of the run (Pss) was $PG_PSS MiB"
   if [ -n "$SEARCH_MISMATCH" ]; then
     STAC_CHECK="The first 5 searches of each list returned different Items from the two catalogues in $SEARCH_MISMATCH cases (compared as sets, limit 100)."
   else
     STAC_CHECK="Before loading, the first 5 searches of each list returned the same Items from both catalogues (compared as sets, limit 100)."
   fi
+fi
+if [ "$STORE" = postgres ]; then
+  section=$(cat <<MD
+<!-- eo-postgres:start -->
+## Earth observation on PostgreSQL/PostGIS: STAC search against stac-fastapi-pgstac
+
+Command: \`STORE=postgres bench/eo/run.sh [WORKDIR]\` (N=$N, wrk -t$THREADS -c$CONNECTIONS -d$DURATION --timeout $TIMEOUT).
+Measured $(date -u +%Y-%m-%dT%H:%MZ) on this machine ($CORES cores), the same searches and Items as
+the SQLite row above, with Meridian (release build, logging at warn, rate limits off) on the same
+PostgreSQL $PG_VERSION as pgstac (\`storage.database_url\`, its own database; footprints in a PostGIS
+\`geometry\` column with a GiST index, datetimes in two indexed columns). Items loaded into
+Meridian in ${M_LOAD}s, into pgstac with \`pypgstac load items\` in ${S_LOAD}s. $STAC_CHECK
+
+| server, search | req/s | p50 (ms) | p99 (ms) | non-2xx | socket errors | peak RSS (MiB) |
+|---|---:|---:|---:|---:|---:|---:|
+${SEARCH_ROWS%$'\n'}
+
+Meridian on PostgreSQL / stac-fastapi-pgstac: GET **$GET_RATIO**, POST with the filter **$POST_RATIO** (target: at least 5×).
+<!-- eo-postgres:end -->
+MD
+)
+  "$PY" bench/write_section.py docs/benchmarks.md eo-postgres "$section"
+  echo "$section"
+  exit 0
+fi
+NDVI_SPEEDUP=$(ratio "$R_WALL" "$M_NDVI")
+T_BEST=$("$PY" -c "print(max(float('$(first "$T_TILES")'), float('$(first "$T_TILES_VRT")')))")
+TILE_RATIO=$(ratio "$(first "$M_TILES")" "$T_BEST")
+if [ "$STAC_OK" = 1 ]; then
+  STAC_PEER="stac-fastapi-pgstac $STACFASTAPI_V (uvicorn, $CORES workers) with pgstac $PGSTAC_V on PostgreSQL $PG_VERSION (this machine's, default settings), Items loaded with \`pypgstac load items\` in ${S_LOAD}s; its processes' peak RSS is in the table, PostgreSQL's share at the end of the run (Pss) was $PG_PSS MiB"
 else
   STAC_PEER="stac-fastapi-pgstac was not measured: $STAC_REASON"
-  STAC_CHECK=""
 fi
 CPU=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 LOAD=$(cut -d" " -f1-3 /proc/loadavg)

@@ -1092,8 +1092,6 @@ func (c *Client) GetAccount(ctx context.Context, opts ...RequestOption) (*Accoun
 type GetAssetParams struct {
 	// Time (query parameter "time"): RFC 3339 instant or `now`; the twin's simulation clock when absent.
 	Time string
-	// AccessToken (query parameter "access_token"): A short-lived access token, for clients that cannot send headers (it is carried to every tile).
-	AccessToken string
 }
 
 func (p *GetAssetParams) encode(req *apiRequest) {
@@ -1102,9 +1100,6 @@ func (p *GetAssetParams) encode(req *apiRequest) {
 	}
 	if p.Time != "" {
 		req.setQuery("time", p.Time)
-	}
-	if p.AccessToken != "" {
-		req.setQuery("access_token", p.AccessToken)
 	}
 }
 
@@ -1135,28 +1130,11 @@ func (c *Client) GetCollection(ctx context.Context, cid string, opts ...RequestO
 	return &out, nil
 }
 
-// GetContentParams holds the query and header parameters of GetContent. Zero values are not sent
-// unless the parameter is required.
-type GetContentParams struct {
-	// AccessToken (query parameter "access_token"): A short-lived access token (clients that cannot send headers)
-	AccessToken string
-}
-
-func (p *GetContentParams) encode(req *apiRequest) {
-	if p == nil {
-		return
-	}
-	if p.AccessToken != "" {
-		req.setQuery("access_token", p.AccessToken)
-	}
-}
-
 // GetContent calls the API (GET /api/v1/realtime/twin/{twin_id}/builds/{stamp}/{file}, operation get_content).
 //
 // Answers 200: A glTF 2.0 binary content (`model/gltf-binary`); immutable, with `ETag` and byte ranges
-func (c *Client) GetContent(ctx context.Context, twinID string, stamp int64, file string, params *GetContentParams, opts ...RequestOption) (*http.Response, error) {
+func (c *Client) GetContent(ctx context.Context, twinID string, stamp int64, file string, opts ...RequestOption) (*http.Response, error) {
 	req := &apiRequest{method: "GET", path: "/api/v1/realtime/twin/" + url.PathEscape(twinID) + "/builds/" + strconv.FormatInt(int64(stamp), 10) + "/" + url.PathEscape(file)}
-	params.encode(req)
 	return c.doRaw(ctx, req, opts)
 }
 
@@ -1621,8 +1599,6 @@ func (c *Client) GetSubscription(ctx context.Context, subscriptionID string, opt
 type GetTilesetParams struct {
 	// Time (query parameter "time"): RFC 3339 instant or `now`; the twin's simulation clock when absent.
 	Time string
-	// AccessToken (query parameter "access_token"): A short-lived access token, for clients that cannot send headers (it is carried to every tile).
-	AccessToken string
 }
 
 func (p *GetTilesetParams) encode(req *apiRequest) {
@@ -1631,9 +1607,6 @@ func (p *GetTilesetParams) encode(req *apiRequest) {
 	}
 	if p.Time != "" {
 		req.setQuery("time", p.Time)
-	}
-	if p.AccessToken != "" {
-		req.setQuery("access_token", p.AccessToken)
 	}
 }
 
@@ -1846,8 +1819,6 @@ type GetWmsParams struct {
 	Transparent string
 	// Exceptions (query parameter "EXCEPTIONS"): `XML`, `INIMAGE` or `BLANK`.
 	Exceptions string
-	// AccessToken (query parameter "access_token"): A short-lived access token, for clients that cannot send headers.
-	AccessToken string
 }
 
 func (p *GetWmsParams) encode(req *apiRequest) {
@@ -1890,9 +1861,6 @@ func (p *GetWmsParams) encode(req *apiRequest) {
 	if p.Exceptions != "" {
 		req.setQuery("EXCEPTIONS", p.Exceptions)
 	}
-	if p.AccessToken != "" {
-		req.setQuery("access_token", p.AccessToken)
-	}
 }
 
 // GetWms calls the API (GET /api/v1/ogc/wms, operation get_wms).
@@ -1927,8 +1895,6 @@ type GetWmtsParams struct {
 	Tilecol string
 	// Format (query parameter "FORMAT"): `image/png` or `image/jpeg`.
 	Format string
-	// AccessToken (query parameter "access_token"): A short-lived access token, for clients that cannot send headers.
-	AccessToken string
 }
 
 func (p *GetWmtsParams) encode(req *apiRequest) {
@@ -1965,9 +1931,6 @@ func (p *GetWmtsParams) encode(req *apiRequest) {
 	if p.Format != "" {
 		req.setQuery("FORMAT", p.Format)
 	}
-	if p.AccessToken != "" {
-		req.setQuery("access_token", p.AccessToken)
-	}
 }
 
 // GetWmts calls the API (GET /api/v1/ogc/wmts, operation get_wmts).
@@ -1979,78 +1942,27 @@ func (c *Client) GetWmts(ctx context.Context, params *GetWmtsParams, opts ...Req
 	return c.doRaw(ctx, req, opts)
 }
 
-// GetWmtsCapabilitiesParams holds the query and header parameters of GetWmtsCapabilities. Zero values are not sent
-// unless the parameter is required.
-type GetWmtsCapabilitiesParams struct {
-	// AccessToken (query parameter "access_token")
-	AccessToken string
-}
-
-func (p *GetWmtsCapabilitiesParams) encode(req *apiRequest) {
-	if p == nil {
-		return
-	}
-	if p.AccessToken != "" {
-		req.setQuery("access_token", p.AccessToken)
-	}
-}
-
 // GetWmtsCapabilities calls the API (GET /api/v1/ogc/wmts/1.0.0/WMTSCapabilities.xml, operation get_wmts_capabilities).
 //
 // Answers 200: The WMTS capabilities (RESTful)
-func (c *Client) GetWmtsCapabilities(ctx context.Context, params *GetWmtsCapabilitiesParams, opts ...RequestOption) (*http.Response, error) {
+func (c *Client) GetWmtsCapabilities(ctx context.Context, opts ...RequestOption) (*http.Response, error) {
 	req := &apiRequest{method: "GET", path: "/api/v1/ogc/wmts/1.0.0/WMTSCapabilities.xml"}
-	params.encode(req)
 	return c.doRaw(ctx, req, opts)
-}
-
-// GetWmtsFeatureInfoParams holds the query and header parameters of GetWmtsFeatureInfo. Zero values are not sent
-// unless the parameter is required.
-type GetWmtsFeatureInfoParams struct {
-	// AccessToken (query parameter "access_token")
-	AccessToken string
-}
-
-func (p *GetWmtsFeatureInfoParams) encode(req *apiRequest) {
-	if p == nil {
-		return
-	}
-	if p.AccessToken != "" {
-		req.setQuery("access_token", p.AccessToken)
-	}
 }
 
 // GetWmtsFeatureInfo calls the API (GET /api/v1/ogc/wmts/1.0.0/{layer}/{style}/{tile_matrix_set}/{tile_matrix}/{tile_row}/{tile_col}/{j}/{i}, operation get_wmts_feature_info).
 //
 // Answers 200: What lies under the pixel
-func (c *Client) GetWmtsFeatureInfo(ctx context.Context, layer string, style string, tileMatrixSet string, tileMatrix string, tileRow string, tileCol string, j string, i string, params *GetWmtsFeatureInfoParams, opts ...RequestOption) (*http.Response, error) {
+func (c *Client) GetWmtsFeatureInfo(ctx context.Context, layer string, style string, tileMatrixSet string, tileMatrix string, tileRow string, tileCol string, j string, i string, opts ...RequestOption) (*http.Response, error) {
 	req := &apiRequest{method: "GET", path: "/api/v1/ogc/wmts/1.0.0/" + url.PathEscape(layer) + "/" + url.PathEscape(style) + "/" + url.PathEscape(tileMatrixSet) + "/" + url.PathEscape(tileMatrix) + "/" + url.PathEscape(tileRow) + "/" + url.PathEscape(tileCol) + "/" + url.PathEscape(j) + "/" + url.PathEscape(i)}
-	params.encode(req)
 	return c.doRaw(ctx, req, opts)
-}
-
-// GetWmtsTileParams holds the query and header parameters of GetWmtsTile. Zero values are not sent
-// unless the parameter is required.
-type GetWmtsTileParams struct {
-	// AccessToken (query parameter "access_token")
-	AccessToken string
-}
-
-func (p *GetWmtsTileParams) encode(req *apiRequest) {
-	if p == nil {
-		return
-	}
-	if p.AccessToken != "" {
-		req.setQuery("access_token", p.AccessToken)
-	}
 }
 
 // GetWmtsTile calls the API (GET /api/v1/ogc/wmts/1.0.0/{layer}/{style}/{tile_matrix_set}/{tile_matrix}/{tile_row}/{tile_col}, operation get_wmts_tile).
 //
 // Answers 200: A tile, with ETag and Cache-Control
-func (c *Client) GetWmtsTile(ctx context.Context, layer string, style string, tileMatrixSet string, tileMatrix string, tileRow string, tileCol string, params *GetWmtsTileParams, opts ...RequestOption) (*http.Response, error) {
+func (c *Client) GetWmtsTile(ctx context.Context, layer string, style string, tileMatrixSet string, tileMatrix string, tileRow string, tileCol string, opts ...RequestOption) (*http.Response, error) {
 	req := &apiRequest{method: "GET", path: "/api/v1/ogc/wmts/1.0.0/" + url.PathEscape(layer) + "/" + url.PathEscape(style) + "/" + url.PathEscape(tileMatrixSet) + "/" + url.PathEscape(tileMatrix) + "/" + url.PathEscape(tileRow) + "/" + url.PathEscape(tileCol)}
-	params.encode(req)
 	return c.doRaw(ctx, req, opts)
 }
 
@@ -3428,8 +3340,6 @@ type TwinSocketParams struct {
 	Since string
 	// Sensors (query parameter "sensors"): Only these sensors, comma-separated (all by default; a `subscribe` message changes it).
 	Sensors string
-	// AccessToken (query parameter "access_token"): A short-lived access token, for browsers (which cannot set headers on a WebSocket).
-	AccessToken string
 }
 
 func (p *TwinSocketParams) encode(req *apiRequest) {
@@ -3441,9 +3351,6 @@ func (p *TwinSocketParams) encode(req *apiRequest) {
 	}
 	if p.Sensors != "" {
 		req.setQuery("sensors", p.Sensors)
-	}
-	if p.AccessToken != "" {
-		req.setQuery("access_token", p.AccessToken)
 	}
 }
 

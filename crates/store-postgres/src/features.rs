@@ -1,7 +1,7 @@
 //! Feature collections, features, their versions and indexes.
 //!
 //! Boxes: every live feature keeps its box in `min_x`..`max_y` and, as a polygon, in `bbox` with a
-//! GiST index. A box filter asks the index (`&&`, `@`: float4 boxes rounded outward, so they only
+//! GiST index. A box filter asks the index (`&&`: float4 boxes rounded outward, so they only
 //! ever add candidates) and then compares the exact columns, so that the answer is exactly the
 //! features whose boxes meet (or lie inside) the query box.
 //!
@@ -171,6 +171,44 @@ async fn clear_extent(conn: &mut PgConnection, account: &AccountId, collection: 
     sqlx::query(
         "UPDATE feature_collections SET extent = NULL WHERE account_id = $1 AND id = $2 AND extent IS NOT NULL",
     )
+    .bind(account.as_str())
+    .bind(collection)
+    .execute(&mut *conn)
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
+/// Adds `added` (new live features) to a collection's kept count and grows its kept extent by
+/// them. An extent that was kept, or that of a collection that was empty, stays known, so that a
+/// read right after a bulk load does not compute it from every feature; one that was not kept
+/// stays unknown.
+async fn count_and_grow(
+    conn: &mut PgConnection,
+    account: &AccountId,
+    collection: &str,
+    added: &[&Feature],
+) -> Result<()> {
+    let row: Option<(Option<String>, i64)> =
+        sqlx::query_as("SELECT extent, feature_count FROM feature_collections WHERE account_id = $1 AND id = $2")
+            .bind(account.as_str())
+            .bind(collection)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(db)?;
+    let Some((kept, count)) = row else { return Ok(()) };
+    let base = match kept {
+        Some(text) => Some(serde_json::from_str::<Extent>(&text)?),
+        None if count == 0 => Some(Extent::EMPTY),
+        None => None,
+    };
+    let extent = base.map(|e| serde_json::to_string(&e.grown_by(added.iter().copied()))).transpose()?;
+    sqlx::query(
+        "UPDATE feature_collections SET feature_count = feature_count + $1, extent = $2
+         WHERE account_id = $3 AND id = $4",
+    )
+    .bind(added.len() as i64)
+    .bind(extent)
     .bind(account.as_str())
     .bind(collection)
     .execute(&mut *conn)
@@ -417,10 +455,10 @@ impl FeatureRepo for PgDb {
         let mut tx = self.write().await?;
         lock_collections(&mut tx, counted.iter().map(|(t, _)| *t).collect()).await?;
         insert_many(&mut tx, features).await?;
-        for ((account, collection), n) in counted {
-            let account = AccountId(account.to_owned());
-            add_to_count(&mut tx, &account, collection, n).await?;
-            clear_extent(&mut tx, &account, collection).await?;
+        for ((account, collection), _) in counted {
+            let added: Vec<&Feature> =
+                features.iter().filter(|f| f.account_id.as_str() == account && f.collection == collection).collect();
+            count_and_grow(&mut tx, &AccountId(account.to_owned()), collection, &added).await?;
         }
         self.commit_with_events(tx, events).await?;
         Ok(())
@@ -778,7 +816,11 @@ fn push_inside(b: &mut QueryBuilder<'_, Postgres>, bbox: [f64; 4], inside: bool)
     }
     let [x0, y0, x1, y1] = bbox;
     if inside {
-        b.push(" AND f.bbox @");
+        // `&&`, not `@`: PostGIS estimates how much `&&` selects from the column's statistics,
+        // but not `@`, and a count planned with a guess walks the whole collection rather than
+        // the index (200 ms instead of 1 ms on 200,000 parcels). Boxes held by the query box also
+        // touch it, so the candidates are the same superset and the exact columns decide.
+        b.push(" AND f.bbox &&");
         push_envelope(b, bbox);
         b.push(" AND (");
     } else {

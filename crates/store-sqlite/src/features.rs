@@ -141,6 +141,43 @@ async fn clear_extent(conn: &mut SqliteConnection, account: &AccountId, collecti
     Ok(())
 }
 
+/// Adds `added` (new live features) to a collection's kept count and grows its kept extent by
+/// them. An extent that was kept, or that of a collection that was empty, stays known, so that a
+/// read right after a bulk load does not compute it from every feature; one that was not kept
+/// stays unknown.
+async fn count_and_grow(
+    conn: &mut SqliteConnection,
+    account: &AccountId,
+    collection: &str,
+    added: &[&Feature],
+) -> Result<()> {
+    let row: Option<(Option<String>, i64)> =
+        sqlx::query_as("SELECT extent, feature_count FROM feature_collections WHERE account_id = ? AND id = ?")
+            .bind(account.as_str())
+            .bind(collection)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(db)?;
+    let Some((kept, count)) = row else { return Ok(()) };
+    let base = match kept {
+        Some(text) => Some(serde_json::from_str::<Extent>(&text)?),
+        None if count == 0 => Some(Extent::EMPTY),
+        None => None,
+    };
+    let extent = base.map(|e| serde_json::to_string(&e.grown_by(added.iter().copied()))).transpose()?;
+    sqlx::query(
+        "UPDATE feature_collections SET feature_count = feature_count + ?, extent = ? WHERE account_id = ? AND id = ?",
+    )
+    .bind(added.len() as i64)
+    .bind(extent)
+    .bind(account.as_str())
+    .bind(collection)
+    .execute(&mut *conn)
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
 /// The extent of a collection's live features, from the features themselves.
 async fn compute_extent(conn: &mut SqliteConnection, account: &AccountId, collection: &str) -> Result<Extent> {
     let row = sqlx::query(
@@ -360,9 +397,10 @@ impl FeatureRepo for SqliteDb {
                 _ => counted.push((t, 1)),
             }
         }
-        for ((account, collection), n) in counted {
-            add_to_count(&mut tx, account, collection, n).await?;
-            clear_extent(&mut tx, account, collection).await?;
+        for ((account, collection), _) in counted {
+            let added: Vec<&Feature> =
+                features.iter().filter(|f| &f.account_id == account && f.collection == collection).collect();
+            count_and_grow(&mut tx, account, collection, &added).await?;
         }
         self.commit_with_events(tx, events).await?;
         Ok(())

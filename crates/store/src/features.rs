@@ -155,6 +155,32 @@ pub struct Extent {
     pub updated: Option<(i64, i64)>,
 }
 
+impl Extent {
+    /// The extent of an empty collection.
+    pub const EMPTY: Extent = Extent { bbox: None, updated: None };
+
+    /// The extent once `features` (new, live) have joined a collection whose extent was this:
+    /// a kept extent grows with an insert and need not be computed again from every feature
+    /// (removals and updates, which may shrink it, forget it instead).
+    pub fn grown_by<'a>(self, features: impl IntoIterator<Item = &'a Feature>) -> Extent {
+        let mut out = self;
+        for f in features {
+            if let Some([x0, y0, x1, y1]) = f.bbox {
+                out.bbox = Some(match out.bbox {
+                    Some([a0, b0, a1, b1]) => [a0.min(x0), b0.min(y0), a1.max(x1), b1.max(y1)],
+                    None => [x0, y0, x1, y1],
+                });
+            }
+            let t = f.updated_at.millis();
+            out.updated = Some(match out.updated {
+                Some((t0, t1)) => (t0.min(t), t1.max(t)),
+                None => (t, t),
+            });
+        }
+        out
+    }
+}
+
 /// How a write names the version it expects (`If-Match`).
 pub type ExpectedVersion = Option<i64>;
 
@@ -168,4 +194,35 @@ pub enum FeatureChange {
     Update { next: Feature, based_on: i64, expected: ExpectedVersion },
     /// The live feature is retired.
     Retire { account: AccountId, collection: String, id: String, expected: ExpectedVersion },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(x: f64, y: f64, t: i64) -> Feature {
+        Feature {
+            id: format!("{x},{y}"),
+            account_id: AccountId("acct".into()),
+            collection: "c".into(),
+            geometry: None,
+            properties: Map::new(),
+            bbox: Some([x, y, x, y]),
+            version: 1,
+            created_at: Timestamp::from_millis(t),
+            updated_at: Timestamp::from_millis(t),
+            retired_at: None,
+        }
+    }
+
+    #[test]
+    fn an_extent_grows_by_the_boxes_and_times_of_new_features() {
+        let first = Extent::EMPTY.grown_by(&[at(1.0, 2.0, 10)]);
+        assert_eq!(first, Extent { bbox: Some([1.0, 2.0, 1.0, 2.0]), updated: Some((10, 10)) });
+        let grown = first.grown_by(&[at(-1.0, 5.0, 20), at(3.0, 0.0, 5)]);
+        assert_eq!(grown, Extent { bbox: Some([-1.0, 0.0, 3.0, 5.0]), updated: Some((5, 20)) });
+        let mut unlocated = at(0.0, 0.0, 30);
+        unlocated.bbox = None;
+        assert_eq!(Extent::EMPTY.grown_by(&[unlocated]), Extent { bbox: None, updated: Some((30, 30)) });
+    }
 }

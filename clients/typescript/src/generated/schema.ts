@@ -5773,8 +5773,6 @@ export interface operations {
                 TRANSPARENT?: string;
                 /** @description `XML`, `INIMAGE` or `BLANK`. */
                 EXCEPTIONS?: string;
-                /** @description A short-lived access token, for clients that cannot send headers. */
-                access_token?: string;
             };
             header?: never;
             path?: never;
@@ -5829,8 +5827,6 @@ export interface operations {
                 TILECOL?: string;
                 /** @description `image/png` or `image/jpeg`. */
                 FORMAT?: string;
-                /** @description A short-lived access token, for clients that cannot send headers. */
-                access_token?: string;
             };
             header?: never;
             path?: never;
@@ -5873,9 +5869,7 @@ export interface operations {
     };
     get_wmts_capabilities: {
         parameters: {
-            query?: {
-                access_token?: string;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -5897,9 +5891,7 @@ export interface operations {
     };
     get_wmts_tile: {
         parameters: {
-            query?: {
-                access_token?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description Layer identifier */
@@ -5951,9 +5943,7 @@ export interface operations {
     };
     get_wmts_feature_info: {
         parameters: {
-            query?: {
-                access_token?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description Layer identifier */
@@ -6255,8 +6245,6 @@ export interface operations {
                 since?: string;
                 /** @description Only these sensors, comma-separated (all by default; a `subscribe` message changes it). */
                 sensors?: string;
-                /** @description A short-lived access token, for browsers (which cannot set headers on a WebSocket). */
-                access_token?: string;
             };
             header?: never;
             path: {
@@ -6282,10 +6270,7 @@ export interface operations {
     };
     get_content: {
         parameters: {
-            query?: {
-                /** @description A short-lived access token (clients that cannot send headers) */
-                access_token?: string;
-            };
+            query?: never;
             header?: never;
             path: {
                 /** @description `twin_...` */
@@ -6324,8 +6309,6 @@ export interface operations {
             query?: {
                 /** @description RFC 3339 instant or `now`; the twin's simulation clock when absent. */
                 time?: string;
-                /** @description A short-lived access token, for clients that cannot send headers (it is carried to every tile). */
-                access_token?: string;
             };
             header?: never;
             path: {
@@ -6578,8 +6561,6 @@ export interface operations {
             query?: {
                 /** @description RFC 3339 instant or `now`; the twin's simulation clock when absent. */
                 time?: string;
-                /** @description A short-lived access token, for clients that cannot send headers (it is carried to every tile). */
-                access_token?: string;
             };
             header?: never;
             path: {

@@ -95,11 +95,20 @@ impl Modify for Security {
                 "An API key (`mrd_...`) only; access tokens go in `Authorization: Bearer`",
             ))),
         );
+        components.add_security_scheme(
+            "access_token",
+            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::with_description(
+                "access_token",
+                "A short-lived access token from POST /api/v1/auth/token, in the URL, for reads by clients \
+                 that cannot send headers (map clients, viewers, a browser's WebSocket); never an API key",
+            ))),
+        );
     }
 }
 
 /// Adds the security requirement to protected operations and the problem document as the
-/// default response of every operation.
+/// default response of every operation. Every protected read also takes an access token in the
+/// URL (`require_auth`): that is the `access_token` scheme, never a parameter of its own.
 fn finish(mut doc: OpenApiDoc) -> OpenApiDoc {
     let problem = utoipa::openapi::ResponseBuilder::new()
         .description("An error, as an RFC 7807 problem document")
@@ -122,11 +131,21 @@ fn finish(mut doc: OpenApiDoc) -> OpenApiDoc {
             let Some(op) = op.as_mut() else { continue };
             op.responses.responses.entry("default".into()).or_insert_with(|| RefOr::T(problem.clone()));
             problems_as_problem_json(&mut op.responses);
+            if let Some(params) = op.parameters.as_mut() {
+                params.retain(|p| p.name != "access_token");
+            }
             if !PUBLIC.contains(&(method, path.as_str())) && op.security.is_none() {
-                op.security = Some(vec![
+                let mut schemes = vec![
                     SecurityRequirement::new("bearer", Vec::<String>::new()),
                     SecurityRequirement::new("api_key", Vec::<String>::new()),
-                ]);
+                ];
+                // WFS queries and STAC searches are POSTed reads (see `require_auth`).
+                if method == "get"
+                    || matches!((method, path.as_str()), ("post", "/api/v1/ogc/wfs" | "/api/v1/eo/search"))
+                {
+                    schemes.push(SecurityRequirement::new("access_token", Vec::<String>::new()));
+                }
+                op.security = Some(schemes);
             }
         }
     }

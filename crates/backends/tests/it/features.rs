@@ -72,6 +72,15 @@ async fn extents_follow_inserts_updates_and_retirements() -> TestResult {
     fs.retire_feature(&a, "sites", &f1, None, None).await?;
     assert_eq!(fs.collection_extent(&a, "sites").await?, Extent { bbox: None, updated: None });
     assert_eq!(fs.collection_extent(&a, "nothing").await?, Extent { bbox: None, updated: None });
+
+    // Inserts into a collection that was empty, with no read in between, grow the extent kept
+    // from nothing (a bulk load in batches): it is the union of the batches.
+    fs.ensure_collection(&collection(&a, "loaded")).await?;
+    fs.insert_features(&[point(&a, "loaded", 3, 7.0, 7.0, 4_000), point(&a, "loaded", 4, 8.0, 6.0, 4_000)], &[])
+        .await?;
+    fs.insert_features(&[point(&a, "loaded", 5, -2.0, 9.0, 5_000)], &[]).await?;
+    let e = fs.collection_extent(&a, "loaded").await?;
+    assert_eq!(e, Extent { bbox: Some([-2.0, 6.0, 8.0, 9.0]), updated: Some((4_000, 5_000)) });
     Ok(())
 }
 

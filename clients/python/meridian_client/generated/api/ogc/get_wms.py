@@ -29,7 +29,6 @@ def _get_kwargs(
     format_: str | Unset = UNSET,
     transparent: str | Unset = UNSET,
     exceptions: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -61,8 +60,6 @@ def _get_kwargs(
     params["TRANSPARENT"] = transparent
 
     params["EXCEPTIONS"] = exceptions
-
-    params["access_token"] = access_token
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -120,7 +117,6 @@ def sync_detailed(
     format_: str | Unset = UNSET,
     transparent: str | Unset = UNSET,
     exceptions: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Problem | str]:
     """ 
@@ -137,7 +133,6 @@ def sync_detailed(
         format_ (str | Unset):
         transparent (str | Unset):
         exceptions (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -161,7 +156,6 @@ height=height,
 format_=format_,
 transparent=transparent,
 exceptions=exceptions,
-access_token=access_token,
 
     )
 
@@ -186,7 +180,6 @@ def sync(
     format_: str | Unset = UNSET,
     transparent: str | Unset = UNSET,
     exceptions: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Problem | str | None:
     """ 
@@ -203,7 +196,6 @@ def sync(
         format_ (str | Unset):
         transparent (str | Unset):
         exceptions (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -228,7 +220,6 @@ height=height,
 format_=format_,
 transparent=transparent,
 exceptions=exceptions,
-access_token=access_token,
 
     ).parsed
 
@@ -247,7 +238,6 @@ async def asyncio_detailed(
     format_: str | Unset = UNSET,
     transparent: str | Unset = UNSET,
     exceptions: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Problem | str]:
     """ 
@@ -264,7 +254,6 @@ async def asyncio_detailed(
         format_ (str | Unset):
         transparent (str | Unset):
         exceptions (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -288,7 +277,6 @@ height=height,
 format_=format_,
 transparent=transparent,
 exceptions=exceptions,
-access_token=access_token,
 
     )
 
@@ -313,7 +301,6 @@ async def asyncio(
     format_: str | Unset = UNSET,
     transparent: str | Unset = UNSET,
     exceptions: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Problem | str | None:
     """ 
@@ -330,7 +317,6 @@ async def asyncio(
         format_ (str | Unset):
         transparent (str | Unset):
         exceptions (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -355,6 +341,5 @@ height=height,
 format_=format_,
 transparent=transparent,
 exceptions=exceptions,
-access_token=access_token,
 
     )).parsed

@@ -27,7 +27,6 @@ def _get_kwargs(
     tilerow: str | Unset = UNSET,
     tilecol: str | Unset = UNSET,
     format_: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -55,8 +54,6 @@ def _get_kwargs(
     params["TILECOL"] = tilecol
 
     params["FORMAT"] = format_
-
-    params["access_token"] = access_token
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -116,7 +113,6 @@ def sync_detailed(
     tilerow: str | Unset = UNSET,
     tilecol: str | Unset = UNSET,
     format_: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | Problem | str]:
     """ 
@@ -131,7 +127,6 @@ def sync_detailed(
         tilerow (str | Unset):
         tilecol (str | Unset):
         format_ (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -153,7 +148,6 @@ tilematrix=tilematrix,
 tilerow=tilerow,
 tilecol=tilecol,
 format_=format_,
-access_token=access_token,
 
     )
 
@@ -176,7 +170,6 @@ def sync(
     tilerow: str | Unset = UNSET,
     tilecol: str | Unset = UNSET,
     format_: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | Problem | str | None:
     """ 
@@ -191,7 +184,6 @@ def sync(
         tilerow (str | Unset):
         tilecol (str | Unset):
         format_ (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -214,7 +206,6 @@ tilematrix=tilematrix,
 tilerow=tilerow,
 tilecol=tilecol,
 format_=format_,
-access_token=access_token,
 
     ).parsed
 
@@ -231,7 +222,6 @@ async def asyncio_detailed(
     tilerow: str | Unset = UNSET,
     tilecol: str | Unset = UNSET,
     format_: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | Problem | str]:
     """ 
@@ -246,7 +236,6 @@ async def asyncio_detailed(
         tilerow (str | Unset):
         tilecol (str | Unset):
         format_ (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -268,7 +257,6 @@ tilematrix=tilematrix,
 tilerow=tilerow,
 tilecol=tilecol,
 format_=format_,
-access_token=access_token,
 
     )
 
@@ -291,7 +279,6 @@ async def asyncio(
     tilerow: str | Unset = UNSET,
     tilecol: str | Unset = UNSET,
     format_: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | Problem | str | None:
     """ 
@@ -306,7 +293,6 @@ async def asyncio(
         tilerow (str | Unset):
         tilecol (str | Unset):
         format_ (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -329,6 +315,5 @@ tilematrix=tilematrix,
 tilerow=tilerow,
 tilecol=tilecol,
 format_=format_,
-access_token=access_token,
 
     )).parsed

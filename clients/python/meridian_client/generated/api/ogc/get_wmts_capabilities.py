@@ -10,32 +10,22 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
-from ...types import UNSET, Unset
 from typing import cast
 
 
 
 def _get_kwargs(
-    *,
-    access_token: str | Unset = UNSET,
-
+    
 ) -> dict[str, Any]:
     
 
     
 
-    params: dict[str, Any] = {}
-
-    params["access_token"] = access_token
-
-
-    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
-
+    
 
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/api/v1/ogc/wmts/1.0.0/WMTSCapabilities.xml",
-        "params": params,
     }
 
 
@@ -68,13 +58,9 @@ def _build_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 def sync_detailed(
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Problem | str]:
     """ 
-    Args:
-        access_token (str | Unset):
-
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -85,8 +71,7 @@ def sync_detailed(
 
 
     kwargs = _get_kwargs(
-        access_token=access_token,
-
+        
     )
 
     response = client.get_httpx_client().request(
@@ -98,13 +83,9 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Problem | str | None:
     """ 
-    Args:
-        access_token (str | Unset):
-
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -116,20 +97,15 @@ def sync(
 
     return sync_detailed(
         client=client,
-access_token=access_token,
 
     ).parsed
 
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Problem | str]:
     """ 
-    Args:
-        access_token (str | Unset):
-
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -140,8 +116,7 @@ async def asyncio_detailed(
 
 
     kwargs = _get_kwargs(
-        access_token=access_token,
-
+        
     )
 
     response = await client.get_async_httpx_client().request(
@@ -153,13 +128,9 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Problem | str | None:
     """ 
-    Args:
-        access_token (str | Unset):
-
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
         httpx.TimeoutException: If the request takes longer than Client.timeout.
@@ -171,6 +142,5 @@ async def asyncio(
 
     return (await asyncio_detailed(
         client=client,
-access_token=access_token,
 
     )).parsed

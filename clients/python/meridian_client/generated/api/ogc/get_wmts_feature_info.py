@@ -10,7 +10,6 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
-from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -24,26 +23,17 @@ def _get_kwargs(
     tile_col: str,
     j: str,
     i: str,
-    *,
-    access_token: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
 
     
 
-    params: dict[str, Any] = {}
-
-    params["access_token"] = access_token
-
-
-    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
-
+    
 
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/api/v1/ogc/wmts/1.0.0/{layer}/{style}/{tile_matrix_set}/{tile_matrix}/{tile_row}/{tile_col}/{j}/{i}".format(layer=quote(str(layer), safe=""),style=quote(str(style), safe=""),tile_matrix_set=quote(str(tile_matrix_set), safe=""),tile_matrix=quote(str(tile_matrix), safe=""),tile_row=quote(str(tile_row), safe=""),tile_col=quote(str(tile_col), safe=""),j=quote(str(j), safe=""),i=quote(str(i), safe=""),),
-        "params": params,
     }
 
 
@@ -88,7 +78,6 @@ def sync_detailed(
     i: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Problem | str]:
     """ 
@@ -101,7 +90,6 @@ def sync_detailed(
         tile_col (str):
         j (str):
         i (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -121,7 +109,6 @@ tile_row=tile_row,
 tile_col=tile_col,
 j=j,
 i=i,
-access_token=access_token,
 
     )
 
@@ -142,7 +129,6 @@ def sync(
     i: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Problem | str | None:
     """ 
@@ -155,7 +141,6 @@ def sync(
         tile_col (str):
         j (str):
         i (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -176,7 +161,6 @@ tile_col=tile_col,
 j=j,
 i=i,
 client=client,
-access_token=access_token,
 
     ).parsed
 
@@ -191,7 +175,6 @@ async def asyncio_detailed(
     i: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Problem | str]:
     """ 
@@ -204,7 +187,6 @@ async def asyncio_detailed(
         tile_col (str):
         j (str):
         i (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -224,7 +206,6 @@ tile_row=tile_row,
 tile_col=tile_col,
 j=j,
 i=i,
-access_token=access_token,
 
     )
 
@@ -245,7 +226,6 @@ async def asyncio(
     i: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Problem | str | None:
     """ 
@@ -258,7 +238,6 @@ async def asyncio(
         tile_col (str):
         j (str):
         i (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -279,6 +258,5 @@ tile_col=tile_col,
 j=j,
 i=i,
 client=client,
-access_token=access_token,
 
     )).parsed

@@ -10,7 +10,6 @@ from ...types import Response, UNSET
 from ... import errors
 
 from ...models.problem import Problem
-from ...types import UNSET, Unset
 from typing import cast
 
 
@@ -22,26 +21,17 @@ def _get_kwargs(
     tile_matrix: str,
     tile_row: str,
     tile_col: str,
-    *,
-    access_token: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
 
     
 
-    params: dict[str, Any] = {}
-
-    params["access_token"] = access_token
-
-
-    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
-
+    
 
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/api/v1/ogc/wmts/1.0.0/{layer}/{style}/{tile_matrix_set}/{tile_matrix}/{tile_row}/{tile_col}".format(layer=quote(str(layer), safe=""),style=quote(str(style), safe=""),tile_matrix_set=quote(str(tile_matrix_set), safe=""),tile_matrix=quote(str(tile_matrix), safe=""),tile_row=quote(str(tile_row), safe=""),tile_col=quote(str(tile_col), safe=""),),
-        "params": params,
     }
 
 
@@ -89,7 +79,6 @@ def sync_detailed(
     tile_col: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | Problem | list[int] | str]:
     """ 
@@ -100,7 +89,6 @@ def sync_detailed(
         tile_matrix (str):
         tile_row (str):
         tile_col (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -118,7 +106,6 @@ tile_matrix_set=tile_matrix_set,
 tile_matrix=tile_matrix,
 tile_row=tile_row,
 tile_col=tile_col,
-access_token=access_token,
 
     )
 
@@ -137,7 +124,6 @@ def sync(
     tile_col: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | Problem | list[int] | str | None:
     """ 
@@ -148,7 +134,6 @@ def sync(
         tile_matrix (str):
         tile_row (str):
         tile_col (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -167,7 +152,6 @@ tile_matrix=tile_matrix,
 tile_row=tile_row,
 tile_col=tile_col,
 client=client,
-access_token=access_token,
 
     ).parsed
 
@@ -180,7 +164,6 @@ async def asyncio_detailed(
     tile_col: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | Problem | list[int] | str]:
     """ 
@@ -191,7 +174,6 @@ async def asyncio_detailed(
         tile_matrix (str):
         tile_row (str):
         tile_col (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -209,7 +191,6 @@ tile_matrix_set=tile_matrix_set,
 tile_matrix=tile_matrix,
 tile_row=tile_row,
 tile_col=tile_col,
-access_token=access_token,
 
     )
 
@@ -228,7 +209,6 @@ async def asyncio(
     tile_col: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | Problem | list[int] | str | None:
     """ 
@@ -239,7 +219,6 @@ async def asyncio(
         tile_matrix (str):
         tile_row (str):
         tile_col (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -258,6 +237,5 @@ tile_matrix=tile_matrix,
 tile_row=tile_row,
 tile_col=tile_col,
 client=client,
-access_token=access_token,
 
     )).parsed

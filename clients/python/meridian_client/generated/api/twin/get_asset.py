@@ -21,7 +21,6 @@ def _get_kwargs(
     fid: str,
     *,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -31,8 +30,6 @@ def _get_kwargs(
     params: dict[str, Any] = {}
 
     params["time"] = time
-
-    params["access_token"] = access_token
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -87,7 +84,6 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Problem | TwinAsset]:
     """ 
@@ -95,7 +91,6 @@ def sync_detailed(
         twin_id (str):
         fid (str):
         time (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -110,7 +105,6 @@ def sync_detailed(
         twin_id=twin_id,
 fid=fid,
 time=time,
-access_token=access_token,
 
     )
 
@@ -126,7 +120,6 @@ def sync(
     *,
     client: AuthenticatedClient,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Problem | TwinAsset | None:
     """ 
@@ -134,7 +127,6 @@ def sync(
         twin_id (str):
         fid (str):
         time (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -150,7 +142,6 @@ def sync(
 fid=fid,
 client=client,
 time=time,
-access_token=access_token,
 
     ).parsed
 
@@ -160,7 +151,6 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Problem | TwinAsset]:
     """ 
@@ -168,7 +158,6 @@ async def asyncio_detailed(
         twin_id (str):
         fid (str):
         time (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -183,7 +172,6 @@ async def asyncio_detailed(
         twin_id=twin_id,
 fid=fid,
 time=time,
-access_token=access_token,
 
     )
 
@@ -199,7 +187,6 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Problem | TwinAsset | None:
     """ 
@@ -207,7 +194,6 @@ async def asyncio(
         twin_id (str):
         fid (str):
         time (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -223,6 +209,5 @@ async def asyncio(
 fid=fid,
 client=client,
 time=time,
-access_token=access_token,
 
     )).parsed

@@ -11,7 +11,6 @@ from ... import errors
 
 from ...models.problem import Problem
 from ...types import File, FileTypes
-from ...types import UNSET, Unset
 from io import BytesIO
 from typing import cast
 
@@ -21,26 +20,17 @@ def _get_kwargs(
     twin_id: str,
     stamp: int,
     file: str,
-    *,
-    access_token: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
 
     
 
-    params: dict[str, Any] = {}
-
-    params["access_token"] = access_token
-
-
-    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
-
+    
 
     _kwargs: dict[str, Any] = {
         "method": "get",
         "url": "/api/v1/realtime/twin/{twin_id}/builds/{stamp}/{file}".format(twin_id=quote(str(twin_id), safe=""),stamp=quote(str(stamp), safe=""),file=quote(str(file), safe=""),),
-        "params": params,
     }
 
 
@@ -85,7 +75,6 @@ def sync_detailed(
     file: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | File | Problem]:
     """ 
@@ -93,7 +82,6 @@ def sync_detailed(
         twin_id (str):
         stamp (int):
         file (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -108,7 +96,6 @@ def sync_detailed(
         twin_id=twin_id,
 stamp=stamp,
 file=file,
-access_token=access_token,
 
     )
 
@@ -124,7 +111,6 @@ def sync(
     file: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | File | Problem | None:
     """ 
@@ -132,7 +118,6 @@ def sync(
         twin_id (str):
         stamp (int):
         file (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -148,7 +133,6 @@ def sync(
 stamp=stamp,
 file=file,
 client=client,
-access_token=access_token,
 
     ).parsed
 
@@ -158,7 +142,6 @@ async def asyncio_detailed(
     file: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | File | Problem]:
     """ 
@@ -166,7 +149,6 @@ async def asyncio_detailed(
         twin_id (str):
         stamp (int):
         file (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -181,7 +163,6 @@ async def asyncio_detailed(
         twin_id=twin_id,
 stamp=stamp,
 file=file,
-access_token=access_token,
 
     )
 
@@ -197,7 +178,6 @@ async def asyncio(
     file: str,
     *,
     client: AuthenticatedClient,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | File | Problem | None:
     """ 
@@ -205,7 +185,6 @@ async def asyncio(
         twin_id (str):
         stamp (int):
         file (str):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -221,6 +200,5 @@ async def asyncio(
 stamp=stamp,
 file=file,
 client=client,
-access_token=access_token,
 
     )).parsed

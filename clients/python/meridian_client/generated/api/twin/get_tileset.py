@@ -21,7 +21,6 @@ def _get_kwargs(
     twin_id: str,
     *,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -31,8 +30,6 @@ def _get_kwargs(
     params: dict[str, Any] = {}
 
     params["time"] = time
-
-    params["access_token"] = access_token
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -97,14 +94,12 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | Pending | Problem | Tileset]:
     """ 
     Args:
         twin_id (str):
         time (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -118,7 +113,6 @@ def sync_detailed(
     kwargs = _get_kwargs(
         twin_id=twin_id,
 time=time,
-access_token=access_token,
 
     )
 
@@ -133,14 +127,12 @@ def sync(
     *,
     client: AuthenticatedClient,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | Pending | Problem | Tileset | None:
     """ 
     Args:
         twin_id (str):
         time (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -155,7 +147,6 @@ def sync(
         twin_id=twin_id,
 client=client,
 time=time,
-access_token=access_token,
 
     ).parsed
 
@@ -164,14 +155,12 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | Pending | Problem | Tileset]:
     """ 
     Args:
         twin_id (str):
         time (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -185,7 +174,6 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         twin_id=twin_id,
 time=time,
-access_token=access_token,
 
     )
 
@@ -200,14 +188,12 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     time: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | Pending | Problem | Tileset | None:
     """ 
     Args:
         twin_id (str):
         time (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -222,6 +208,5 @@ async def asyncio(
         twin_id=twin_id,
 client=client,
 time=time,
-access_token=access_token,
 
     )).parsed

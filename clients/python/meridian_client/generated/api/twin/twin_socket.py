@@ -20,7 +20,6 @@ def _get_kwargs(
     *,
     since: str | Unset = UNSET,
     sensors: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -32,8 +31,6 @@ def _get_kwargs(
     params["since"] = since
 
     params["sensors"] = sensors
-
-    params["access_token"] = access_token
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -85,7 +82,6 @@ def sync_detailed(
     client: AuthenticatedClient,
     since: str | Unset = UNSET,
     sensors: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ 
@@ -93,7 +89,6 @@ def sync_detailed(
         twin_id (str):
         since (str | Unset):
         sensors (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -108,7 +103,6 @@ def sync_detailed(
         twin_id=twin_id,
 since=since,
 sensors=sensors,
-access_token=access_token,
 
     )
 
@@ -124,7 +118,6 @@ def sync(
     client: AuthenticatedClient,
     since: str | Unset = UNSET,
     sensors: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ 
@@ -132,7 +125,6 @@ def sync(
         twin_id (str):
         since (str | Unset):
         sensors (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -148,7 +140,6 @@ def sync(
 client=client,
 since=since,
 sensors=sensors,
-access_token=access_token,
 
     ).parsed
 
@@ -158,7 +149,6 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     since: str | Unset = UNSET,
     sensors: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Response[Any | Problem]:
     """ 
@@ -166,7 +156,6 @@ async def asyncio_detailed(
         twin_id (str):
         since (str | Unset):
         sensors (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -181,7 +170,6 @@ async def asyncio_detailed(
         twin_id=twin_id,
 since=since,
 sensors=sensors,
-access_token=access_token,
 
     )
 
@@ -197,7 +185,6 @@ async def asyncio(
     client: AuthenticatedClient,
     since: str | Unset = UNSET,
     sensors: str | Unset = UNSET,
-    access_token: str | Unset = UNSET,
 
 ) -> Any | Problem | None:
     """ 
@@ -205,7 +192,6 @@ async def asyncio(
         twin_id (str):
         since (str | Unset):
         sensors (str | Unset):
-        access_token (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -221,6 +207,5 @@ async def asyncio(
 client=client,
 since=since,
 sensors=sensors,
-access_token=access_token,
 
     )).parsed
