@@ -11,9 +11,10 @@ use meridian_core::page::Page;
 use meridian_core::scope::{self, Access, Scope};
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::model::{Account, ApiKey};
-use meridian_store::{Store, StoreError};
+use meridian_store::{Notice, Store, StoreError};
 use rand::Rng;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use token::TokenKeys;
@@ -127,12 +128,12 @@ pub fn validate_signup(name: &str, email: &str) -> Result<(String, String), Doma
 pub struct AccountService {
     store: Store,
     tokens: TokenKeys,
-    keys: KeyCache,
+    keys: Arc<KeyCache>,
 }
 
 /// How long a key read from the store is used without reading it again. A key revoked through
-/// this process stops working at once; one revoked through another node (or the command line)
-/// stops working here within this time.
+/// any node stops working on every node at once (the store's notices say so); this bounds the
+/// time when a notice is lost, or when a key is revoked outside the service (the command line).
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(2);
 
 /// Most keys kept in the cache.
@@ -160,12 +161,32 @@ impl KeyCache {
     fn forget(&self, id: &ApiKeyId) {
         self.0.retain(|_, key| key.id != *id);
     }
+
+    fn clear(&self) {
+        self.0.retain(|_, _| false);
+    }
+}
+
+/// Forgets revoked keys as every node's notices tell of them, for as long as the cache lives.
+async fn follow_revocations(cache: std::sync::Weak<KeyCache>, mut notices: meridian_store::notices::Subscription) {
+    while let Some(notice) = notices.next().await {
+        let Some(cache) = cache.upgrade() else { return };
+        match notice {
+            Notice::KeyRevoked(id) => cache.forget(&ApiKeyId(id)),
+            Notice::Resync => cache.clear(),
+            Notice::Events(_) => {}
+        }
+    }
 }
 
 impl AccountService {
     /// The service over `store`, signing tokens with `tokens`.
     pub fn new(store: Store, tokens: TokenKeys) -> Self {
-        Self { store, tokens, keys: KeyCache::default() }
+        let keys = Arc::new(KeyCache::default());
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(follow_revocations(Arc::downgrade(&keys), store.notices.subscribe()));
+        }
+        Self { store, tokens, keys }
     }
 
     /// The token keys (lifetime of new tokens).
@@ -217,6 +238,10 @@ impl AccountService {
     pub async fn revoke_key(&self, account: &AccountId, id: &str) -> Result<ApiKey> {
         let key = self.store.accounts.revoke_api_key(account, &ApiKeyId(id.to_owned()), Timestamp::now()).await?;
         self.keys.forget(&key.id);
+        if let Err(e) = self.store.notices.publish(&Notice::KeyRevoked(key.id.as_str().to_owned())).await {
+            // Other nodes drop the key from their caches within KEY_CACHE_TTL anyway.
+            tracing::warn!(error = %e, key = %key.id.as_str(), "telling other nodes of a revoked key failed");
+        }
         Ok(key)
     }
 

@@ -15,10 +15,10 @@ use hickory_proto::rr::{DNSClass, RData as WireData, Record, RecordType};
 use hickory_proto::serialize::binary::BinEncodable;
 use ipnet::IpNet;
 use meridian_core::config::DnsConfig;
-use meridian_core::event::Event;
 use meridian_core::DomainError;
 use meridian_store::dns::{Record as StoredRecord, Zone};
-use meridian_store::{Store, StoreError};
+use meridian_store::notices::Subscription;
+use meridian_store::{Notice, Store, StoreError};
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Handle;
-use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 /// Answers larger than this are split into several messages in a zone transfer.
@@ -827,16 +826,16 @@ fn wire_to_valid(rr: &Record, zone: &str) -> Result<ValidRecord, String> {
     validate(&input, zone, "").map_err(|errors| errors.iter().map(|e| e.detail.clone()).collect::<Vec<_>>().join("; "))
 }
 
-/// Keeps the served_zones current: a refresh now, then on every `dns.*` event from the dispatcher's
-/// feed and every poll interval (changes made on other nodes). Changed zones are announced to
-/// the configured secondaries with NOTIFY.
+/// Keeps the served_zones current: a refresh now, then whenever a commit on any node wrote a
+/// `dns.*` event (the store's notices; a lost notice says `Resync`), and every poll interval
+/// besides. Changed zones are announced to the configured secondaries with NOTIFY.
 pub async fn keep_current(
     served_zones: Arc<ServedZones>,
     store: Store,
     config: Arc<DnsConfig>,
-    mut feed: Option<broadcast::Receiver<Arc<Event>>>,
     shutdown: CancellationToken,
 ) {
+    let mut feed = store.notices.subscribe();
     let mut last = tokio::time::Instant::now();
     let mut spacing = REFRESH_SPACING;
     loop {
@@ -881,35 +880,21 @@ const REFRESH_SPACING: std::time::Duration = std::time::Duration::from_millis(50
 /// Most time between two refreshes started by events, however long a refresh takes.
 const MAX_REFRESH_SPACING: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Takes every event already queued.
-fn drain(feed: &mut Option<broadcast::Receiver<Arc<Event>>>) {
-    let Some(rx) = feed else { return };
-    loop {
-        match rx.try_recv() {
-            Ok(_) | Err(broadcast::error::TryRecvError::Lagged(_)) => continue,
-            Err(broadcast::error::TryRecvError::Empty) => return,
-            Err(broadcast::error::TryRecvError::Closed) => {
-                *feed = None;
-                return;
-            }
-        }
-    }
+/// Takes every notice already queued.
+fn drain(feed: &mut Subscription) {
+    while feed.try_next().is_some() {}
 }
 
 /// Waits for a DNS event, then takes every other event already queued: one refresh covers a
 /// burst of writes (a refresh reads each changed zone whole, so one per write made a stream of
 /// single-record writes cost a zone rebuild each).
-async fn next_dns_event(feed: &mut Option<broadcast::Receiver<Arc<Event>>>) {
-    let Some(rx) = feed else { return std::future::pending().await };
+async fn next_dns_event(feed: &mut Subscription) {
     loop {
-        match rx.recv().await {
-            Ok(e) if e.event_type.starts_with("dns.") => break,
-            Ok(_) => continue,
-            Err(broadcast::error::RecvError::Lagged(_)) => break,
-            Err(broadcast::error::RecvError::Closed) => {
-                *feed = None;
-                return std::future::pending().await;
-            }
+        match feed.next().await {
+            Some(Notice::Events(types)) if types.iter().any(|t| t.starts_with("dns.")) => break,
+            Some(Notice::Resync) => break,
+            Some(_) => continue,
+            None => return std::future::pending().await,
         }
     }
     drain(feed);

@@ -155,7 +155,6 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         let stop = shutdown.clone();
         tasks.spawn(async move { deliverer.run(stop).await });
     }
-    let mut dns_feed = None;
     if config.server.roles.dispatcher {
         let mut dispatcher = Dispatcher::new(store.clone(), config.events.clone());
         let mut sink = meridian_webhooks::WebhookSink::new(store.clone(), services.delivery_waker.clone());
@@ -164,7 +163,6 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
             sink = sink.with_handoff(handoff);
         }
         dispatcher.add_sink(Arc::new(sink));
-        dns_feed = Some(dispatcher.subscribe());
         let stop = shutdown.clone();
         tasks.spawn(async move { dispatcher.run(stop).await });
     }
@@ -184,7 +182,7 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         let stop = shutdown.clone();
         tasks.spawn(async move { Arc::new(server).run(bound, stop).await });
         let stop = shutdown.clone();
-        tasks.spawn(meridian_dns::server::keep_current(served_zones, store.clone(), dns_config, dns_feed, stop));
+        tasks.spawn(meridian_dns::server::keep_current(served_zones, store.clone(), dns_config, stop));
     }
     tracing::info!(data_dir = %config.server.data_dir.display(), "meridian started");
 

@@ -31,8 +31,9 @@ mod webhooks;
 
 use error::db;
 use meridian_core::event::NewEvent;
+use meridian_store::notices::NoticeBus;
 use meridian_store::repo::{Health, Store};
-use meridian_store::{BlobStore, Result, Signal, StoreError};
+use meridian_store::{BlobStore, Notice, Notices, Result, Signal, StoreError};
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 use sqlx::{Postgres, Transaction};
 use std::str::FromStr;
@@ -75,6 +76,9 @@ pub fn migrator() -> sqlx::migrate::Migrator {
 
 /// The channel of commits that wrote events.
 const EVENTS_CHANNEL: &str = "meridian_events";
+
+/// The channel of [`Notice`]s other than commits' events.
+const NOTICES_CHANNEL: &str = "meridian_notices";
 /// The channel of commits that queued jobs.
 const JOBS_CHANNEL: &str = "meridian_jobs";
 /// The advisory lock that orders the outbox.
@@ -101,6 +105,23 @@ pub struct PgDb {
     pool: PgPool,
     events: Signal,
     jobs_queued: Signal,
+    notices: Notices,
+}
+
+/// Notices as `NOTIFY` on [`NOTICES_CHANNEL`], heard by every node's listener (this one's too).
+struct PgBus(PgPool);
+
+#[async_trait::async_trait]
+impl NoticeBus for PgBus {
+    async fn publish(&self, notice: &Notice) -> Result<()> {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(NOTICES_CHANNEL)
+            .bind(notice.encode())
+            .execute(&self.0)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
 }
 
 impl PgDb {
@@ -120,7 +141,8 @@ impl PgDb {
             .connect_with(connect)
             .await
             .map_err(db)?;
-        let db = Self { pool, events: Signal::new(), jobs_queued: Signal::new() };
+        let notices = Notices::new(Arc::new(PgBus(pool.clone())));
+        let db = Self { pool, events: Signal::new(), jobs_queued: Signal::new(), notices };
         db.listen().await?;
         Ok(db)
     }
@@ -148,26 +170,36 @@ impl PgDb {
             webhooks: db.clone(),
             events: db.events.clone(),
             jobs_queued: db.jobs_queued.clone(),
+            notices: db.notices.clone(),
             health: db,
             blobs,
         }
     }
 
-    /// Listens for other nodes' commits and fires this node's signals on them. After a lost
-    /// connection (notifications sent meanwhile are lost) both signals fire, and the pollers
-    /// catch up.
+    /// Listens for every node's commits and notices, and fires this node's signals and delivers
+    /// its notices on them. After a lost connection (notifications sent meanwhile are lost) both
+    /// signals fire, the pollers catch up, and the notices say `Resync`.
     async fn listen(&self) -> Result<()> {
         let mut listener = PgListener::connect_with(&self.pool).await.map_err(db)?;
-        listener.listen_all([EVENTS_CHANNEL, JOBS_CHANNEL]).await.map_err(db)?;
-        let (events, jobs) = (self.events.clone(), self.jobs_queued.clone());
+        listener.listen_all([EVENTS_CHANNEL, JOBS_CHANNEL, NOTICES_CHANNEL]).await.map_err(db)?;
+        let (events, jobs, notices) = (self.events.clone(), self.jobs_queued.clone(), self.notices.clone());
         tokio::spawn(async move {
             loop {
                 match listener.try_recv().await {
-                    Ok(Some(n)) if n.channel() == EVENTS_CHANNEL => events.fire(),
+                    Ok(Some(n)) if n.channel() == EVENTS_CHANNEL => {
+                        events.fire();
+                        notices.deliver(Notice::decode(n.payload()).unwrap_or(Notice::Resync));
+                    }
+                    Ok(Some(n)) if n.channel() == NOTICES_CHANNEL => {
+                        if let Some(notice) = Notice::decode(n.payload()) {
+                            notices.deliver(notice);
+                        }
+                    }
                     Ok(Some(_)) => jobs.fire(),
                     Ok(None) => {
                         events.fire();
                         jobs.fire();
+                        notices.deliver(Notice::Resync);
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "listening for other nodes' commits failed; retrying");
@@ -208,16 +240,16 @@ impl PgDb {
 
     /// Commits a transaction that queued jobs, telling every node.
     pub(crate) async fn commit_with_jobs(&self, mut tx: Transaction<'static, Postgres>) -> Result<()> {
-        notify(&mut tx, JOBS_CHANNEL).await?;
+        notify(&mut tx, JOBS_CHANNEL, "").await?;
         tx.commit().await.map_err(db)?;
         self.jobs_queued.fire();
         Ok(())
     }
 }
 
-/// Sends `NOTIFY channel` when `tx` commits.
-async fn notify(tx: &mut sqlx::PgConnection, channel: &str) -> Result<()> {
-    sqlx::query("SELECT pg_notify($1, '')").bind(channel).execute(&mut *tx).await.map_err(db)?;
+/// Sends `NOTIFY channel, payload` when `tx` commits.
+async fn notify(tx: &mut sqlx::PgConnection, channel: &str, payload: &str) -> Result<()> {
+    sqlx::query("SELECT pg_notify($1, $2)").bind(channel).bind(payload).execute(&mut *tx).await.map_err(db)?;
     Ok(())
 }
 

@@ -6,6 +6,7 @@ use meridian_core::id::{AccountId, EventId};
 use meridian_core::page::Page;
 use meridian_core::Timestamp;
 use meridian_store::repo::OutboxRepo;
+use meridian_store::Notice;
 use meridian_store::Result;
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
@@ -45,7 +46,8 @@ pub(crate) async fn insert_events(conn: &mut PgConnection, events: &[NewEvent]) 
     .execute(&mut *conn)
     .await
     .map_err(db)?;
-    notify(conn, EVENTS_CHANNEL).await
+    let notice = Notice::of_events(types.iter().map(String::as_str));
+    notify(conn, EVENTS_CHANNEL, &notice.encode()).await
 }
 
 const EVENT_COLUMNS: &str = "seq, id, account_id, event_type, payload, created_at";

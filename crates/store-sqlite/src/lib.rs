@@ -75,6 +75,7 @@ pub struct SqliteDb {
     appends: Arc<outbox::AppendQueue>,
     events: meridian_store::Signal,
     jobs_queued: meridian_store::Signal,
+    notices: meridian_store::Notices,
 }
 
 impl SqliteDb {
@@ -100,6 +101,8 @@ impl SqliteDb {
             appends: Arc::default(),
             events: meridian_store::Signal::new(),
             jobs_queued: meridian_store::Signal::new(),
+            // One process holds the database file: notices stay in it.
+            notices: meridian_store::Notices::in_process(),
         })
     }
 
@@ -126,6 +129,7 @@ impl SqliteDb {
             webhooks: db.clone(),
             events: db.events.clone(),
             jobs_queued: db.jobs_queued.clone(),
+            notices: db.notices.clone(),
             health: db,
             blobs,
         }
@@ -147,9 +151,16 @@ impl SqliteDb {
         insert_events(&mut tx, events).await?;
         tx.commit().await.map_err(db)?;
         if !events.is_empty() {
-            self.events.fire();
+            self.events_committed(events.iter());
         }
         Ok(())
+    }
+
+    /// After a commit that wrote `events`: wakes the dispatcher and tells the notices.
+    pub(crate) fn events_committed<'a>(&self, events: impl Iterator<Item = &'a NewEvent>) {
+        let types: Vec<String> = events.map(|e| e.event_type.to_string()).collect();
+        self.events.fire();
+        self.notices.deliver(meridian_store::Notice::of_events(types.iter().map(String::as_str)));
     }
 
     /// The writer's connection, for scripts that begin and commit their own transaction.

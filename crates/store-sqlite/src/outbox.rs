@@ -110,12 +110,13 @@ impl SqliteDb {
     /// commit) so that it costs one round trip to the writer's thread instead of three; a failed
     /// script is rolled back before the connection goes back to the pool.
     async fn append_now<'a>(&self, events: impl Iterator<Item = &'a NewEvent>) -> Result<()> {
-        let rows = event_rows(events)?;
+        let events: Vec<&NewEvent> = events.collect();
+        let rows = event_rows(events.iter().copied())?;
         let mut conn = self.writer().await?;
         let sql = format!("BEGIN IMMEDIATE; {INSERT_EVENTS}; COMMIT");
         conn.script(sqlx::query(&sql).bind(rows), true).await?;
         // `append` never queues an empty list: something was written.
-        self.events.fire();
+        self.events_committed(events.into_iter());
         Ok(())
     }
 }

@@ -10,6 +10,7 @@ pub mod eo;
 pub mod error;
 pub mod features;
 pub mod model;
+pub mod notices;
 pub mod pointcloud;
 pub mod repo;
 pub mod signal;
@@ -18,6 +19,7 @@ pub mod twin;
 
 pub use blobs::{BlobBackend, BlobStore};
 pub use error::{AreaError, ErrorClass, Result, StoreError};
+pub use notices::{Notice, Notices};
 pub use repo::{
     AccountRepo, DemRepo, DnsRepo, EoRepo, FeatureRepo, JobRepo, OutboxRepo, PointCloudRepo, SettingsRepo, Store,
     TwinRepo,

@@ -830,6 +830,8 @@ pub struct Store {
     pub events: crate::Signal,
     /// Fired by the backend after every commit that queued a job.
     pub jobs_queued: crate::Signal,
+    /// What changed, heard by every node sharing the store ([`crate::notices`]).
+    pub notices: crate::Notices,
 }
 
 #[cfg(test)]

@@ -205,7 +205,6 @@ async fn changes_are_announced_to_secondaries_with_notify() {
         h.served_zones.clone(),
         h.store.clone(),
         Arc::new(config),
-        None,
         stop.clone(),
     ));
     h.add(&zone, "A", "www", "192.0.2.1").await;

@@ -7,6 +7,7 @@ mod accounts;
 mod blob_outage;
 mod cadastre;
 mod cli;
+mod cluster;
 mod dem;
 mod dns;
 mod dns_interop;
