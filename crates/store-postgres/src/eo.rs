@@ -12,7 +12,7 @@
 //! the unique constraint's to find.
 
 use crate::error::{db, is_unique_violation};
-use crate::PgDb;
+use crate::{Analyzed, PgDb};
 use async_trait::async_trait;
 use meridian_core::event::NewEvent;
 use meridian_core::id::AccountId;
@@ -635,7 +635,7 @@ impl EoRepo for PgDb {
             let id = taken.map_or("", |it| it.id.as_str());
             return Err(item_conflict(collection_id, id));
         }
-        let stored = items
+        let stored: Vec<EoItem> = items
             .iter()
             .map(|it| EoItem {
                 seq: seqs[&it.id],
@@ -652,6 +652,7 @@ impl EoRepo for PgDb {
             })
             .collect();
         self.commit_with_events(tx, events).await?;
+        self.inserted(Analyzed::EoItems, stored.len() as u64, false).await;
         Ok(stored)
     }
 

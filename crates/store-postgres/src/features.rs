@@ -17,7 +17,7 @@
 //! changed is also locked (`FOR UPDATE`). Ids and parcel identity are unique indexes.
 
 use crate::error::{db, is_unique_violation};
-use crate::{lock, ts, PgDb};
+use crate::{lock, ts, Analyzed, PgDb};
 use async_trait::async_trait;
 use meridian_core::event::NewEvent;
 use meridian_core::id::AccountId;
@@ -39,7 +39,7 @@ const COLUMNS: &str = "f.seq, f.id, f.account_id, f.collection, f.geometry, f.pr
 const INSERT_CHUNK: usize = 1_000;
 
 /// A collection created or imported with at least this many features refreshes the statistics
-/// of the feature tables (see `PgDb::refresh_statistics`).
+/// of the feature tables at once (see `PgDb::inserted`).
 const ANALYZE_AFTER: usize = 1_000;
 
 fn props(text: &str) -> Result<Map<String, Value>> {
@@ -245,18 +245,6 @@ fn check_expected(current: i64, expected: ExpectedVersion) -> Result<()> {
     }
 }
 
-impl PgDb {
-    /// Refreshes the planner's statistics of the feature tables after a bulk load. Until
-    /// autovacuum gets to them, a table just filled has none, and PostgreSQL plans a value
-    /// condition as if it selected one row (a nested loop that reads the index range again for
-    /// every feature). The load itself is committed: a failure here is only logged.
-    async fn refresh_statistics(&self) {
-        if let Err(e) = sqlx::query("ANALYZE features, feature_values").execute(self.read()).await {
-            tracing::warn!(error = %e, "refreshing the statistics of the feature tables failed");
-        }
-    }
-}
-
 #[async_trait]
 impl FeatureRepo for PgDb {
     async fn ensure_collection(&self, c: &FeatureCollection) -> Result<()> {
@@ -286,7 +274,10 @@ impl FeatureRepo for PgDb {
         add_to_count(&mut tx, &c.account_id, &c.id, features.len() as i64).await?;
         tx.commit().await.map_err(db)?;
         if features.len() >= ANALYZE_AFTER {
-            self.refresh_statistics().await;
+            // Until autovacuum gets to them, tables just filled have no statistics, and
+            // PostgreSQL plans a value condition as if it selected one row (a nested loop that
+            // reads the index range again for every feature).
+            self.inserted(Analyzed::Features, features.len() as u64, true).await;
         }
         Ok(())
     }
@@ -360,8 +351,8 @@ impl FeatureRepo for PgDb {
         .await
         .map_err(db)?;
         tx.commit().await.map_err(db)?;
-        if imported.is_some_and(|n| n >= ANALYZE_AFTER as i64) {
-            self.refresh_statistics().await;
+        if let Some(n) = imported.filter(|n| *n >= ANALYZE_AFTER as i64) {
+            self.inserted(Analyzed::Features, n as u64, true).await;
         }
         Ok(())
     }
@@ -461,6 +452,7 @@ impl FeatureRepo for PgDb {
             count_and_grow(&mut tx, &AccountId(account.to_owned()), collection, &added).await?;
         }
         self.commit_with_events(tx, events).await?;
+        self.inserted(Analyzed::Features, features.len() as u64, false).await;
         Ok(())
     }
 

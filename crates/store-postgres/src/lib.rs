@@ -106,8 +106,41 @@ pub struct PgDb {
     events: Signal,
     jobs_queued: Signal,
     notices: Notices,
+    statistics: Arc<Statistics>,
 }
 
+/// Rows inserted since the planner's statistics of a table were last refreshed.
+///
+/// A table filled faster than autovacuum looks at it is planned from statistics of when it was
+/// nearly empty: a collection of 100,000 STAC items planned as if it held 14 walks all of them
+/// through the wrong index (40 ms instead of 1 ms a search). Every `ANALYZE_EVERY` rows a node
+/// inserts into a table, it refreshes that table's statistics in the background, one refresh of
+/// a table at a time; `ANALYZE` reads a fixed sample, so the cost does not grow with the table.
+#[derive(Debug, Default)]
+pub(crate) struct Statistics {
+    pending: std::sync::Mutex<std::collections::HashMap<&'static str, (u64, bool)>>,
+}
+
+/// Rows inserted into a table before its statistics are refreshed.
+const ANALYZE_EVERY: u64 = 10_000;
+
+/// Tables whose statistics follow inserts, with what `ANALYZE` names for them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Analyzed {
+    /// Features and their value rows.
+    Features,
+    /// STAC items.
+    EoItems,
+}
+
+impl Analyzed {
+    fn tables(self) -> &'static str {
+        match self {
+            Analyzed::Features => "features, feature_values",
+            Analyzed::EoItems => "eo_items",
+        }
+    }
+}
 /// Notices as `NOTIFY` on [`NOTICES_CHANNEL`], heard by every node's listener (this one's too).
 struct PgBus(PgPool);
 
@@ -142,7 +175,7 @@ impl PgDb {
             .await
             .map_err(db)?;
         let notices = Notices::new(Arc::new(PgBus(pool.clone())));
-        let db = Self { pool, events: Signal::new(), jobs_queued: Signal::new(), notices };
+        let db = Self { pool, events: Signal::new(), jobs_queued: Signal::new(), notices, statistics: Arc::default() };
         db.listen().await?;
         Ok(db)
     }
@@ -220,6 +253,43 @@ impl PgDb {
     /// The pool for reads.
     pub(crate) fn read(&self) -> &PgPool {
         &self.pool
+    }
+
+    /// Counts `rows` committed into `table`, and refreshes its statistics in the background when
+    /// enough have come since the last refresh (see [`Statistics`]); `now` refreshes them at once
+    /// (and waits), after a load that filled a table in one go.
+    pub(crate) async fn inserted(&self, table: Analyzed, rows: u64, now: bool) {
+        let tables = table.tables();
+        let due = {
+            let Ok(mut pending) = self.statistics.pending.lock() else { return };
+            let entry = pending.entry(tables).or_insert((0, false));
+            entry.0 += rows;
+            if (now || entry.0 >= ANALYZE_EVERY) && !entry.1 {
+                *entry = (0, true);
+                true
+            } else {
+                false
+            }
+        };
+        if !due {
+            return;
+        }
+        let (pool, statistics) = (self.pool.clone(), self.statistics.clone());
+        let analyze = async move {
+            if let Err(e) = sqlx::query(&format!("ANALYZE {tables}")).execute(&pool).await {
+                tracing::warn!(error = %e, tables, "refreshing the planner's statistics failed");
+            }
+            if let Ok(mut pending) = statistics.pending.lock() {
+                if let Some(entry) = pending.get_mut(tables) {
+                    entry.1 = false;
+                }
+            }
+        };
+        if now {
+            analyze.await;
+        } else {
+            tokio::spawn(analyze);
+        }
     }
 
     /// Inserts `events` in `tx` in outbox order, commits it, and fires the event signal when
