@@ -183,15 +183,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn in_process_notices_reach_every_subscriber_and_laggards_resync() {
+    async fn in_process_notices_reach_every_subscriber_and_laggards_resync() -> crate::Result<()> {
         let notices = Notices::in_process();
         let (mut a, mut b) = (notices.subscribe(), notices.subscribe());
-        notices.publish(&Notice::KeyRevoked("k".into())).await.unwrap();
+        notices.publish(&Notice::KeyRevoked("k".into())).await?;
         assert_eq!(a.next().await, Some(Notice::KeyRevoked("k".into())));
         assert_eq!(b.next().await, Some(Notice::KeyRevoked("k".into())));
         for _ in 0..BACKLOG + 1 {
-            notices.publish(&Notice::Events(Vec::new())).await.unwrap();
+            notices.publish(&Notice::Events(Vec::new())).await?;
         }
         assert_eq!(a.next().await, Some(Notice::Resync));
+        Ok(())
     }
 }
