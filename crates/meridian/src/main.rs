@@ -4,6 +4,7 @@
 #![allow(clippy::print_stdout)] // the CLI's own output goes to stdout
 
 mod config;
+mod duties;
 mod http;
 mod retention;
 mod serve;

@@ -11,19 +11,18 @@ use tokio_util::sync::CancellationToken;
 /// Rows removed per statement.
 const BATCH: u32 = 1000;
 
-/// Removes what is past its retention every hour until `stop`.
+/// Removes what is past its retention every hour until `stop`, on the node that leads the
+/// sweep that hour.
 pub(crate) async fn run(store: Store, config: std::sync::Arc<Config>, stop: CancellationToken) {
-    let mut every = tokio::time::interval(Duration::from_secs(3600));
-    loop {
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            _ = every.tick() => {
-                if let Err(e) = sweep(&store, &config, &stop).await {
-                    tracing::warn!(error = %e, "the retention sweep failed; trying again in an hour");
-                }
+    let every = crate::duties::every(store.clone(), "retention", Duration::from_secs(3600), stop.clone(), || {
+        let (store, config, stop) = (store.clone(), config.clone(), stop.clone());
+        async move {
+            if let Err(e) = sweep(&store, &config, &stop).await {
+                tracing::warn!(error = %e, "the retention sweep failed; trying again in an hour");
             }
         }
-    }
+    });
+    every.await
 }
 
 /// What one sweep removed.

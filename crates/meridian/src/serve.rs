@@ -13,6 +13,9 @@ use std::sync::Arc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+/// How often the hourly duties run (on the node that leads each).
+const HOURLY: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Opens the configured store, applying migrations.
 pub(crate) async fn open_store(config: &Config) -> anyhow::Result<Store> {
     let options = StoreOptions {
@@ -112,37 +115,35 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
         let ttl = config.dem.tile_cache_ttl;
         if config.dem.tile_cache && !ttl.is_zero() {
             let dem = services.dem.clone();
-            let stop = shutdown.clone();
-            tasks.spawn(async move {
-                let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
-                loop {
-                    tokio::select! {
-                        _ = stop.cancelled() => break,
-                        _ = every.tick() => match dem.evict_tiles(ttl).await {
+            tasks.spawn(crate::duties::every(
+                store.clone(),
+                "dem_tile_eviction",
+                HOURLY,
+                shutdown.clone(),
+                move || {
+                    let dem = dem.clone();
+                    async move {
+                        match dem.evict_tiles(ttl).await {
                             Ok(0) => {}
                             Ok(n) => tracing::info!(removed = n, "expired cached tiles removed"),
                             Err(e) => tracing::warn!(error = %e, "removing expired cached tiles failed"),
-                        },
+                        }
                     }
-                }
-            });
+                },
+            ));
         }
         if !config.twin.retention.is_zero() {
             let twin = services.twin.clone();
-            let stop = shutdown.clone();
-            tasks.spawn(async move {
-                let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
-                loop {
-                    tokio::select! {
-                        _ = stop.cancelled() => break,
-                        _ = every.tick() => match twin.purge_expired().await {
-                            Ok(0) => {}
-                            Ok(n) => tracing::info!(removed = n, "readings past twin.retention removed"),
-                            Err(e) => tracing::warn!(error = %e, "removing expired readings failed"),
-                        },
+            tasks.spawn(crate::duties::every(store.clone(), "twin_retention", HOURLY, shutdown.clone(), move || {
+                let twin = twin.clone();
+                async move {
+                    match twin.purge_expired().await {
+                        Ok(0) => {}
+                        Ok(n) => tracing::info!(removed = n, "readings past twin.retention removed"),
+                        Err(e) => tracing::warn!(error = %e, "removing expired readings failed"),
                     }
                 }
-            });
+            }));
         }
         tasks.spawn(crate::retention::run(store.clone(), config.clone(), shutdown.clone()));
         if !config.twin.mqtt_url.is_empty() {

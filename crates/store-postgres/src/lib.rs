@@ -141,6 +141,45 @@ impl Analyzed {
         }
     }
 }
+/// Leads as session advisory locks, each on a connection of its own taken out of the pool: the
+/// server frees the lock when the connection ends, so a node that dies leaves nothing held.
+struct PgDuties(PgPool);
+
+/// A held lead: its connection, closed when the lead is dropped.
+struct PgLead(Option<sqlx::PgConnection>);
+
+impl Drop for PgLead {
+    fn drop(&mut self) {
+        if let Some(conn) = self.0.take() {
+            // Closing the session frees its advisory locks.
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    let _ = sqlx::Connection::close(conn).await;
+                });
+            }
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl meridian_store::duties::Duties for PgDuties {
+    async fn try_lead(&self, duty: &str) -> Result<Option<meridian_store::duties::Lead>> {
+        let mut conn = self.0.acquire().await.map_err(db)?.detach();
+        // Seed 1: a key space apart from the transaction locks of `lock` (seed 0).
+        let led: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock(hashtextextended($1, 1))")
+            .bind(duty)
+            .fetch_one(&mut conn)
+            .await
+            .map_err(db)?;
+        if led {
+            Ok(Some(meridian_store::duties::Lead::new(PgLead(Some(conn)))))
+        } else {
+            let _ = sqlx::Connection::close(conn).await;
+            Ok(None)
+        }
+    }
+}
+
 /// Notices as `NOTIFY` on [`NOTICES_CHANNEL`], heard by every node's listener (this one's too).
 struct PgBus(PgPool);
 
@@ -204,6 +243,7 @@ impl PgDb {
             events: db.events.clone(),
             jobs_queued: db.jobs_queued.clone(),
             notices: db.notices.clone(),
+            duties: Arc::new(PgDuties(db.pool.clone())),
             health: db,
             blobs,
         }

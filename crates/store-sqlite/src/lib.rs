@@ -130,6 +130,8 @@ impl SqliteDb {
             events: db.events.clone(),
             jobs_queued: db.jobs_queued.clone(),
             notices: db.notices.clone(),
+            // One process holds the database file: its leads are held in memory.
+            duties: Arc::new(meridian_store::duties::InProcess::default()),
             health: db,
             blobs,
         }

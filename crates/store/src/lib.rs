@@ -6,6 +6,7 @@
 pub mod blobs;
 pub mod dem;
 pub mod dns;
+pub mod duties;
 pub mod eo;
 pub mod error;
 pub mod features;

@@ -832,6 +832,8 @@ pub struct Store {
     pub jobs_queued: crate::Signal,
     /// What changed, heard by every node sharing the store ([`crate::notices`]).
     pub notices: crate::Notices,
+    /// Duties one node at a time does ([`crate::duties`]).
+    pub duties: Arc<dyn crate::duties::Duties>,
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ mod blobs;
 mod common;
 mod dem;
 mod dns;
+mod duties;
 mod eo;
 mod features;
 mod jobs;
