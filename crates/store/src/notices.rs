@@ -26,6 +26,8 @@ pub enum Notice {
     KeyRevoked(String),
     /// A commit wrote events of these types (distinct, in no particular order).
     Events(Vec<String>),
+    /// A twin's clock, sensors or existence changed (its account and id).
+    Twin { account: String, twin: String },
     /// Notices may have been missed: treat everything kept as changed.
     Resync,
 }
@@ -36,6 +38,7 @@ impl Notice {
         match self {
             Notice::KeyRevoked(id) => format!("key_revoked {id}"),
             Notice::Events(types) => format!("events {}", types.join(",")),
+            Notice::Twin { account, twin } => format!("twin {account} {twin}"),
             Notice::Resync => "resync".to_owned(),
         }
     }
@@ -46,6 +49,10 @@ impl Notice {
         match kind {
             "key_revoked" if !rest.is_empty() => Some(Notice::KeyRevoked(rest.to_owned())),
             "events" => Some(Notice::Events(rest.split(',').filter(|t| !t.is_empty()).map(str::to_owned).collect())),
+            "twin" => {
+                let (account, twin) = rest.split_once(' ')?;
+                Some(Notice::Twin { account: account.to_owned(), twin: twin.to_owned() })
+            }
             "resync" => Some(Notice::Resync),
             _ => None,
         }
@@ -167,6 +174,7 @@ mod tests {
             Notice::KeyRevoked("key_01abc".into()),
             Notice::Events(vec!["dns.record.created".into(), "cadastre.parcel.registered".into()]),
             Notice::Events(Vec::new()),
+            Notice::Twin { account: "acct_01".into(), twin: "twin_01".into() },
             Notice::Resync,
         ] {
             assert_eq!(Notice::decode(&n.encode()), Some(n));

@@ -5,6 +5,7 @@
 //! per data folder, so there is no second node to ask.
 
 use crate::dns::{a_records, api, ask, create_record, create_zone};
+use crate::twin::{connect, next_json, post, rfc3339, sensor, set_time, twin};
 use crate::Server;
 use hickory_proto::rr::RecordType;
 use serde_json::{json, Value};
@@ -98,4 +99,52 @@ async fn a_record_written_through_one_node_is_answered_by_the_other_within_a_sec
     })
     .await;
     assert!(took < Duration::from_secs(1), "node B answered the changed record after {took:?}");
+}
+
+#[tokio::test]
+async fn a_twin_changed_through_one_node_reaches_the_other_nodes_sockets_and_ingest() {
+    // The twin's first build runs on a node with workers: the API node here.
+    let Some((a, b)) = two_nodes() else {
+        eprintln!("the cluster tests run on the second backend (MERIDIAN_TEST_POSTGRES)");
+        return;
+    };
+    let (_, key) = a.signup("cluster-twin@example.com").await;
+    let t = twin(&a, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    assert_eq!(sensor(&a, &key, &id, json!({"id": "t1", "unit": "degC"})).await.status(), 201);
+
+    // Node B ingests for t1 (and keeps the twin's sensors); once t1 is deleted through node A,
+    // node B's ingest refuses it at once.
+    let reading = |sid: &str| json!({"readings": [{"sensorId": sid, "value": 1.5}]});
+    let path = format!("/api/v1/realtime/twin/{id}/readings");
+    assert_eq!(post(&b, &key, &path, reading("t1")).await.status(), 202);
+    let r = a
+        .client
+        .delete(a.url(&format!("/api/v1/realtime/twin/{id}/sensors/t1")))
+        .header("X-Api-Key", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 204);
+    let took = within("node B refusing readings of the deleted sensor", || async {
+        post(&b, &key, &path, reading("t1")).await.status() == 422
+    })
+    .await;
+    assert!(took < Duration::from_secs(1), "node B took readings of the deleted sensor for {took:?}");
+
+    // A socket on node B hears the clock set through node A.
+    let mut ws = connect(&b, Some(&key), &id, "").await.unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
+    let at = chrono::Utc::now() - chrono::Duration::hours(2);
+    let start = Instant::now();
+    set_time(&a, &key, &id, json!({"time": rfc3339(at), "playing": false})).await;
+    let clock = loop {
+        let v = next_json(&mut ws).await;
+        if v["type"] == "clock" {
+            break v;
+        }
+    };
+    let took = start.elapsed();
+    assert_eq!(clock["clock"]["mode"], "simulated", "{clock}");
+    assert!(took < Duration::from_secs(1), "node B's socket heard the clock after {took:?}");
 }

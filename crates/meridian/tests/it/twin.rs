@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::Message as WsMessage;
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+pub(crate) type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// The swissALTI3D tile of the raster tests: 7.0906–7.1036 °E, 45.9161–45.9251 °N.
 fn dem_bytes() -> Vec<u8> {
@@ -42,12 +42,12 @@ async fn parcel(s: &Server, key: &str, lot: &str, geometry: Value, props: Value)
     r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned()
 }
 
-async fn post(s: &Server, key: &str, path: &str, body: Value) -> reqwest::Response {
+pub(crate) async fn post(s: &Server, key: &str, path: &str, body: Value) -> reqwest::Response {
     s.client.post(s.url(path)).header("X-Api-Key", key).json(&body).send().await.unwrap()
 }
 
 /// Creates a twin and waits until its first build is done.
-async fn twin(s: &Server, key: &str, body: Value) -> Value {
+pub(crate) async fn twin(s: &Server, key: &str, body: Value) -> Value {
     let r = post(s, key, "/api/v1/realtime/twins", body).await;
     assert_eq!(r.status(), 202, "{}", r.text().await.unwrap());
     let created: Value = r.json().await.unwrap();
@@ -335,13 +335,13 @@ async fn patch_parcel(s: &Server, key: &str, id: &str, props: Value) {
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
 }
 
-async fn set_time(s: &Server, key: &str, id: &str, body: Value) -> Value {
+pub(crate) async fn set_time(s: &Server, key: &str, id: &str, body: Value) -> Value {
     let r = post(s, key, &format!("/api/v1/realtime/twin/{id}/time"), body).await;
     assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
     r.json().await.unwrap()
 }
 
-fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
+pub(crate) fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
@@ -430,7 +430,7 @@ async fn the_clock_moves_assets_and_tilesets_through_the_cadastres_history() {
     }
 }
 
-async fn sensor(s: &Server, key: &str, twin: &str, body: Value) -> reqwest::Response {
+pub(crate) async fn sensor(s: &Server, key: &str, twin: &str, body: Value) -> reqwest::Response {
     post(s, key, &format!("/api/v1/realtime/twin/{twin}/sensors"), body).await
 }
 
@@ -603,7 +603,7 @@ async fn sensors_take_typed_readings_read_back_by_range_and_downsampled() {
 }
 
 /// A WebSocket to a twin with the API key in a header (and `query`).
-async fn connect(
+pub(crate) async fn connect(
     s: &Server,
     key: Option<&str>,
     twin: &str,
@@ -618,7 +618,7 @@ async fn connect(
 }
 
 /// The next JSON text frame (pings are answered by the client as it reads).
-async fn next_json(ws: &mut Socket) -> Value {
+pub(crate) async fn next_json(ws: &mut Socket) -> Value {
     loop {
         let m = tokio::time::timeout(Duration::from_secs(10), ws.next()).await.expect("a message within 10 s");
         match m.expect("the socket is open").expect("a frame") {
@@ -639,7 +639,7 @@ async fn next_reading(ws: &mut Socket) -> Value {
     }
 }
 
-async fn readings(s: &Server, key: &str, twin: &str, list: Value) {
+pub(crate) async fn readings(s: &Server, key: &str, twin: &str, list: Value) {
     let r = post(s, key, &format!("/api/v1/realtime/twin/{twin}/readings"), json!({"readings": list})).await;
     assert_eq!(r.status(), 202, "{}", r.text().await.unwrap());
 }

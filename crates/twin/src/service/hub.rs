@@ -24,6 +24,9 @@ pub enum Message {
 pub struct Channel {
     tx: broadcast::Sender<Arc<Message>>,
     latest: Mutex<HashMap<Arc<str>, Arc<Message>>>,
+    /// The last clock sent, so that a change heard twice (made here, then noticed from the
+    /// store) is sent once.
+    clock: Mutex<Option<super::Clock>>,
 }
 
 impl Channel {
@@ -54,7 +57,7 @@ impl Hub {
             .entry(twin.to_owned())
             .or_insert_with(|| {
                 let (tx, _) = broadcast::channel(self.capacity);
-                Arc::new(Channel { tx, latest: Mutex::new(HashMap::new()) })
+                Arc::new(Channel { tx, latest: Mutex::new(HashMap::new()), clock: Mutex::new(None) })
             })
             .clone()
     }
@@ -96,7 +99,14 @@ impl Hub {
 
     /// Tells a twin's subscribers that its clock changed.
     pub fn clock_changed(&self, twin: &str, clock: super::Clock) {
-        let _ = self.channel(twin).tx.send(Arc::new(Message::Clock(clock)));
+        let c = self.channel(twin);
+        if let Ok(mut last) = c.clock.lock() {
+            if *last == Some(clock) {
+                return;
+            }
+            *last = Some(clock);
+        }
+        let _ = c.tx.send(Arc::new(Message::Clock(clock)));
     }
 
     /// Tells a twin's subscribers that it is gone, and forgets its channel.

@@ -79,16 +79,19 @@ pub struct TwinService {
     pub(crate) max_attempts: u32,
     pub(crate) dem_limits: meridian_raster::tiff::Limits,
     /// Live fan-out of readings and clock changes.
-    pub(crate) hub: hub::Hub,
+    pub(crate) hub: Arc<hub::Hub>,
     /// Each twin's sensors and their value types, for ingest (dropped when a sensor is added or
     /// removed).
-    pub(crate) sensor_types: dashmap::DashMap<String, Arc<std::collections::HashMap<String, ValueType>>>,
+    pub(crate) sensor_types: Arc<SensorTypes>,
     /// One build at a time per twin.
     pub(crate) building: dashmap::DashMap<String, Arc<tokio::sync::Mutex<()>>>,
     /// Ingest of a twin's readings, from storing to publishing, one batch at a time (a twin's id
     /// picks one of these), so that live readings leave in the order they were stamped.
     pub(crate) ingest_order: Vec<tokio::sync::Mutex<()>>,
 }
+
+/// Each twin's sensors and their value types.
+pub(crate) type SensorTypes = dashmap::DashMap<String, Arc<std::collections::HashMap<String, ValueType>>>;
 
 impl std::fmt::Debug for TwinService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -99,13 +102,19 @@ impl std::fmt::Debug for TwinService {
 impl TwinService {
     /// The service over `store`.
     pub fn new(config: &Config, store: Store) -> Self {
+        let hub = Arc::new(hub::Hub::new(config.twin.ws_queue));
+        let sensor_types = Arc::new(SensorTypes::new());
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let notices = store.notices.subscribe();
+            runtime.spawn(follow_notices(store.clone(), Arc::downgrade(&hub), Arc::downgrade(&sensor_types), notices));
+        }
         Self {
             store,
             config: config.twin.clone(),
             max_attempts: config.jobs.max_attempts,
             dem_limits: meridian_dem::raster_limits(&config.dem),
-            hub: hub::Hub::new(config.twin.ws_queue),
-            sensor_types: dashmap::DashMap::new(),
+            hub,
+            sensor_types,
             building: dashmap::DashMap::new(),
             ingest_order: (0..64).map(|_| tokio::sync::Mutex::new(())).collect(),
         }
@@ -124,6 +133,43 @@ impl TwinService {
     /// The live fan-out.
     pub fn hub(&self) -> &hub::Hub {
         &self.hub
+    }
+
+    /// Tells every node that a twin's clock, sensors or existence changed (they drop what they
+    /// keep of it, and tell their sockets of a new clock).
+    pub(crate) async fn tell_nodes(&self, account: &meridian_core::id::AccountId, twin: &str) {
+        let notice = meridian_store::Notice::Twin { account: account.as_str().to_owned(), twin: twin.to_owned() };
+        if let Err(e) = self.store.notices.publish(&notice).await {
+            tracing::warn!(error = %e, twin, "telling other nodes of a twin's change failed");
+        }
+    }
+}
+
+/// What a node does when any node changed a twin: forget its sensors' types, and give the
+/// twin's sockets here its clock as stored (or tell them it is gone).
+async fn follow_notices(
+    store: Store,
+    hub: std::sync::Weak<hub::Hub>,
+    sensor_types: std::sync::Weak<SensorTypes>,
+    mut notices: meridian_store::notices::Subscription,
+) {
+    while let Some(notice) = notices.next().await {
+        let (Some(hub), Some(sensor_types)) = (hub.upgrade(), sensor_types.upgrade()) else { return };
+        match notice {
+            meridian_store::Notice::Twin { account, twin } => {
+                sensor_types.remove(&twin);
+                if hub.subscribers(&twin) == 0 {
+                    continue;
+                }
+                match store.twin.get_twin(&meridian_core::id::AccountId(account), &twin).await {
+                    Ok(Some(row)) => hub.clock_changed(&twin, Clock::of_value(&row.clock)),
+                    Ok(None) => hub.close(&twin),
+                    Err(e) => tracing::warn!(error = %e, twin, "reading a changed twin failed"),
+                }
+            }
+            meridian_store::Notice::Resync => sensor_types.clear(),
+            _ => {}
+        }
     }
 }
 

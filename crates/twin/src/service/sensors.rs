@@ -363,6 +363,7 @@ impl TwinService {
         };
         self.store.twin.insert_sensor(&row, self.config.max_sensors).await?;
         self.sensor_types.remove(twin);
+        self.tell_nodes(account, twin).await;
         Sensor::of_row(row)
     }
 
@@ -387,6 +388,7 @@ impl TwinService {
         }
         self.sensor_types.remove(twin);
         self.hub.forget_sensor(twin, id);
+        self.tell_nodes(account, twin).await;
         Ok(())
     }
 

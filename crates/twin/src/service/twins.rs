@@ -371,6 +371,7 @@ impl TwinService {
         }
         self.hub.close(id);
         self.sensor_types.remove(id);
+        self.tell_nodes(account, id).await;
         let _ = self.store.jobs.cancel(account, &twin.build_job).await;
         if let Err(e) = self.blobs().delete_prefix(&keys::twin(account, id)).await {
             tracing::warn!(error = %e, twin = id, "removing a deleted twin's builds failed");
@@ -385,6 +386,7 @@ impl TwinService {
         let value = serde_json::to_value(clock).map_err(|e| Error::Internal(e.to_string()))?;
         let row = self.store.twin.set_twin_clock(account, id, &value).await?;
         self.hub.clock_changed(id, clock);
+        self.tell_nodes(account, id).await;
         Twin::of_row(row)
     }
 }
