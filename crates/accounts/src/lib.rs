@@ -174,7 +174,7 @@ async fn follow_revocations(cache: std::sync::Weak<KeyCache>, mut notices: merid
         match notice {
             Notice::KeyRevoked(id) => cache.forget(&ApiKeyId(id)),
             Notice::Resync => cache.clear(),
-            Notice::Events(_) | Notice::Twin { .. } => {}
+            _ => {}
         }
     }
 }

@@ -189,7 +189,7 @@ pub async fn require_auth(State(state): State<AppState>, mut req: Request, next:
         )));
     }
     // Per account: an account's keys share one bucket per area, so minting keys buys nothing.
-    let decision = state.limiter.check(area, caller.account_id.as_str());
+    let decision = state.limiter.check(area, caller.account_id.as_str()).await;
     if let Err(refusal) = decision.as_ref() {
         return axum::response::IntoResponse::into_response(refusal.to_error());
     }

@@ -1,5 +1,10 @@
 //! Token buckets per account and API area (an account's keys and tokens share them; sign-up is
-//! counted per client address). Each node keeps its own buckets.
+//! counted per client address).
+//!
+//! Each node keeps its own buckets unless `rate_limits.redis_url` names a Redis server: then the
+//! buckets live there, one hash per bucket updated by one script run (atomic, on Redis's own
+//! clock), and every node sharing it spends from the same tokens. When Redis cannot be reached
+//! the node limits on its own buckets and tries Redis again a second later.
 
 use crate::error::ApiError;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -18,7 +23,42 @@ pub struct RateLimiter {
     config: RateLimitsConfig,
     buckets: DashMap<(&'static str, String), Bucket>,
     checks: AtomicU64,
+    shared: Option<Shared>,
 }
+
+/// Buckets kept in Redis for every node.
+struct Shared {
+    redis: redis::aio::ConnectionManager,
+    script: redis::Script,
+    /// Until when (ms since `epoch`) Redis is not asked, after a failure.
+    resting_until: AtomicU64,
+    epoch: Instant,
+}
+
+/// One bucket's spend, on Redis's clock: refills by the time passed since the bucket was last
+/// touched, takes a token if there is one, and keeps the bucket as long as it takes to fill.
+/// Answers `{taken (0 or 1), tokens left as text}`.
+const SPEND: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local capacity = tonumber(ARGV[1])
+local per_ms = tonumber(ARGV[2])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(b[1]) or capacity
+local at = tonumber(b[2]) or now
+tokens = math.min(capacity, tokens + math.max(0, now - at) * per_ms)
+local taken = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  taken = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / per_ms) + 1000)
+return {taken, tostring(tokens)}
+";
+
+/// How long a node limits on its own after Redis failed to answer.
+const REST_MS: u64 = 1_000;
 
 /// A request that may go ahead, with what is left.
 #[derive(Debug, Clone, Copy)]
@@ -73,18 +113,29 @@ impl Refused {
 }
 
 impl RateLimiter {
-    /// A limiter with the configured rates.
+    /// A limiter with the configured rates (connecting to Redis, when one is named, on first use).
     pub fn new(config: RateLimitsConfig) -> Self {
-        Self { config, buckets: DashMap::new(), checks: AtomicU64::new(0) }
+        let shared = (config.enabled && !config.redis_url.is_empty()).then(|| Shared::open(&config.redis_url)).flatten();
+        Self { config, buckets: DashMap::new(), checks: AtomicU64::new(0), shared }
     }
 
     /// Spends one token of `who`'s bucket in `area`; `who` is an account id (or, for sign-up, a
     /// client address).
-    pub fn check(&self, area: &'static str, who: &str) -> Result<Allowed, Refused> {
+    pub async fn check(&self, area: &'static str, who: &str) -> Result<Allowed, Refused> {
         let rate = self.config.for_area(area);
         if !self.config.enabled {
             return Ok(Allowed { limit: rate.capacity(), remaining: rate.capacity(), reset_secs: 0 });
         }
+        if let Some(shared) = &self.shared {
+            if let Some(decision) = shared.spend(area, who, rate).await {
+                return decision;
+            }
+        }
+        self.check_here(area, who, rate)
+    }
+
+    /// Spends from this node's own bucket.
+    fn check_here(&self, area: &'static str, who: &str, rate: Rate) -> Result<Allowed, Refused> {
         if self.checks.fetch_add(1, Ordering::Relaxed) % 10_000 == 9_999 {
             self.sweep();
         }
@@ -103,25 +154,87 @@ impl RateLimiter {
     }
 }
 
+impl Shared {
+    fn open(url: &str) -> Option<Self> {
+        let client = match redis::Client::open(url) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::error!(error = %e, "rate_limits.redis_url cannot be used; each node limits on its own");
+                return None;
+            }
+        };
+        let config = redis::aio::ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_millis(500)))
+            .set_response_timeout(Some(Duration::from_millis(250)))
+            .set_number_of_retries(1);
+        match redis::aio::ConnectionManager::new_lazy_with_config(client, config) {
+            Ok(redis) => Some(Self {
+                redis,
+                script: redis::Script::new(SPEND),
+                resting_until: AtomicU64::new(0),
+                epoch: Instant::now(),
+            }),
+            Err(e) => {
+                tracing::error!(error = %e, "rate_limits.redis_url cannot be used; each node limits on its own");
+                None
+            }
+        }
+    }
+
+    /// The decision of the shared bucket; none when Redis did not answer (or rests after not
+    /// answering).
+    async fn spend(&self, area: &str, who: &str, rate: Rate) -> Option<Result<Allowed, Refused>> {
+        let now = self.epoch.elapsed().as_millis() as u64;
+        if now < self.resting_until.load(Ordering::Relaxed) {
+            return None;
+        }
+        let per_ms = f64::from(rate.per_minute.max(1)) / 60_000.0;
+        let mut redis = self.redis.clone();
+        let answer: redis::RedisResult<(i64, String)> = self
+            .script
+            .key(format!("meridian:ratelimit:{area}:{who}"))
+            .arg(rate.capacity())
+            .arg(per_ms)
+            .invoke_async(&mut redis)
+            .await;
+        match answer {
+            Ok((taken, tokens)) => Some(decide(rate, tokens.parse().unwrap_or(0.0), taken == 1)),
+            Err(e) => {
+                self.resting_until.store(now + REST_MS, Ordering::Relaxed);
+                metrics::counter!("meridian_rate_limit_redis_failures_total").increment(1);
+                tracing::warn!(error = %e, "the shared rate limits in Redis did not answer; limiting on this node for 1 s");
+                None
+            }
+        }
+    }
+}
+
 fn spend(bucket: &mut Bucket, rate: Rate, now: Instant) -> Result<Allowed, Refused> {
     let capacity = f64::from(rate.capacity());
     let per_sec = f64::from(rate.per_minute.max(1)) / 60.0;
     let elapsed = now.duration_since(bucket.last).as_secs_f64();
     bucket.tokens = (bucket.tokens + elapsed * per_sec).min(capacity);
     bucket.last = now;
-    if bucket.tokens >= 1.0 {
+    let taken = bucket.tokens >= 1.0;
+    if taken {
         bucket.tokens -= 1.0;
-        Ok(Allowed {
-            limit: rate.capacity(),
-            remaining: bucket.tokens.floor() as u32,
-            reset_secs: ((capacity - bucket.tokens) / per_sec).ceil() as u64,
-        })
+    }
+    decide(rate, bucket.tokens, taken)
+}
+
+/// The answer of a bucket left with `tokens` after a token was `taken` from it (or not).
+fn decide(rate: Rate, tokens: f64, taken: bool) -> Result<Allowed, Refused> {
+    let capacity = f64::from(rate.capacity());
+    let per_sec = f64::from(rate.per_minute.max(1)) / 60.0;
+    let reset_secs = ((capacity - tokens) / per_sec).ceil().max(0.0) as u64;
+    if taken {
+        Ok(Allowed { limit: rate.capacity(), remaining: tokens.floor().max(0.0) as u32, reset_secs })
     } else {
         Err(Refused {
             limit: rate.capacity(),
             per_minute: rate.per_minute,
-            retry_after_secs: ((1.0 - bucket.tokens) / per_sec).ceil().max(1.0) as u64,
-            reset_secs: ((capacity - bucket.tokens) / per_sec).ceil() as u64,
+            retry_after_secs: ((1.0 - tokens) / per_sec).ceil().max(1.0) as u64,
+            reset_secs,
         })
     }
 }
@@ -143,14 +256,29 @@ mod tests {
         assert!(spend(&mut b, rate, start + Duration::from_millis(1100)).is_ok());
     }
 
-    #[test]
-    fn dns_allows_1000_a_minute_per_account() {
+    #[tokio::test]
+    async fn dns_allows_1000_a_minute_per_account() {
         let limiter = RateLimiter::new(RateLimitsConfig::default());
         for _ in 0..1000 {
-            assert!(limiter.check("dns", "acct_a").is_ok());
+            assert!(limiter.check("dns", "acct_a").await.is_ok());
         }
-        assert!(limiter.check("dns", "acct_a").is_err());
-        assert!(limiter.check("dns", "acct_b").is_ok(), "buckets are per account");
-        assert!(limiter.check("cadastre", "acct_a").is_ok(), "and per area");
+        assert!(limiter.check("dns", "acct_a").await.is_err());
+        assert!(limiter.check("dns", "acct_b").await.is_ok(), "buckets are per account");
+        assert!(limiter.check("cadastre", "acct_a").await.is_ok(), "and per area");
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_redis_leaves_each_node_limiting_on_its_own() {
+        // Nothing listens on port 1: every node falls back to its own buckets, at once.
+        let config = RateLimitsConfig {
+            redis_url: "redis://127.0.0.1:1/0".into(),
+            dns: Rate { per_minute: 60, burst: Some(3) },
+            ..RateLimitsConfig::default()
+        };
+        let limiter = RateLimiter::new(config);
+        for _ in 0..3 {
+            assert!(limiter.check("dns", "acct_a").await.is_ok());
+        }
+        assert!(limiter.check("dns", "acct_a").await.is_err());
     }
 }

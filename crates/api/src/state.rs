@@ -14,8 +14,6 @@ pub struct AppState {
     pub services: Services,
     pub limiter: Arc<RateLimiter>,
     pub metrics: PrometheusHandle,
-    /// WebSockets open per account (`twin.max_ws_per_account`).
-    pub twin_sockets: Arc<dashmap::DashMap<meridian_core::id::AccountId, Arc<std::sync::atomic::AtomicUsize>>>,
     /// Parent of every request's cancellation token ([`crate::extract::RequestCancel`]);
     /// cancelled when the process stops waiting for in-flight requests.
     pub requests: CancellationToken,
@@ -45,7 +43,6 @@ impl AppState {
             limiter: Arc::new(RateLimiter::new(services.config.rate_limits.clone())),
             services,
             metrics: crate::telemetry::prometheus(),
-            twin_sockets: Arc::new(dashmap::DashMap::new()),
             requests: CancellationToken::new(),
             starting: Arc::new(std::sync::Mutex::new(Vec::new())),
         }

@@ -88,6 +88,9 @@ pub struct ServerConfig {
     /// travel in headers or an `access_token`, never in cookies, so `*` lends no session to
     /// another site. Empty: no CORS headers at all.
     pub cors_origins: Vec<String>,
+    /// This node's name among the nodes sharing a store, stable across restarts (its MQTT
+    /// session is named after it); empty: `<hostname>-<HTTP port>`.
+    pub node_name: String,
     pub roles: RolesConfig,
 }
 
@@ -105,6 +108,7 @@ impl Default for ServerConfig {
             max_connections: 4096,
             max_connections_per_ip: 256,
             cors_origins: vec!["*".to_owned()],
+            node_name: String::new(),
             roles: RolesConfig::default(),
         }
     }
@@ -118,11 +122,31 @@ pub struct RolesConfig {
     pub dns: bool,
     pub workers: bool,
     pub dispatcher: bool,
+    /// Takes readings from `twin.mqtt_url` (when set).
+    pub mqtt: bool,
 }
 
 impl Default for RolesConfig {
     fn default() -> Self {
-        Self { api: true, dns: true, workers: true, dispatcher: true }
+        Self { api: true, dns: true, workers: true, dispatcher: true, mqtt: true }
+    }
+}
+
+impl RolesConfig {
+    /// The roles named in a list such as `api,dns` (every other one off).
+    pub fn parse_list(list: &str) -> Result<Self, String> {
+        let mut roles = Self { api: false, dns: false, workers: false, dispatcher: false, mqtt: false };
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "api" => roles.api = true,
+                "dns" => roles.dns = true,
+                "workers" => roles.workers = true,
+                "dispatcher" => roles.dispatcher = true,
+                "mqtt" => roles.mqtt = true,
+                _ => return Err(format!("unknown role {name:?}: the roles are api, dns, workers, dispatcher, mqtt")),
+            }
+        }
+        Ok(roles)
     }
 }
 
@@ -269,6 +293,9 @@ impl Rate {
 #[serde(default, deny_unknown_fields)]
 pub struct RateLimitsConfig {
     pub enabled: bool,
+    /// A Redis server (`redis://host:6379/0`) that holds the buckets for every node sharing it;
+    /// empty: each node keeps its own.
+    pub redis_url: String,
     pub signup: Rate,
     pub account: Rate,
     pub dns: Rate,
@@ -286,6 +313,7 @@ impl Default for RateLimitsConfig {
     fn default() -> Self {
         Self {
             enabled: true,
+            redis_url: String::new(),
             signup: Rate::per_minute(30),
             account: Rate::per_minute(600),
             dns: Rate::per_minute(1000),
@@ -822,6 +850,7 @@ impl Config {
             check_dem,
             check_pointcloud,
             check_twin,
+            check_rate_limits,
         ] {
             check(self, &mut problems);
         }
@@ -830,6 +859,21 @@ impl Config {
         } else {
             Err(problems)
         }
+    }
+
+    /// This node's name: `server.node_name`, or `<hostname>-<HTTP port>`.
+    pub fn node_name(&self) -> String {
+        if !self.server.node_name.is_empty() {
+            return self.server.node_name.clone();
+        }
+        let host = std::env::var("HOSTNAME")
+            .ok()
+            .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+            .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+            .map(|h| h.trim().to_owned())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "meridian".to_owned());
+        format!("{host}-{}", self.server.http.port())
     }
 
     /// The database URL in effect.
@@ -1007,6 +1051,14 @@ fn check_pointcloud(c: &Config, p: &mut Vec<String>) {
             "pointcloud.max_points and pointcloud.max_classify_points must be at least 1, pointcloud.classify_tile_points at least 10000, pointcloud.copc_node_points 1000 to 10000000"
                 .to_owned(),
         );
+    }
+}
+
+/// Rate limits: a shared Redis is named by a `redis://` URL.
+fn check_rate_limits(c: &Config, p: &mut Vec<String>) {
+    let url = &c.rate_limits.redis_url;
+    if !url.is_empty() && !url.starts_with("redis://") {
+        p.push(format!("rate_limits.redis_url is a redis://host[:port][/db] URL (or empty), not {url:?}"));
     }
 }
 

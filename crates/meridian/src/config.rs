@@ -16,6 +16,7 @@ pub(crate) struct Overrides {
     pub(crate) data_dir: Option<std::path::PathBuf>,
     pub(crate) http: Option<std::net::SocketAddr>,
     pub(crate) dns: Option<std::net::SocketAddr>,
+    pub(crate) roles: Option<meridian_core::config::RolesConfig>,
 }
 
 /// Loads and checks the configuration.
@@ -40,6 +41,9 @@ pub(crate) fn load(file: Option<&Path>, env: &[(String, String)], flags: &Overri
     }
     if let Some(a) = flags.dns {
         figment = figment.merge(Serialized::default("server.dns", a.to_string()));
+    }
+    if let Some(roles) = &flags.roles {
+        figment = figment.merge(Serialized::default("server.roles", roles));
     }
     let config: Config = figment.extract().map_err(|e| anyhow::anyhow!(describe(e)))?;
     config.validate().map_err(|problems| anyhow::anyhow!("invalid configuration:\n  {}", problems.join("\n  ")))?;
@@ -79,7 +83,7 @@ fn describe(e: figment::Error) -> String {
 /// suites (`MERIDIAN_TEST_POSTGRES`, `MERIDIAN_TEST_S3`). Every other `MERIDIAN_*` variable must
 /// name a configuration key.
 const NOT_CONFIGURATION: &[&str] =
-    &["require_tools", "fuzz_iterations", "fuzz_seed", "fuzz_budget_ms", "test_postgres", "test_s3"];
+    &["require_tools", "fuzz_iterations", "fuzz_seed", "fuzz_budget_ms", "test_postgres", "test_s3", "test_redis"];
 
 /// `MERIDIAN_*` variables of an environment read once at start-up (so that tests can pass their
 /// own): `MERIDIAN_A__B=v` sets `a.b`, values parsed like TOML values.

@@ -43,6 +43,10 @@ enum Command {
         /// DNS address, UDP and TCP (port 0 picks a free port).
         #[arg(long, value_name = "ADDR")]
         dns: Option<SocketAddr>,
+        /// The roles this node plays, every other one off: a list of api, dns, workers,
+        /// dispatcher, mqtt (server.roles in the configuration).
+        #[arg(long, value_name = "LIST", value_parser = parse_roles)]
+        roles: Option<meridian_core::config::RolesConfig>,
     },
     /// Applies database migrations and exits.
     Migrate,
@@ -88,15 +92,19 @@ fn main() {
     }
 }
 
+fn parse_roles(list: &str) -> Result<meridian_core::config::RolesConfig, String> {
+    meridian_core::config::RolesConfig::parse_list(list)
+}
+
 fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    let (http, dns) = match &cli.command {
-        Command::Serve { http, dns } => (*http, *dns),
-        _ => (None, None),
+    let (http, dns, roles) = match &cli.command {
+        Command::Serve { http, dns, roles } => (*http, *dns, roles.clone()),
+        _ => (None, None, None),
     };
     let env: Vec<(String, String)> = std::env::vars().collect();
     let file = cli.config.clone().or_else(|| std::env::var_os("MERIDIAN_CONFIG").map(PathBuf::from));
-    let flags = config::Overrides { data_dir: cli.data_dir.clone(), http, dns };
+    let flags = config::Overrides { data_dir: cli.data_dir.clone(), http, dns, roles };
     let config = config::load(file.as_deref(), &env, &flags)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     match cli.command {

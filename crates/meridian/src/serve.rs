@@ -146,15 +146,15 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
             }));
         }
         tasks.spawn(crate::retention::run(store.clone(), config.clone(), shutdown.clone()));
-        if !config.twin.mqtt_url.is_empty() {
-            tasks.spawn(meridian_twin::service::mqtt::run(services.twin.clone(), shutdown.clone()));
-        }
         let deliverer =
             meridian_webhooks::Deliverer::new(store.clone(), config.webhooks.clone(), services.delivery_waker.clone())
                 .context("starting the webhook delivery worker")?;
         handoff = Some(deliverer.handoff());
         let stop = shutdown.clone();
         tasks.spawn(async move { deliverer.run(stop).await });
+    }
+    if config.server.roles.mqtt && !config.twin.mqtt_url.is_empty() {
+        tasks.spawn(meridian_twin::service::mqtt::run(services.twin.clone(), config.node_name(), shutdown.clone()));
     }
     if config.server.roles.dispatcher {
         let mut dispatcher = Dispatcher::new(store.clone(), config.events.clone());

@@ -25,6 +25,7 @@ mod features;
 mod jobs;
 mod outbox;
 mod pointcloud;
+mod seats;
 mod settings;
 mod twin;
 mod webhooks;
@@ -54,6 +55,7 @@ const MIGRATION_FILES: &[(i64, &str, &str)] = &[
     (9, "point clouds", include_str!("../migrations/0009_pointcloud.sql")),
     (10, "digital twins", include_str!("../migrations/0010_twin.sql")),
     (11, "collection imports", include_str!("../migrations/0011_collection_imports.sql")),
+    (12, "node seats", include_str!("../migrations/0012_node_seats.sql")),
 ];
 
 /// The migration numbers of this backend.
@@ -194,6 +196,17 @@ impl NoticeBus for PgBus {
             .map_err(db)?;
         Ok(())
     }
+
+    async fn publish_all(&self, notices: &[Notice]) -> Result<()> {
+        let texts: Vec<String> = notices.iter().map(Notice::encode).collect();
+        sqlx::query("SELECT pg_notify($1, n) FROM unnest($2::text[]) WITH ORDINALITY AS t(n, i) ORDER BY i")
+            .bind(NOTICES_CHANNEL)
+            .bind(&texts)
+            .execute(&self.0)
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
 }
 
 impl PgDb {
@@ -244,20 +257,36 @@ impl PgDb {
             jobs_queued: db.jobs_queued.clone(),
             notices: db.notices.clone(),
             duties: Arc::new(PgDuties(db.pool.clone())),
+            seats: seats::PgSeats::new(db.pool.clone(), db.notices.node()),
             health: db,
             blobs,
         }
     }
 
     /// Listens for every node's commits and notices, and fires this node's signals and delivers
-    /// its notices on them. After a lost connection (notifications sent meanwhile are lost) both
-    /// signals fire, the pollers catch up, and the notices say `Resync`.
+    /// its notices on them. Notifications sent while the listening connection is down are lost:
+    /// once it is back (listening again), both signals fire, the pollers catch up, and the
+    /// notices say `Resync`, so every holder of kept state reads the store again.
     async fn listen(&self) -> Result<()> {
         let mut listener = PgListener::connect_with(&self.pool).await.map_err(db)?;
         listener.listen_all([EVENTS_CHANNEL, JOBS_CHANNEL, NOTICES_CHANNEL]).await.map_err(db)?;
         let (events, jobs, notices) = (self.events.clone(), self.jobs_queued.clone(), self.notices.clone());
         tokio::spawn(async move {
+            let mut missed = false;
             loop {
+                if missed {
+                    // A statement on the listener connects it again and listens again.
+                    if let Err(e) = sqlx::query("SELECT 1").execute(&mut listener).await {
+                        tracing::debug!(error = %e, "the listening connection is still down");
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                        continue;
+                    }
+                    missed = false;
+                    tracing::info!("listening for other nodes' commits again");
+                    events.fire();
+                    jobs.fire();
+                    notices.deliver(Notice::Resync);
+                }
                 match listener.try_recv().await {
                     Ok(Some(n)) if n.channel() == EVENTS_CHANNEL => {
                         events.fire();
@@ -269,14 +298,10 @@ impl PgDb {
                         }
                     }
                     Ok(Some(_)) => jobs.fire(),
-                    Ok(None) => {
-                        events.fire();
-                        jobs.fire();
-                        notices.deliver(Notice::Resync);
-                    }
+                    Ok(None) => missed = true,
                     Err(e) => {
                         tracing::warn!(error = %e, "listening for other nodes' commits failed; retrying");
-                        tokio::time::sleep(Duration::from_secs(1)).await;
+                        missed = true;
                     }
                 }
             }

@@ -46,6 +46,7 @@ const MIGRATION_FILES: &[(i64, &str, &str)] = &[
     (9, "point clouds", include_str!("../migrations/0009_pointcloud.sql")),
     (10, "digital twins", include_str!("../migrations/0010_twin.sql")),
     (11, "collection imports", include_str!("../migrations/0011_collection_imports.sql")),
+    (12, "node seats", include_str!("../migrations/0012_node_seats.sql")),
 ];
 
 /// The migration numbers of this backend.
@@ -132,6 +133,7 @@ impl SqliteDb {
             notices: db.notices.clone(),
             // One process holds the database file: its leads are held in memory.
             duties: Arc::new(meridian_store::duties::InProcess::default()),
+            seats: Arc::new(meridian_store::seats::InProcess::default()),
             health: db,
             blobs,
         }

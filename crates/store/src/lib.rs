@@ -14,6 +14,7 @@ pub mod model;
 pub mod notices;
 pub mod pointcloud;
 pub mod repo;
+pub mod seats;
 pub mod signal;
 pub mod staging;
 pub mod twin;

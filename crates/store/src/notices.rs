@@ -2,7 +2,9 @@
 //! itself (the key cache, the DNS zones it serves).
 //!
 //! A notice names a change and never carries data that matters on its own: a node that hears
-//! one reads what it needs from the store. Notices may be lost (a node's listening connection
+//! one reads what it needs from the store. The one kind that carries data, live readings, carries
+//! copies of rows already committed, for the sockets of other nodes: losing one costs those
+//! sockets a `gap`, never a stored reading. Notices may be lost (a node's listening connection
 //! drops; a receiver lags behind); the backend then delivers [`Notice::Resync`] and every holder
 //! of kept state treats everything as changed. So a lost notice costs a reload, never a stale
 //! answer beyond the holder's own time limit.
@@ -17,7 +19,7 @@ use std::sync::Arc;
 use tokio::sync::broadcast;
 
 /// The longest notice text (PostgreSQL's `NOTIFY` payloads are under 8,000 bytes).
-pub const MAX_NOTICE_BYTES: usize = 4_000;
+pub const MAX_NOTICE_BYTES: usize = 7_900;
 
 /// What changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +30,9 @@ pub enum Notice {
     Events(Vec<String>),
     /// A twin's clock, sensors or existence changed (its account and id).
     Twin { account: String, twin: String },
+    /// Readings of a twin stored by node `origin`, for the live sockets of the others; `lines` is
+    /// the twin area's own encoding.
+    Readings { origin: String, twin: String, lines: String },
     /// Notices may have been missed: treat everything kept as changed.
     Resync,
 }
@@ -39,6 +44,7 @@ impl Notice {
             Notice::KeyRevoked(id) => format!("key_revoked {id}"),
             Notice::Events(types) => format!("events {}", types.join(",")),
             Notice::Twin { account, twin } => format!("twin {account} {twin}"),
+            Notice::Readings { origin, twin, lines } => format!("readings {origin} {twin} {lines}"),
             Notice::Resync => "resync".to_owned(),
         }
     }
@@ -52,6 +58,11 @@ impl Notice {
             "twin" => {
                 let (account, twin) = rest.split_once(' ')?;
                 Some(Notice::Twin { account: account.to_owned(), twin: twin.to_owned() })
+            }
+            "readings" => {
+                let (origin, rest) = rest.split_once(' ')?;
+                let (twin, lines) = rest.split_once(' ')?;
+                Some(Notice::Readings { origin: origin.to_owned(), twin: twin.to_owned(), lines: lines.to_owned() })
             }
             "resync" => Some(Notice::Resync),
             _ => None,
@@ -81,6 +92,14 @@ impl Notice {
 pub trait NoticeBus: Send + Sync {
     /// Sends `notice` to every node, this one included (through [`Notices::deliver`]).
     async fn publish(&self, notice: &Notice) -> crate::Result<()>;
+
+    /// Sends several notices, in order.
+    async fn publish_all(&self, notices: &[Notice]) -> crate::Result<()> {
+        for n in notices {
+            self.publish(n).await?;
+        }
+        Ok(())
+    }
 }
 
 /// A node's end of the notices: publish, and subscribe to what every node publishes.
@@ -88,6 +107,13 @@ pub trait NoticeBus: Send + Sync {
 pub struct Notices {
     bus: Arc<dyn NoticeBus>,
     local: broadcast::Sender<Notice>,
+    /// Live readings go apart, so that a burst of them never pushes the other notices' readers
+    /// into a resync.
+    live: broadcast::Sender<Notice>,
+    /// This node's name among those sharing the store.
+    node: Arc<str>,
+    /// Whether other processes hear what this one publishes.
+    shared: bool,
 }
 
 /// How many notices a slow subscriber may fall behind before it is told to resync.
@@ -97,24 +123,26 @@ impl Notices {
     /// Notices sent through `bus`; `bus` delivers what it receives with [`Notices::deliver`].
     pub fn new(bus: Arc<dyn NoticeBus>) -> Self {
         let (local, _) = broadcast::channel(BACKLOG);
-        Self { bus, local }
+        let (live, _) = broadcast::channel(BACKLOG);
+        Self { bus, local, live, node: Arc::from(meridian_core::id::new_id("node")), shared: true }
     }
 
     /// Notices of one process: what is published is delivered here, in memory.
     pub fn in_process() -> Self {
-        struct Loopback(std::sync::OnceLock<broadcast::Sender<Notice>>);
+        type Senders = (broadcast::Sender<Notice>, broadcast::Sender<Notice>);
+        struct Loopback(std::sync::OnceLock<Senders>);
         #[async_trait]
         impl NoticeBus for Loopback {
             async fn publish(&self, notice: &Notice) -> crate::Result<()> {
-                if let Some(tx) = self.0.get() {
-                    let _ = tx.send(notice.clone());
+                if let Some((local, live)) = self.0.get() {
+                    route(local, live, notice.clone());
                 }
                 Ok(())
             }
         }
         let bus = Arc::new(Loopback(std::sync::OnceLock::new()));
-        let notices = Self::new(bus.clone());
-        let _ = bus.0.set(notices.local.clone());
+        let notices = Self { shared: false, ..Self::new(bus.clone()) };
+        let _ = bus.0.set((notices.local.clone(), notices.live.clone()));
         notices
     }
 
@@ -123,14 +151,51 @@ impl Notices {
         self.bus.publish(notice).await
     }
 
-    /// Hands a notice heard by the backend to this node's subscribers.
-    pub fn deliver(&self, notice: Notice) {
-        let _ = self.local.send(notice);
+    /// Sends several notices to every node, in order (one round trip where the backend can).
+    pub async fn publish_all(&self, notices: &[Notice]) -> crate::Result<()> {
+        self.bus.publish_all(notices).await
     }
 
-    /// Every notice from now on.
+    /// This node's name: unique among the processes sharing the store, new at every start.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// Whether other processes hear these notices (false on the embedded default, where this
+    /// process is the only one).
+    pub fn shared(&self) -> bool {
+        self.shared
+    }
+
+    /// Hands a notice heard by the backend to this node's subscribers.
+    pub fn deliver(&self, notice: Notice) {
+        route(&self.local, &self.live, notice);
+    }
+
+    /// Every notice from now on but live readings.
     pub fn subscribe(&self) -> Subscription {
         Subscription(self.local.subscribe())
+    }
+
+    /// Live readings ([`Notice::Readings`]) from now on, and [`Notice::Resync`].
+    pub fn subscribe_readings(&self) -> Subscription {
+        Subscription(self.live.subscribe())
+    }
+}
+
+/// Live readings to their own subscribers, `Resync` to both kinds, the rest to the others.
+fn route(local: &broadcast::Sender<Notice>, live: &broadcast::Sender<Notice>, notice: Notice) {
+    match notice {
+        Notice::Readings { .. } => {
+            let _ = live.send(notice);
+        }
+        Notice::Resync => {
+            let _ = live.send(Notice::Resync);
+            let _ = local.send(notice);
+        }
+        _ => {
+            let _ = local.send(notice);
+        }
     }
 }
 
@@ -175,6 +240,7 @@ mod tests {
             Notice::Events(vec!["dns.record.created".into(), "cadastre.parcel.registered".into()]),
             Notice::Events(Vec::new()),
             Notice::Twin { account: "acct_01".into(), twin: "twin_01".into() },
+            Notice::Readings { origin: "node_01".into(), twin: "twin_01".into(), lines: "s1\t5\t{\"a b\": 1}\ns2\t6".into() },
             Notice::Resync,
         ] {
             assert_eq!(Notice::decode(&n.encode()), Some(n));
@@ -201,6 +267,21 @@ mod tests {
             notices.publish(&Notice::Events(Vec::new())).await?;
         }
         assert_eq!(a.next().await, Some(Notice::Resync));
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn live_readings_go_apart_from_the_other_notices() -> crate::Result<()> {
+        let notices = Notices::in_process();
+        let (mut others, mut live) = (notices.subscribe(), notices.subscribe_readings());
+        for _ in 0..BACKLOG + 1 {
+            notices.publish(&Notice::Readings { origin: "n".into(), twin: "t".into(), lines: "s\t1".into() }).await?;
+        }
+        notices.publish(&Notice::KeyRevoked("k".into())).await?;
+        assert_eq!(others.next().await, Some(Notice::KeyRevoked("k".into())), "never pushed behind by readings");
+        assert_eq!(live.next().await, Some(Notice::Resync), "the readings' reader fell behind");
+        notices.publish(&Notice::Resync).await?;
+        assert_eq!(others.next().await, Some(Notice::Resync));
         Ok(())
     }
 }

@@ -834,6 +834,8 @@ pub struct Store {
     pub notices: crate::Notices,
     /// Duties one node at a time does ([`crate::duties`]).
     pub duties: Arc<dyn crate::duties::Duties>,
+    /// Seats per account counted across nodes ([`crate::seats`]).
+    pub seats: Arc<dyn crate::seats::Seats>,
 }
 
 #[cfg(test)]

@@ -87,7 +87,7 @@ async fn create_account(
         ));
     }
     let client = client.map(|ip| ip.to_string()).unwrap_or_else(|| "local".into());
-    let decision = state.limiter.check("signup", &client).map_err(|r| r.to_error())?;
+    let decision = state.limiter.check("signup", &client).await.map_err(|r| r.to_error())?;
     let (secret, account) = state.accounts.create_account(&body.name, &body.email).await?;
     let mut response = (
         StatusCode::CREATED,

@@ -40,7 +40,7 @@ async fn create_token(State(state): State<AppState>, headers: HeaderMap) -> ApiR
         .ok_or_else(|| ApiError::unauthenticated("authenticate with the API key to trade for a token"))?;
     check_source(presented, source)?;
     let caller = authenticate(&state, presented, false).await?;
-    let decision = state.limiter.check("account", caller.account_id.as_str()).map_err(|r| r.to_error())?;
+    let decision = state.limiter.check("account", caller.account_id.as_str()).await.map_err(|r| r.to_error())?;
     let (token, expires_in) = state.accounts.issue_token(&caller).await?;
     let mut response =
         Json(AccessToken { access_token: token, token_type: "Bearer".into(), expires_in }).into_response();

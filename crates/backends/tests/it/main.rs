@@ -14,6 +14,7 @@ mod features;
 mod jobs;
 mod outbox;
 mod pointcloud;
+mod seats;
 mod settings;
 mod twin;
 mod webhooks;

@@ -148,3 +148,208 @@ async fn a_twin_changed_through_one_node_reaches_the_other_nodes_sockets_and_ing
     assert_eq!(clock["clock"]["mode"], "simulated", "{clock}");
     assert!(took < Duration::from_secs(1), "node B's socket heard the clock after {took:?}");
 }
+
+#[tokio::test]
+async fn readings_ingested_on_any_node_reach_the_sockets_of_every_node_in_order() {
+    let Some(_) = std::env::var_os("MERIDIAN_TEST_POSTGRES") else {
+        eprintln!("the cluster tests run on the second backend (MERIDIAN_TEST_POSTGRES)");
+        return;
+    };
+    // Values larger than one notice are allowed here: those cross as a pointer to the store.
+    let a = Server::start_with(&[("MERIDIAN_SERVER__ROLES__DNS", "false"), ("MERIDIAN_TWIN__MAX_VALUE_BYTES", "20000")]);
+    let url = a.database_url.clone();
+    let b = Server::start_with(&[
+        ("MERIDIAN_STORAGE__DATABASE_URL", url.as_str()),
+        ("MERIDIAN_SERVER__ROLES__DNS", "false"),
+        ("MERIDIAN_SERVER__ROLES__WORKERS", "false"),
+        ("MERIDIAN_TWIN__MAX_VALUE_BYTES", "20000"),
+    ]);
+    let (_, key) = a.signup("cluster-readings@example.com").await;
+    let t = twin(&a, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    assert_eq!(sensor(&a, &key, &id, json!({"id": "t1", "unit": "degC"})).await.status(), 201);
+    assert_eq!(sensor(&a, &key, &id, json!({"id": "doc", "type": "string"})).await.status(), 201);
+
+    let mut on_a = connect(&a, Some(&key), &id, "").await.unwrap();
+    let mut on_b = connect(&b, Some(&key), &id, "").await.unwrap();
+    assert_eq!(next_json(&mut on_a).await["type"], "hello");
+    assert_eq!(next_json(&mut on_b).await["type"], "hello");
+
+    // 300 readings through node A (several notices), then 3 through node B, then one value too
+    // large for a notice through node A.
+    let base = chrono::Utc::now() - chrono::Duration::minutes(10);
+    let at = |i: i64| rfc3339(base + chrono::Duration::milliseconds(i));
+    let batch: Vec<Value> = (0..300).map(|i| json!({"sensorId": "t1", "value": i, "ts": at(i)})).collect();
+    let path = format!("/api/v1/realtime/twin/{id}/readings");
+    let start = Instant::now();
+    assert_eq!(post(&a, &key, &path, json!({ "readings": batch })).await.status(), 202);
+    let later: Vec<Value> = (300..303).map(|i| json!({"sensorId": "t1", "value": i, "ts": at(i)})).collect();
+    assert_eq!(post(&b, &key, &path, json!({ "readings": later })).await.status(), 202);
+    let big = "x".repeat(15_000);
+    assert_eq!(post(&a, &key, &path, json!({"readings": [{"sensorId": "doc", "value": big}]})).await.status(), 202);
+
+    for (node, ws) in [("A", &mut on_a), ("B", &mut on_b)] {
+        let mut values = Vec::new();
+        let mut doc = None;
+        while values.len() < 303 || doc.is_none() {
+            let v = next_json(ws).await;
+            assert_ne!(v["type"], "gap", "node {node}: {v}");
+            match v["sensorId"].as_str() {
+                Some("t1") => values.push(v["value"].as_i64().unwrap()),
+                Some("doc") => doc = v["value"].as_str().map(str::len),
+                _ => panic!("node {node}: unexpected {v}"),
+            }
+        }
+        assert_eq!(values, (0..303).collect::<Vec<i64>>(), "node {node}: every reading, in order");
+        assert_eq!(doc, Some(15_000), "node {node}: the large value read back whole");
+    }
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(2), "the readings reached both nodes' sockets after {took:?}");
+}
+
+#[tokio::test]
+async fn with_redis_the_nodes_spend_one_rate_limit_and_without_it_each_its_own() {
+    let Some(_) = std::env::var_os("MERIDIAN_TEST_POSTGRES") else {
+        eprintln!("the cluster tests run on the second backend (MERIDIAN_TEST_POSTGRES)");
+        return;
+    };
+    let Ok(redis) = std::env::var("MERIDIAN_TEST_REDIS") else {
+        assert!(std::env::var_os("MERIDIAN_REQUIRE_TOOLS").is_none(), "MERIDIAN_TEST_REDIS is not set");
+        eprintln!("the shared rate limits need a Redis server (MERIDIAN_TEST_REDIS)");
+        return;
+    };
+    for shared in [true, false] {
+        let url = if shared { redis.as_str() } else { "" };
+        let limits = [("MERIDIAN_RATE_LIMITS__REDIS_URL", url), ("MERIDIAN_RATE_LIMITS__DNS__PER_MINUTE", "10")];
+        let a = Server::start_with(&[limits[0], limits[1], ("MERIDIAN_SERVER__ROLES__DNS", "false")]);
+        let db = a.database_url.clone();
+        let b = Server::start_with(&[
+            limits[0],
+            limits[1],
+            ("MERIDIAN_STORAGE__DATABASE_URL", db.as_str()),
+            ("MERIDIAN_SERVER__ROLES__DNS", "false"),
+            ("MERIDIAN_SERVER__ROLES__WORKERS", "false"),
+        ]);
+        let (_, key) = a.signup(&format!("cluster-limits-{shared}@example.com")).await;
+        let mut allowed = 0;
+        for i in 0..30 {
+            let node = if i % 2 == 0 { &a } else { &b };
+            let r = node.get("/v1/dns/zones", &key).await;
+            match r.status().as_u16() {
+                200 => allowed += 1,
+                429 => assert!(r.headers().contains_key("retry-after")),
+                s => panic!("GET /v1/dns/zones answered {s}"),
+            }
+        }
+        // A bucket of 10 refills one token every 6 s: the 30 requests take well under that.
+        if shared {
+            assert!((10..=11).contains(&allowed), "two nodes sharing one bucket of 10 allowed {allowed}");
+        } else {
+            assert!((20..=22).contains(&allowed), "two nodes with a bucket of 10 each allowed {allowed}");
+        }
+    }
+}
+
+/// The value of a counter in a node's `/metrics` (0 when absent).
+async fn counter(node: &Server, name: &str) -> f64 {
+    let text = node.client.get(node.url("/metrics")).send().await.unwrap().text().await.unwrap();
+    text.lines()
+        .filter(|l| l.starts_with(name) && l[name.len()..].starts_with([' ', '{']))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn mqtt_readings_are_taken_once_by_the_nodes_sharing_one_subscription() {
+    const TEST: &str = "cluster::mqtt_readings_are_taken_once_by_the_nodes_sharing_one_subscription";
+    let Some(_) = std::env::var_os("MERIDIAN_TEST_POSTGRES") else {
+        eprintln!("the cluster tests run on the second backend (MERIDIAN_TEST_POSTGRES)");
+        return;
+    };
+    if tokio::net::TcpStream::connect("127.0.0.1:1883").await.is_err() {
+        crate::missing("a Mosquitto broker on 127.0.0.1:1883", TEST);
+        return;
+    }
+    let prefix = format!("meridian-cluster-{}", std::process::id());
+    let topic = format!("{prefix}/{{twin}}/{{sensor}}");
+    let mqtt = [("MERIDIAN_TWIN__MQTT_URL", "mqtt://127.0.0.1:1883"), ("MERIDIAN_TWIN__MQTT_TOPIC", topic.as_str())];
+    let a = Server::start_with(&[mqtt[0], mqtt[1], ("MERIDIAN_SERVER__ROLES__DNS", "false")]);
+    let db = a.database_url.clone();
+    let b = Server::start_with(&[
+        mqtt[0],
+        mqtt[1],
+        ("MERIDIAN_STORAGE__DATABASE_URL", db.as_str()),
+        ("MERIDIAN_SERVER__ROLES__DNS", "false"),
+        ("MERIDIAN_SERVER__ROLES__WORKERS", "false"),
+    ]);
+    let (_, key) = a.signup("cluster-mqtt@example.com").await;
+    let t = twin(&a, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    assert_eq!(sensor(&a, &key, &id, json!({"id": "level", "unit": "m"})).await.status(), 201);
+    for node in [&a, &b] {
+        within("the node's MQTT session", || async { counter(node, "meridian_twin_mqtt_connections_total").await >= 1.0 })
+            .await;
+    }
+    // The subscription follows the connection at once; leave it a moment to reach the broker.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let mut options = rumqttc::MqttOptions::new(format!("{prefix}-pub"), "127.0.0.1", 1883);
+    options.set_keep_alive(Duration::from_secs(5));
+    let (client, mut eventloop) = rumqttc::AsyncClient::new(options, 500);
+    tokio::spawn(async move { while eventloop.poll().await.is_ok() {} });
+    let base = chrono::Utc::now() - chrono::Duration::minutes(1);
+    const N: i64 = 200;
+    for i in 0..N {
+        let payload = json!({"value": i, "ts": rfc3339(base + chrono::Duration::milliseconds(i))}).to_string();
+        client.publish(format!("{prefix}/{id}/level"), rumqttc::QoS::AtLeastOnce, false, payload).await.unwrap();
+    }
+    let path = format!("/api/v1/realtime/twin/{id}/sensors/level/readings?from={}&limit=1000", rfc3339(base));
+    within("every MQTT reading stored", || async {
+        let stored: Value = b.get(&path, &key).await.json().await.unwrap();
+        stored["readings"].as_array().map_or(0, Vec::len) == N as usize
+    })
+    .await;
+    let (on_a, on_b) = (
+        counter(&a, "meridian_twin_readings_total").await,
+        counter(&b, "meridian_twin_readings_total").await,
+    );
+    assert_eq!(on_a + on_b, N as f64, "each message taken by one node: {on_a} on A, {on_b} on B");
+    assert!(on_a > 0.0 && on_b > 0.0, "the broker shares the messages between the nodes: {on_a} on A, {on_b} on B");
+}
+
+#[tokio::test]
+async fn the_socket_cap_of_an_account_counts_the_sockets_of_every_node() {
+    let Some(_) = std::env::var_os("MERIDIAN_TEST_POSTGRES") else {
+        eprintln!("the cluster tests run on the second backend (MERIDIAN_TEST_POSTGRES)");
+        return;
+    };
+    let cap = ("MERIDIAN_TWIN__MAX_WS_PER_ACCOUNT", "3");
+    let a = Server::start_with(&[cap, ("MERIDIAN_SERVER__ROLES__DNS", "false")]);
+    let db = a.database_url.clone();
+    let b = Server::start_with(&[
+        cap,
+        ("MERIDIAN_STORAGE__DATABASE_URL", db.as_str()),
+        ("MERIDIAN_SERVER__ROLES__DNS", "false"),
+        ("MERIDIAN_SERVER__ROLES__WORKERS", "false"),
+    ]);
+    let (_, key) = a.signup("cluster-sockets@example.com").await;
+    let t = twin(&a, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;
+    let id = t["id"].as_str().unwrap().to_owned();
+    let mut first = connect(&a, Some(&key), &id, "").await.unwrap();
+    let _second = connect(&a, Some(&key), &id, "").await.unwrap();
+    let _third = connect(&b, Some(&key), &id, "").await.unwrap();
+    for node in [&a, &b] {
+        match connect(node, Some(&key), &id, "").await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 429),
+            other => panic!("a fourth socket of the account was not refused: {:?}", other.map(|_| ())),
+        }
+    }
+    // One closed on node A frees a seat on node B.
+    futures::SinkExt::close(&mut first).await.unwrap();
+    drop(first);
+    let took = within("a seat freed on node A taken on node B", || async {
+        connect(&b, Some(&key), &id, "").await.is_ok()
+    })
+    .await;
+    assert!(took < Duration::from_secs(2), "the seat was free on node B after {took:?}");
+}

@@ -8,6 +8,7 @@ mod blob_outage;
 mod cadastre;
 mod cli;
 mod cluster;
+mod cluster_kill;
 mod dem;
 mod dns;
 mod dns_interop;

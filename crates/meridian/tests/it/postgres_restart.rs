@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// The folder of PostgreSQL's server programs (`initdb`, `pg_ctl`).
-fn postgres_bin() -> Option<PathBuf> {
+pub(crate) fn postgres_bin() -> Option<PathBuf> {
     let out = Command::new("pg_config").arg("--bindir").output().ok()?;
     let dir = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
     dir.join("pg_ctl").exists().then_some(dir)
@@ -34,11 +34,11 @@ fn as_postgres(program: &Path, args: &[&str]) -> Command {
     }
 }
 
-struct Cluster {
+pub(crate) struct Cluster {
     bin: PathBuf,
     data: PathBuf,
     _dir: tempfile::TempDir,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Cluster {
@@ -50,13 +50,13 @@ impl Cluster {
         assert!(status.success(), "pg_ctl {args:?}");
     }
 
-    fn start(&self) {
+    pub(crate) fn start(&self) {
         let options = format!("-p {} -k {} -c listen_addresses=127.0.0.1", self.port, self.data.display());
         let log = self.data.join("log").to_string_lossy().into_owned();
         self.ctl(&["-l", &log, "-o", &options, "start"]);
     }
 
-    fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.ctl(&["-m", "fast", "stop"]);
     }
 }
@@ -68,7 +68,7 @@ impl Drop for Cluster {
     }
 }
 
-fn cluster() -> Cluster {
+pub(crate) fn cluster() -> Cluster {
     let bin = postgres_bin().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("pg");

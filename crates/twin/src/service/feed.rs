@@ -228,6 +228,17 @@ impl Feed {
                 self.closed = true;
                 Some(Out::Close(1000, "twin deleted"))
             }
+            Message::Gap => {
+                if !matches!(self.mode, Mode::Live) {
+                    return None;
+                }
+                metrics::counter!("meridian_twin_ws_gaps_total").increment(1);
+                // Entering live again sends each wanted sensor's stored latest reading.
+                self.reenter = true;
+                let notice = json!({ "type": "gap", "reason": "node_resync", "dropped": null,
+                    "ts": rfc3339(Timestamp::now().millis()) });
+                Some(Out::Text(bytes::Bytes::from(notice.to_string())))
+            }
         }
     }
 

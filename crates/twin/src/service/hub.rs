@@ -17,6 +17,9 @@ pub enum Message {
     Clock(super::Clock),
     /// The twin is gone.
     Closed,
+    /// Readings of other nodes may have been missed (this node stopped hearing them for a
+    /// while): start again from the stored present.
+    Gap,
 }
 
 /// The channel of one twin.
@@ -113,6 +116,15 @@ impl Hub {
     pub fn close(&self, twin: &str) {
         if let Some((_, c)) = self.channels.remove(twin) {
             let _ = c.tx.send(Arc::new(Message::Closed));
+        }
+    }
+
+    /// Tells every twin's subscribers that readings of other nodes may have been missed.
+    pub fn gap_all(&self) {
+        for c in self.channels.iter() {
+            if c.tx.receiver_count() > 0 {
+                let _ = c.tx.send(Arc::new(Message::Gap));
+            }
         }
     }
 

@@ -11,6 +11,7 @@ pub mod feed;
 pub mod fuzzing;
 pub mod hub;
 pub mod mqtt;
+mod relay;
 mod sensors;
 mod twins;
 
@@ -107,6 +108,10 @@ impl TwinService {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let notices = store.notices.subscribe();
             runtime.spawn(follow_notices(store.clone(), Arc::downgrade(&hub), Arc::downgrade(&sensor_types), notices));
+            if store.notices.shared() {
+                let readings = store.notices.subscribe_readings();
+                runtime.spawn(follow_readings(store.clone(), Arc::downgrade(&hub), readings));
+            }
         }
         Self {
             store,
@@ -133,6 +138,12 @@ impl TwinService {
     /// The live fan-out.
     pub fn hub(&self) -> &hub::Hub {
         &self.hub
+    }
+
+    /// A seat for one more WebSocket of `account`, counted across every node; none when the
+    /// account has `twin.max_ws_per_account` open. Held until dropped.
+    pub async fn socket_seat(&self, account: &meridian_core::id::AccountId) -> Result<Option<meridian_store::seats::Seat>> {
+        Ok(self.store.seats.take("twin_ws", account.as_str(), self.config.max_ws_per_account).await?)
     }
 
     /// Tells every node that a twin's clock, sensors or existence changed (they drop what they
@@ -171,6 +182,55 @@ async fn follow_notices(
             _ => {}
         }
     }
+}
+
+/// What a node does with the live readings other nodes stored: hand them to its sockets of the
+/// twin; when some may have been missed, tell every socket so.
+async fn follow_readings(
+    store: Store,
+    hub: std::sync::Weak<hub::Hub>,
+    mut readings: meridian_store::notices::Subscription,
+) {
+    while let Some(notice) = readings.next().await {
+        let Some(hub) = hub.upgrade() else { return };
+        match notice {
+            meridian_store::Notice::Readings { origin, twin, lines } => {
+                if origin == store.notices.node() || hub.subscribers(&twin) == 0 {
+                    continue;
+                }
+                relay_readings(&store, &hub, &twin, &lines).await;
+            }
+            // Every socket says so and starts again from the stored present.
+            meridian_store::Notice::Resync => hub.gap_all(),
+            _ => {}
+        }
+    }
+}
+
+/// Readings another node stored, to this node's sockets of the twin.
+async fn relay_readings(store: &Store, hub: &hub::Hub, twin: &str, text: &str) {
+    let mut messages = Vec::new();
+    for line in relay::lines(text) {
+        let value = match line.value {
+            Some(v) => std::borrow::Cow::Borrowed(v),
+            None => match store.twin.readings_between(twin, line.ts - 1, line.ts, 1_000, false).await {
+                Ok(rows) => match rows.into_iter().find(|r| r.sensor_id == line.sensor) {
+                    Some(r) => std::borrow::Cow::Owned(r.value),
+                    None => continue,
+                },
+                Err(e) => {
+                    tracing::warn!(error = %e, twin, "reading back a relayed reading failed");
+                    continue;
+                }
+            },
+        };
+        messages.push(hub::Message::Reading {
+            sensor: Arc::from(line.sensor),
+            ts: line.ts,
+            text: bytes::Bytes::from(sensors::reading_text(line.sensor, line.ts, &value)),
+        });
+    }
+    hub.publish(twin, messages);
 }
 
 /// A not-found error for a twin (another account's too: never tell which).

@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+/// The shared subscription's group of the nodes sharing a store.
+const SHARE_GROUP: &str = "meridian";
+
 /// How long a twin looked up by id is remembered.
 const TWIN_CACHE: Duration = Duration::from_secs(10);
 
@@ -126,7 +129,7 @@ fn packet_limit(max_value_bytes: usize) -> u32 {
 /// MQTT 5 with a session kept for a day under a client id stored once per installation, QoS 1
 /// and manual acknowledgements: a message is acknowledged only after the batch holding it is
 /// committed, so readings in flight when the process stops are sent again when it comes back.
-pub async fn run(svc: Arc<TwinService>, stop: CancellationToken) {
+pub async fn run(svc: Arc<TwinService>, node: String, stop: CancellationToken) {
     let cfg = svc.config.clone();
     let (Some((host, port)), Some(pattern)) = (host_port(&cfg.mqtt_url), TopicPattern::parse(&cfg.mqtt_topic)) else {
         tracing::error!(url = %cfg.mqtt_url, topic = %cfg.mqtt_topic, "MQTT ingest not started: bad twin.mqtt_url or twin.mqtt_topic");
@@ -144,6 +147,11 @@ pub async fn run(svc: Arc<TwinService>, stop: CancellationToken) {
             return;
         }
     };
+    // Several nodes on one store: each has a session of its own (named after the node, so that a
+    // restarted node resumes its session), and they share one subscription, so the broker gives
+    // each message to one of them.
+    let shared = svc.store.notices.shared();
+    let client_id = if shared { format!("{client_id}-{node}") } else { client_id };
     let mut options = MqttOptions::new(client_id.clone(), host, port);
     options.set_keep_alive(Duration::from_secs(30));
     options.set_clean_start(false);
@@ -153,7 +161,7 @@ pub async fn run(svc: Arc<TwinService>, stop: CancellationToken) {
     options.set_manual_acks(true);
     let queue = usize::from(RECEIVE_MAXIMUM) * 2;
     let (client, mut eventloop) = AsyncClient::new(options, queue);
-    let filter = pattern.filter();
+    let filter = if shared { format!("$share/{SHARE_GROUP}/{}", pattern.filter()) } else { pattern.filter() };
     let (tx, rx) = mpsc::channel::<Delivery>(queue);
     let writer = tokio::spawn(write_batches(svc.clone(), client.clone(), rx, stop.clone()));
     tracing::info!(url = %cfg.mqtt_url, filter = %filter, client_id = %client_id, "MQTT ingest started");

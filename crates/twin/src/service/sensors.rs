@@ -489,22 +489,31 @@ impl TwinService {
         let stored = self.store.twin.insert_readings(twin, rows).await?;
         let accepted = stored.rows.len() as u64;
         metrics::counter!("meridian_twin_readings_total").increment(accepted);
-        self.publish(twin, &stored.rows);
+        self.publish(twin, &stored.rows).await;
         Ok(Ingested { accepted, replaced: stored.replaced })
     }
 
-    /// Sends stored readings to the twin's live subscribers, serialised once.
-    fn publish(&self, twin: &str, rows: &[ReadingRow]) {
+    /// Sends stored readings to the twin's live subscribers, serialised once, and to the other
+    /// nodes' (whose sockets get them when they hear them; a failure to tell them costs their
+    /// sockets these live readings, never the stored ones).
+    async fn publish(&self, twin: &str, rows: &[ReadingRow]) {
         let mut sorted: Vec<&ReadingRow> = rows.iter().collect();
         sorted.sort_by_key(|r| r.ts);
         self.hub.publish(
             twin,
-            sorted.into_iter().map(|r| Message::Reading {
+            sorted.iter().map(|r| Message::Reading {
                 sensor: Arc::from(r.sensor_id.as_str()),
                 ts: r.ts,
                 text: bytes::Bytes::from(reading_text(&r.sensor_id, r.ts, &r.value)),
             }),
         );
+        let notices = &self.store.notices;
+        if notices.shared() && !sorted.is_empty() {
+            if let Err(e) = notices.publish_all(&super::relay::notices(notices.node(), twin, &sorted)).await {
+                metrics::counter!("meridian_twin_relay_failures_total").increment(1);
+                tracing::warn!(error = %e, twin, "sending live readings to the other nodes failed");
+            }
+        }
     }
 
     /// A sensor's readings in a time range, downsampled when asked.

@@ -18,8 +18,6 @@ use meridian_twin::service::feed::{Feed, Out};
 use meridian_twin::service::FeedOptions;
 use serde::Deserialize;
 use serde_json::Value;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use utoipa::IntoParams;
@@ -35,16 +33,6 @@ const BATCH: usize = 256;
 /// Longest a write to the client may take: a client that stops reading is closed after it, and
 /// pings and shutdown never wait behind it for longer.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// One WebSocket of an account, counted until dropped: when the session ends, when the upgrade
-/// never happens, and when the session panics.
-struct OpenSocket(Arc<AtomicUsize>);
-
-impl Drop for OpenSocket {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
 
 /// Routes of the WebSocket.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -107,18 +95,16 @@ async fn twin_socket(
         }
     };
     let limit = state.config.twin.max_ws_per_account;
-    let open =
-        state.twin_sockets.entry(caller.account_id.clone()).or_insert_with(|| Arc::new(AtomicUsize::new(0))).clone();
-    let counted = OpenSocket(open.clone());
-    if open.fetch_add(1, Ordering::SeqCst) >= limit {
-        drop(counted);
+    // One WebSocket of the account, counted on every node until dropped: when the session ends,
+    // when the upgrade never happens, and when the session panics.
+    let Some(counted) = state.twin.socket_seat(&caller.account_id).await.map_err(area_error)? else {
         return Err(ApiError::new(
             axum::http::StatusCode::TOO_MANY_REQUESTS,
             "rate_limited",
             "Too many WebSockets",
             format!("the account has {limit} WebSockets open (twin.max_ws_per_account)"),
         ));
-    }
+    };
     let ping = state.config.twin.ws_ping;
     let stop = state.requests.clone();
     // The socket stays counted against the server's connection caps while it is open.
