@@ -115,7 +115,8 @@ impl Refused {
 impl RateLimiter {
     /// A limiter with the configured rates (connecting to Redis, when one is named, on first use).
     pub fn new(config: RateLimitsConfig) -> Self {
-        let shared = (config.enabled && !config.redis_url.is_empty()).then(|| Shared::open(&config.redis_url)).flatten();
+        let shared =
+            (config.enabled && !config.redis_url.is_empty()).then(|| Shared::open(&config.redis_url)).flatten();
         Self { config, buckets: DashMap::new(), checks: AtomicU64::new(0), shared }
     }
 

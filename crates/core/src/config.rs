@@ -861,7 +861,8 @@ impl Config {
         }
     }
 
-    /// This node's name: `server.node_name`, or `<hostname>-<HTTP port>`.
+    /// This node's name: `server.node_name`, or `<hostname>-<HTTP port>` (`<hostname>-pid<pid>`
+    /// when the port is picked at start).
     pub fn node_name(&self) -> String {
         if !self.server.node_name.is_empty() {
             return self.server.node_name.clone();
@@ -873,7 +874,11 @@ impl Config {
             .map(|h| h.trim().to_owned())
             .filter(|h| !h.is_empty())
             .unwrap_or_else(|| "meridian".to_owned());
-        format!("{host}-{}", self.server.http.port())
+        match self.server.http.port() {
+            // A port picked at start is no name to come back with: the process is.
+            0 => format!("{host}-pid{}", std::process::id()),
+            port => format!("{host}-{port}"),
+        }
     }
 
     /// The database URL in effect.

@@ -85,13 +85,13 @@ impl PgSeats {
              ON CONFLICT (node, kind, account) DO UPDATE SET held = excluded.held, seen_at = excluded.seen_at"
         };
         sqlx::query(statement)
-        .bind(&*self.node)
-        .bind(kind)
-        .bind(account)
-        .bind(mine)
-        .execute(&mut *tx)
-        .await
-        .map_err(db)?;
+            .bind(&*self.node)
+            .bind(kind)
+            .bind(account)
+            .bind(mine)
+            .execute(&mut *tx)
+            .await
+            .map_err(db)?;
         tx.commit().await.map_err(db)?;
         Ok(true)
     }

@@ -240,7 +240,11 @@ mod tests {
             Notice::Events(vec!["dns.record.created".into(), "cadastre.parcel.registered".into()]),
             Notice::Events(Vec::new()),
             Notice::Twin { account: "acct_01".into(), twin: "twin_01".into() },
-            Notice::Readings { origin: "node_01".into(), twin: "twin_01".into(), lines: "s1\t5\t{\"a b\": 1}\ns2\t6".into() },
+            Notice::Readings {
+                origin: "node_01".into(),
+                twin: "twin_01".into(),
+                lines: "s1\t5\t{\"a b\": 1}\ns2\t6".into(),
+            },
             Notice::Resync,
         ] {
             assert_eq!(Notice::decode(&n.encode()), Some(n));

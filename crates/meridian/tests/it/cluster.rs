@@ -156,7 +156,8 @@ async fn readings_ingested_on_any_node_reach_the_sockets_of_every_node_in_order(
         return;
     };
     // Values larger than one notice are allowed here: those cross as a pointer to the store.
-    let a = Server::start_with(&[("MERIDIAN_SERVER__ROLES__DNS", "false"), ("MERIDIAN_TWIN__MAX_VALUE_BYTES", "20000")]);
+    let a =
+        Server::start_with(&[("MERIDIAN_SERVER__ROLES__DNS", "false"), ("MERIDIAN_TWIN__MAX_VALUE_BYTES", "20000")]);
     let url = a.database_url.clone();
     let b = Server::start_with(&[
         ("MERIDIAN_STORAGE__DATABASE_URL", url.as_str()),
@@ -287,8 +288,10 @@ async fn mqtt_readings_are_taken_once_by_the_nodes_sharing_one_subscription() {
     let id = t["id"].as_str().unwrap().to_owned();
     assert_eq!(sensor(&a, &key, &id, json!({"id": "level", "unit": "m"})).await.status(), 201);
     for node in [&a, &b] {
-        within("the node's MQTT session", || async { counter(node, "meridian_twin_mqtt_connections_total").await >= 1.0 })
-            .await;
+        within("the node's MQTT session", || async {
+            counter(node, "meridian_twin_mqtt_connections_total").await >= 1.0
+        })
+        .await;
     }
     // The subscription follows the connection at once; leave it a moment to reach the broker.
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -309,10 +312,8 @@ async fn mqtt_readings_are_taken_once_by_the_nodes_sharing_one_subscription() {
         stored["readings"].as_array().map_or(0, Vec::len) == N as usize
     })
     .await;
-    let (on_a, on_b) = (
-        counter(&a, "meridian_twin_readings_total").await,
-        counter(&b, "meridian_twin_readings_total").await,
-    );
+    let (on_a, on_b) =
+        (counter(&a, "meridian_twin_readings_total").await, counter(&b, "meridian_twin_readings_total").await);
     assert_eq!(on_a + on_b, N as f64, "each message taken by one node: {on_a} on A, {on_b} on B");
     assert!(on_a > 0.0 && on_b > 0.0, "the broker shares the messages between the nodes: {on_a} on A, {on_b} on B");
 }
@@ -347,9 +348,8 @@ async fn the_socket_cap_of_an_account_counts_the_sockets_of_every_node() {
     // One closed on node A frees a seat on node B.
     futures::SinkExt::close(&mut first).await.unwrap();
     drop(first);
-    let took = within("a seat freed on node A taken on node B", || async {
-        connect(&b, Some(&key), &id, "").await.is_ok()
-    })
-    .await;
+    let took =
+        within("a seat freed on node A taken on node B", || async { connect(&b, Some(&key), &id, "").await.is_ok() })
+            .await;
     assert!(took < Duration::from_secs(2), "the seat was free on node B after {took:?}");
 }

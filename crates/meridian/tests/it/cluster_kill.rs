@@ -44,15 +44,37 @@ const ROLES: [&[(&str, &str)]; 3] = [
     &[("MERIDIAN_SERVER__ROLES__DISPATCHER", "false")],
 ];
 
-/// Node `i`'s settings, on `database` (none: the test harness makes one).
-fn node_env<'a>(i: usize, database: Option<&'a str>, extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+/// Node `i`'s settings, on `database` (none: the test harness makes one) and the blob store
+/// every node shares.
+fn node_env<'a>(
+    i: usize,
+    database: Option<&'a str>,
+    blobs: &'a SharedBlobs,
+    extra: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
     let mut env: Vec<(&str, &str)> = COMMON.to_vec();
     env.extend_from_slice(ROLES[i]);
+    env.push(("MERIDIAN_STORAGE__BLOB_URL", blobs.url.as_str()));
     if let Some(database) = database {
         env.push(("MERIDIAN_STORAGE__DATABASE_URL", database));
     }
     env.extend_from_slice(extra);
     env
+}
+
+/// One blob store for every node: a prefix of its own on the test S3 server, or a folder.
+struct SharedBlobs {
+    url: String,
+    _folder: Option<tempfile::TempDir>,
+}
+
+fn shared_blobs(tag: &str) -> SharedBlobs {
+    if std::env::var_os("MERIDIAN_TEST_S3").is_some() {
+        let unique = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        return SharedBlobs { url: format!("s3://meridian/{tag}-{unique}"), _folder: None };
+    }
+    let folder = tempfile::tempdir().unwrap();
+    SharedBlobs { url: format!("file://{}", folder.path().display()), _folder: Some(folder) }
 }
 
 /// What the load sends through the nodes, and what they acknowledged.
@@ -341,7 +363,7 @@ async fn check_dns(dns_nodes: &[std::net::SocketAddr], load: &Load) {
         for (_, name, address) in &records {
             let fqdn = format!("{name}.kill.example.");
             let answer = a_records(&ask(*addr, &fqdn, RecordType::A, false).await);
-            assert_eq!(answer, [address.clone()], "DNS node {addr} on {fqdn}");
+            assert_eq!(answer, std::slice::from_ref(address), "DNS node {addr} on {fqdn}");
         }
     }
 }
@@ -358,10 +380,11 @@ async fn three_nodes_lose_nothing_acknowledged_when_one_is_killed_under_load() {
         return;
     }
     let rx = Receiver::http().await;
-    let a = Server::start_with(&node_env(0, None, &[]));
+    let blobs = shared_blobs("kill");
+    let a = Server::start_with(&node_env(0, None, &blobs, &[]));
     let db = a.database_url.clone();
-    let b = Server::start_with(&node_env(1, Some(&db), &[]));
-    let c = Server::start_with(&node_env(2, Some(&db), &[]));
+    let b = Server::start_with(&node_env(1, Some(&db), &blobs, &[]));
+    let c = Server::start_with(&node_env(2, Some(&db), &blobs, &[]));
     let load = prepare(&a, &rx, vec![a.base.clone(), b.base.clone(), c.base.clone()]).await;
 
     // Sockets on the nodes that survive, open before any reading.
@@ -373,9 +396,9 @@ async fn three_nodes_lose_nothing_acknowledged_when_one_is_killed_under_load() {
     let tasks = load.start();
     tokio::time::sleep(Duration::from_millis(random_ms(1500, 4000))).await;
     let dir = c.stop(); // SIGKILL, whatever it was doing
-    // While it is down its address refuses connections: nothing sent there is acknowledged.
+                        // While it is down its address refuses connections: nothing sent there is acknowledged.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let c = Server::start_in(dir, &node_env(2, Some(&db), &[]));
+    let c = Server::start_in(dir, &node_env(2, Some(&db), &blobs, &[]));
     load.bases.lock().unwrap()[2] = c.base.clone();
     tokio::time::sleep(Duration::from_secs(3)).await;
     load.stop.store(true, Ordering::Relaxed);
@@ -408,7 +431,8 @@ async fn three_nodes_lose_nothing_acknowledged_when_one_is_killed_under_load() {
     for (n, node) in [&a, &b, &c].into_iter().enumerate() {
         let name = format!("late{n}");
         let body = json!({"type": "A", "name": name, "content": "198.51.100.9"});
-        let (status, _) = load.call(n, "POST", &format!("/v1/dns/zones/{}/records", load.zone), body, false).await.unwrap();
+        let (status, _) =
+            load.call(n, "POST", &format!("/v1/dns/zones/{}/records", load.zone), body, false).await.unwrap();
         assert_eq!(status, 201, "through node {}", node.base);
         for addr in dns_nodes {
             let fqdn = format!("{name}.kill.example.");
@@ -437,9 +461,10 @@ async fn three_nodes_answer_503_while_the_database_is_gone_and_go_on_after() {
     let db = format!("postgres://postgres@127.0.0.1:{}/postgres", pg.port);
     let extra = [("MERIDIAN_STORAGE__ACQUIRE_TIMEOUT", "1s")];
     let rx = Receiver::http().await;
-    let a = Server::start_with(&node_env(0, Some(&db), &extra));
-    let b = Server::start_with(&node_env(1, Some(&db), &extra));
-    let c = Server::start_with(&node_env(2, Some(&db), &extra));
+    let blobs = shared_blobs("outage");
+    let a = Server::start_with(&node_env(0, Some(&db), &blobs, &extra));
+    let b = Server::start_with(&node_env(1, Some(&db), &blobs, &extra));
+    let c = Server::start_with(&node_env(2, Some(&db), &blobs, &extra));
     let nodes = [&a, &b, &c];
     let load = prepare(&a, &rx, nodes.iter().map(|n| n.base.clone()).collect()).await;
     let mut on_a = connect(&a, Some(&load.key), &load.twin, "").await.unwrap();

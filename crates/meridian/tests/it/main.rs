@@ -72,6 +72,11 @@ pub(crate) fn second_backend(dir: &std::path::Path, env: &[(&str, &str)]) -> Vec
     if let Ok(endpoint) = std::env::var("MERIDIAN_TEST_S3") {
         if !set("MERIDIAN_STORAGE__BLOB_URL") {
             vars.push(("MERIDIAN_STORAGE__BLOB_URL".to_owned(), format!("s3://meridian/{name}")));
+        }
+        // A test that names its own s3:// prefix (several nodes sharing one) needs the endpoint too.
+        if !set("MERIDIAN_STORAGE__BLOB_URL")
+            || env.iter().any(|(k, v)| *k == "MERIDIAN_STORAGE__BLOB_URL" && v.starts_with("s3://"))
+        {
             for (k, v) in [
                 ("AWS_ENDPOINT", endpoint.as_str()),
                 ("AWS_ALLOW_HTTP", "true"),

@@ -142,7 +142,10 @@ impl TwinService {
 
     /// A seat for one more WebSocket of `account`, counted across every node; none when the
     /// account has `twin.max_ws_per_account` open. Held until dropped.
-    pub async fn socket_seat(&self, account: &meridian_core::id::AccountId) -> Result<Option<meridian_store::seats::Seat>> {
+    pub async fn socket_seat(
+        &self,
+        account: &meridian_core::id::AccountId,
+    ) -> Result<Option<meridian_store::seats::Seat>> {
         Ok(self.store.seats.take("twin_ws", account.as_str(), self.config.max_ws_per_account).await?)
     }
 
