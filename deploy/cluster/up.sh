@@ -5,7 +5,7 @@
 #   deploy/cluster/up.sh            # runs in the foreground; Ctrl-C (or SIGTERM) stops every process
 #
 # Environment (defaults in brackets):
-#   MERIDIAN_BIN        the meridian program [target/release/meridian]
+#   BIN                 the meridian program [target/release/meridian]
 #   DATABASE_URL        a PostgreSQL database, created if missing [postgres://postgres@127.0.0.1:5432/meridian_cluster]
 #   BLOB_URL            blobs shared by every node: s3://bucket/prefix, or a folder every node reaches [file://$DIR/blobs]
 #   DIR                 where each node's staging folder, logs and pids go [./data/cluster]
@@ -21,7 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-BIN="${MERIDIAN_BIN:-target/release/meridian}"
+BIN="${BIN:-target/release/meridian}"
 DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/meridian_cluster}"
 DIR="$(mkdir -p "${DIR:-./data/cluster}" && cd "${DIR:-./data/cluster}" && pwd)"
 BLOB_URL="${BLOB_URL:-file://$DIR/blobs}"
@@ -31,7 +31,7 @@ DNS_ADDR="${DNS_ADDR:-127.0.0.1:5353}"
 read -r -a NODE_ROLES <<< "${ROLES:-api,workers,dispatcher,mqtt api,workers,dispatcher,mqtt api,dns}"
 NGINX="${NGINX:-nginx}"
 
-[ -x "$BIN" ] || { echo "no meridian program at $BIN (cargo build --release, or set MERIDIAN_BIN)" >&2; exit 1; }
+[ -x "$BIN" ] || { echo "no meridian program at $BIN (cargo build --release, or set BIN)" >&2; exit 1; }
 command -v "$NGINX" >/dev/null || { echo "nginx is not installed (Debian: apt-get install nginx-light)" >&2; exit 1; }
 [ "${#PORTS[@]}" = "${#NODE_ROLES[@]}" ] || { echo "HTTP_PORTS and ROLES name different numbers of nodes" >&2; exit 1; }
 

@@ -353,3 +353,143 @@ async fn the_socket_cap_of_an_account_counts_the_sockets_of_every_node() {
             .await;
     assert!(took < Duration::from_secs(2), "the seat was free on node B after {took:?}");
 }
+
+/// A free TCP port on 127.0.0.1 (free now; the caller binds it soon after).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// The operator's guide's example, as written: `deploy/cluster/up.sh` starts three nodes on one
+/// database behind nginx; a zone and a record written through nginx are answered by the DNS node,
+/// a WebSocket opened through nginx hears a reading posted through it, and SIGTERM stops it all.
+#[tokio::test]
+async fn the_guides_three_nodes_behind_nginx_start_serve_and_stop() {
+    const TEST: &str = "cluster::the_guides_three_nodes_behind_nginx_start_serve_and_stop";
+    let Ok(server) = std::env::var("MERIDIAN_TEST_POSTGRES") else {
+        eprintln!("the cluster tests run on the second backend (MERIDIAN_TEST_POSTGRES)");
+        return;
+    };
+    if !crate::have_tool("nginx", TEST) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let database = format!("meridian_it_guide_{}", std::process::id());
+    let _ = std::process::Command::new("psql")
+        .args([&format!("{server}/postgres"), "-qc", &format!("DROP DATABASE IF EXISTS {database}")])
+        .status();
+    let (listen, dns) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    let ports = format!("{} {} {}", free_port(), free_port(), free_port());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut script = std::process::Command::new("bash")
+        .arg(root.join("deploy/cluster/up.sh"))
+        .env("BIN", env!("CARGO_BIN_EXE_meridian"))
+        .env("DATABASE_URL", format!("{server}/{database}"))
+        .env("DIR", dir.path())
+        .env("LISTEN", &listen)
+        .env("HTTP_PORTS", &ports)
+        .env("DNS_ADDR", &dns)
+        .env("MERIDIAN_LOG__LEVEL", "warn")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(script.stdout.take().unwrap()));
+    loop {
+        let line = lines.next().expect("up.sh stopped before the cluster was ready").unwrap();
+        if line.starts_with("cluster ready") {
+            break;
+        }
+    }
+    let base = format!("http://{listen}");
+    let client = reqwest::Client::new();
+    let r = client
+        .post(format!("{base}/api/v1/accounts"))
+        .json(&json!({"name": "Ops", "email": "ops@example.com"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let key = r.json::<Value>().await.unwrap()["api_key"].as_str().unwrap().to_owned();
+    let r = client
+        .post(format!("{base}/v1/dns/zones"))
+        .bearer_auth(&key)
+        .json(&json!({"name": "guide.example"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let zone = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    for i in 0..6 {
+        // Through nginx, so through every node in turn.
+        let r = client
+            .post(format!("{base}/v1/dns/zones/{zone}/records"))
+            .bearer_auth(&key)
+            .json(&json!({"type": "A", "name": format!("n{i}"), "content": format!("192.0.2.{}", i + 1)}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+    }
+    let dns: std::net::SocketAddr = dns.parse().unwrap();
+    for i in 0..6 {
+        let name = format!("n{i}.guide.example.");
+        let want = format!("192.0.2.{}", i + 1);
+        within("the record answered by the DNS node", || async {
+            a_records(&ask(dns, &name, RecordType::A, false).await) == [want.clone()]
+        })
+        .await;
+    }
+    // A WebSocket through nginx hears readings posted through nginx (to whichever node).
+    let r = client
+        .post(format!("{base}/api/v1/realtime/twins"))
+        .header("X-Api-Key", &key)
+        .json(&json!({"bbox": [151.19, -33.88, 151.21, -33.86]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 202);
+    let twin_id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let r = client
+        .post(format!("{base}/api/v1/realtime/twin/{twin_id}/sensors"))
+        .header("X-Api-Key", &key)
+        .json(&json!({"id": "t1", "unit": "degC"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = format!("ws://{listen}/api/v1/realtime/twin/{twin_id}").into_client_request().unwrap();
+    request.headers_mut().insert("x-api-key", key.parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    assert_eq!(next_json(&mut ws).await["type"], "hello");
+    for i in 0..3 {
+        let r = client
+            .post(format!("{base}/api/v1/realtime/twin/{twin_id}/readings"))
+            .header("X-Api-Key", &key)
+            .json(&json!({"readings": [{"sensorId": "t1", "value": i}]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 202);
+        let v = loop {
+            let v = next_json(&mut ws).await;
+            if v["sensorId"] == "t1" {
+                break v;
+            }
+        };
+        assert_eq!(v["value"], i);
+    }
+    drop(ws);
+
+    let status = std::process::Command::new("kill").args(["-TERM", &script.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while script.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "up.sh did not stop its processes after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for n in 1..=3 {
+        let pid = std::fs::read_to_string(dir.path().join(format!("node{n}.pid"))).unwrap();
+        let alive = std::process::Command::new("kill").args(["-0", pid.trim()]).status().unwrap().success();
+        assert!(!alive, "node{n} still runs after up.sh stopped");
+    }
+}
