@@ -128,23 +128,30 @@ impl MqttClient {
     }
 }
 
-/// Starts `clients` WebSocket clients of `url` with header `X-Api-Key: key`; returns, for each
-/// client, whether it connected. Each task holds a clone of `alive` until it ends.
+/// Starts `clients` WebSocket clients with header `X-Api-Key: key`, spread in turn over `urls`
+/// (several nodes serving the same twin); returns, for each client, whether it connected. Each
+/// task holds a clone of `alive` until it ends.
 pub(crate) async fn ws(
-    url: &str,
+    urls: &[&str],
     key: &str,
     clients: usize,
     stats: &Arc<Stats>,
     cancel: &CancellationToken,
     alive: &mpsc::Sender<()>,
 ) -> anyhow::Result<Vec<bool>> {
-    let mut request = url.into_client_request()?;
-    request.headers_mut().insert("X-Api-Key", HeaderValue::from_str(key)?);
+    anyhow::ensure!(!urls.is_empty(), "no WebSocket URL");
+    let mut requests = Vec::with_capacity(urls.len());
+    for url in urls {
+        let mut request = url.into_client_request()?;
+        request.headers_mut().insert("X-Api-Key", HeaderValue::from_str(key)?);
+        requests.push(request);
+    }
     let gate = connect_gate();
     let (tx, rx) = mpsc::channel(clients.max(1));
     for idx in 0..clients {
         let alive = alive.clone();
-        let run = ws_client(idx, request.clone(), stats.clone(), cancel.clone(), gate.clone(), tx.clone());
+        let request = requests[idx % requests.len()].clone();
+        let run = ws_client(idx, request, stats.clone(), cancel.clone(), gate.clone(), tx.clone());
         tokio::spawn(async move {
             run.await;
             drop(alive);

@@ -47,7 +47,8 @@ enum Mode {
     },
     /// WebSocket clients of Meridian's twin endpoint, readings ingested over HTTP or MQTT.
     Ws {
-        /// ws://HOST:PORT/api/v1/realtime/twin/{twin_id}
+        /// ws://HOST:PORT/api/v1/realtime/twin/{twin_id}; several, comma-separated (nodes serving
+        /// the same twin), spread the clients over them in turn.
         #[arg(long)]
         url: String,
         /// API key (sent as X-Api-Key on the WebSocket and on HTTP ingest).
@@ -156,18 +157,20 @@ async fn run(mode: Mode) -> anyhow::Result<serde_json::Value> {
             (connected, sink, json!({ "mode": "mqtt", "ingest": "mqtt", "broker": broker }))
         }
         Mode::Ws { url, key, ingest, http, twin, broker, topic, load } => {
+            let urls: Vec<&str> = url.split(',').map(str::trim).filter(|u| !u.is_empty()).collect();
+            anyhow::ensure!(!urls.is_empty(), "no WebSocket URL");
             let twin = match twin {
                 Some(t) => t.clone(),
-                None => url.trim_end_matches('/').rsplit('/').next().unwrap_or_default().to_string(),
+                None => urls[0].trim_end_matches('/').rsplit('/').next().unwrap_or_default().to_string(),
             };
             anyhow::ensure!(!twin.is_empty(), "no twin id: pass --twin");
             eprintln!("ws: {} clients of {url}", load.clients);
-            let connected = clients::ws(url, key, load.clients, &stats, &cancel, &alive).await?;
+            let connected = clients::ws(&urls, key, load.clients, &stats, &cancel, &alive).await?;
             let (sink, ingest_name) = match ingest {
                 Ingest::Http => {
                     let base = match http {
                         Some(h) => h.clone(),
-                        None => http_base(url)?,
+                        None => http_base(urls[0])?,
                     };
                     (ingest::Sink::http(&base, &twin, key)?, "http")
                 }
