@@ -30,7 +30,10 @@ PG=${PG:-postgres://postgres@127.0.0.1:5432}
 for tool in wrk dnsperf nginx psql curl python3; do
   command -v "$tool" >/dev/null || { echo "bench/cluster needs $tool (apt-get install wrk dnsperf nginx-light postgresql-client curl)" >&2; exit 1; }
 done
-cargo build --release -q -p meridian --bin meridian -p meridian-twin-loadgen
+if [ "${BUILD:-1}" != 0 ]; then
+  cargo build --release -q -p meridian --bin meridian
+  cargo build --release -q -p meridian-twin-loadgen
+fi
 BIN=$ROOT/target/release/meridian
 LOADGEN=$ROOT/target/release/twin-loadgen
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
@@ -89,6 +92,7 @@ for n in $NODES; do
     MERIDIAN_SERVER__NODE_NAME="node$i" MERIDIAN_RATE_LIMITS__ENABLED=false \
     MERIDIAN_WEBHOOKS__ALLOW_HTTP=true MERIDIAN_WEBHOOKS__ALLOW_PRIVATE_NETWORKS=true \
     MERIDIAN_LOG__LEVEL=warn MERIDIAN_TWIN__MAX_WS_PER_ACCOUNT=100000 \
+    MERIDIAN_SERVER__MAX_CONNECTIONS=20000 MERIDIAN_SERVER__MAX_CONNECTIONS_PER_IP=20000 \
       "$BIN" --data-dir "$WORK/node$i" serve --http "127.0.0.1:$h" --dns "127.0.0.1:$d" > "$WORK/node$i.log" 2>&1 &
     pids+=($!) node_pids+=($!)
     https+=("http://127.0.0.1:$h") dnss+=("$d")
@@ -189,6 +193,7 @@ PY
   urls=$(printf "ws://%s/api/v1/realtime/twin/$TWIN," "${https[@]#http://}")
   "$LOADGEN" ws --url "${urls%,}" --key "$KEY" --http "$A" --twin "$TWIN" --clients "$CLIENTS" --sensors 1000 \
     --rate "$RATE" --duration "$DURATION" > "$WORK/fanout.json" 2> "$WORK/fanout.err" || { cat "$WORK/fanout.err" >&2; exit 1; }
+  python3 -c "import json; d=json.load(open('$WORK/fanout.json')); print('fan-out:', {k: d.get(k) for k in ('clients_connected', 'connect_failures', 'ingested', 'ingest_errors', 'delivered', 'first_error')})" >&2
   fan=$(python3 -c "import json; d=json.load(open('$WORK/fanout.json')); print(f\"{d['delivered_per_s']:,.0f} | {d['delivered_pct']} | {d['latency_ms']['p99']}\")")
 
   row="| $n | $jobs_per_s | $commits | $deliveries_per_s | $fan | $qps |"

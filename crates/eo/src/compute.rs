@@ -627,7 +627,10 @@ impl EoService {
     pub(crate) async fn asset_source(&self, account: &AccountId, item: &EoItem, asset: &str) -> Result<String> {
         let href = item.body.pointer(&format!("/assets/{asset}/href")).and_then(Value::as_str).unwrap_or("");
         if href == crate::service::asset_href(&item.collection, &item.id, asset) {
-            return Ok(keys::asset(account, &item.collection, &item.id, asset));
+            // The item's row and version after the `#` name this copy of the file in the kept
+            // open assets: an item stored again under the same id (through any node) is a new key.
+            let key = keys::asset(account, &item.collection, &item.id, asset);
+            return Ok(format!("{key}#{}.{}", item.seq, item.version));
         }
         let url = self.policy.check_url_resolved(href).await.map_err(|e| {
             DomainError::invalid(format!("/bands/{asset}"), "forbidden_address", format!("asset {asset} ({href}): {e}"))
@@ -642,7 +645,10 @@ impl EoService {
         }
         let limits = self.raster_limits();
         let handle = tokio::runtime::Handle::current();
-        let t = if key.starts_with("https://") || key.starts_with("http://") {
+        let remote = key.starts_with("https://") || key.starts_with("http://");
+        // A stored asset's key carries its item's version after a `#` (see `asset_source`).
+        let blob_key = if remote { key } else { key.rsplit_once('#').map_or(key, |(k, _)| k) };
+        let t = if remote {
             let file = crate::remote::open(self.remote.clone(), key, handle)
                 .await
                 .map_err(|e| DomainError::invalid("/bands", "unreadable_asset", e))?;
@@ -652,7 +658,7 @@ impl EoService {
                 .map_err(|e| DomainError::invalid("/bands", "not_a_geotiff", e.to_string()))?
         } else {
             let blobs = self.blobs().clone();
-            let k = key.to_owned();
+            let k = blob_key.to_owned();
             tokio::task::spawn_blocking(move || meridian_dem::blobs::open_geotiff(&blobs, &k, &handle, limits))
                 .await
                 .map_err(|e| Error::Internal(e.to_string()))??

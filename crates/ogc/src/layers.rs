@@ -51,6 +51,9 @@ pub struct LayerInfo {
     pub styles: Vec<StyleInfo>,
     /// Whether GetFeatureInfo answers for it.
     pub queryable: bool,
+    /// What changes when the layer's data does (an EO scene's row and version), for keys of kept
+    /// tiles; empty when the data never changes under the name (a DEM job's output).
+    pub revision: String,
 }
 
 impl LayerInfo {

@@ -94,6 +94,7 @@ impl DemLayers {
                 .map(|(n, t)| StyleInfo { name: (*n).into(), title: (*t).into(), legend: style_legend(n) })
                 .collect(),
             queryable: true,
+            revision: String::new(),
         }
     }
 
@@ -137,6 +138,7 @@ impl DemLayers {
                     bbox: info.bounds,
                     styles: vec![StyleInfo { name: "default".into(), title: record.operation.clone(), legend }],
                     queryable: true,
+                    revision: String::new(),
                 },
                 key: record.key(job),
                 paint: Some(paint),

@@ -69,6 +69,7 @@ impl EoLayers {
             bbox: Some(item.bbox),
             styles,
             queryable: true,
+            revision: format!("{}.{}", item.seq, item.version),
         })
     }
 

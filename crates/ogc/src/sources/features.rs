@@ -89,6 +89,7 @@ impl FeatureLayers {
             bbox: extent.bbox,
             styles: styles().into_iter().map(|(s, _)| s).collect(),
             queryable: true,
+            revision: String::new(),
         })
     }
 

@@ -175,9 +175,11 @@ impl OgcService {
             })?;
         let (view, layers) = self.tile_view(account, t).await?;
         let cacheable = layers.iter().all(|l| l.info.kind == crate::layers::LayerKind::Raster);
+        // The layer's revision: a scene stored again under its name (through any node) is a new key.
         let key = format!(
-            "{account}/{}/{}/{}/{}/{}/{}/{}",
+            "{account}/{}@{}/{}/{}/{}/{}/{}/{}",
             layers[0].info.name,
+            layers[0].info.revision,
             layers[0].style.name,
             t.tile_matrix_set,
             t.tile_matrix,

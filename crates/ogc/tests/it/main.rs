@@ -40,6 +40,7 @@ fn info() -> LayerInfo {
         bbox: Some(SQUARE),
         styles: meridian_ogc::sources::features::styles().into_iter().map(|(s, _)| s).collect(),
         queryable: true,
+        revision: String::new(),
     }
 }
 

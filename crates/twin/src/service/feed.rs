@@ -68,6 +68,10 @@ pub struct Feed {
     mode: Mode,
     /// The mode must be entered again (the clock changed); queries are due.
     reenter: bool,
+    /// Notices from other nodes may have been missed: read the twin's clock again (of this
+    /// account) before going on.
+    reread_clock: bool,
+    account: AccountId,
     pending: VecDeque<Out>,
     delivered: HashMap<Arc<str>, i64>,
     closed: bool,
@@ -77,9 +81,12 @@ pub struct Feed {
 impl TwinService {
     /// Opens a feed of a twin of `account` (not found for another account's).
     pub async fn feed(self: &Arc<Self>, account: &AccountId, twin: &str, opts: FeedOptions) -> Result<Feed> {
-        let t = self.get(account, twin).await?;
-        // Subscribed before anything is read from the store: nothing falls between the two.
+        // Another account's twin (or none) is refused before a channel is made for it.
+        self.get(account, twin).await?;
+        // Subscribed before anything is read from the store, the clock included: nothing falls
+        // between the two.
         let (channel, rx) = self.hub.subscribe(twin);
+        let t = self.get(account, twin).await?;
         let mut feed = Feed {
             svc: self.clone(),
             twin: twin.to_owned(),
@@ -89,6 +96,8 @@ impl TwinService {
             clock: t.clock,
             mode: Mode::Live,
             reenter: false,
+            reread_clock: false,
+            account: account.clone(),
             pending: VecDeque::new(),
             delivered: HashMap::new(),
             closed: false,
@@ -219,6 +228,11 @@ impl Feed {
                 _ => None,
             },
             Message::Clock(c) => {
+                // A change heard twice (made on this node, then noticed from the store), or one
+                // read at connect time already.
+                if *c == self.clock {
+                    return None;
+                }
                 self.clock = *c;
                 self.reenter = true;
                 let view = c.view(Timestamp::now().millis());
@@ -229,11 +243,13 @@ impl Feed {
                 Some(Out::Close(1000, "twin deleted"))
             }
             Message::Gap => {
+                self.reread_clock = true;
                 if !matches!(self.mode, Mode::Live) {
                     return None;
                 }
                 metrics::counter!("meridian_twin_ws_gaps_total").increment(1);
-                // Entering live again sends each wanted sensor's stored latest reading.
+                // Entering live again sends each wanted sensor's stored latest reading (after the
+                // clock is read again: a change of it may have been missed too).
                 self.reenter = true;
                 let notice = json!({ "type": "gap", "reason": "node_resync", "dropped": null,
                     "ts": rfc3339(Timestamp::now().millis()) });
@@ -304,6 +320,14 @@ impl Feed {
             }
             if self.closed {
                 return Ok(None);
+            }
+            if std::mem::take(&mut self.reread_clock) {
+                let t = self.svc.get(&self.account, &self.twin).await?;
+                if t.clock != self.clock {
+                    self.clock = t.clock;
+                    let view = t.clock.view(Timestamp::now().millis());
+                    self.notice(json!({ "type": "clock", "clock": view }));
+                }
             }
             if self.reenter {
                 self.enter().await?;

@@ -27,9 +27,6 @@ pub enum Message {
 pub struct Channel {
     tx: broadcast::Sender<Arc<Message>>,
     latest: Mutex<HashMap<Arc<str>, Arc<Message>>>,
-    /// The last clock sent, so that a change heard twice (made here, then noticed from the
-    /// store) is sent once.
-    clock: Mutex<Option<super::Clock>>,
 }
 
 impl Channel {
@@ -60,7 +57,7 @@ impl Hub {
             .entry(twin.to_owned())
             .or_insert_with(|| {
                 let (tx, _) = broadcast::channel(self.capacity);
-                Arc::new(Channel { tx, latest: Mutex::new(HashMap::new()), clock: Mutex::new(None) })
+                Arc::new(Channel { tx, latest: Mutex::new(HashMap::new()) })
             })
             .clone()
     }
@@ -100,16 +97,12 @@ impl Hub {
         }
     }
 
-    /// Tells a twin's subscribers that its clock changed.
+    /// Tells a twin's subscribers that its clock changed (each feed skips a clock it already
+    /// follows: a change made here is also heard back from the store's notices).
     pub fn clock_changed(&self, twin: &str, clock: super::Clock) {
-        let c = self.channel(twin);
-        if let Ok(mut last) = c.clock.lock() {
-            if *last == Some(clock) {
-                return;
-            }
-            *last = Some(clock);
+        if let Some(c) = self.channels.get(twin) {
+            let _ = c.tx.send(Arc::new(Message::Clock(clock)));
         }
-        let _ = c.tx.send(Arc::new(Message::Clock(clock)));
     }
 
     /// Tells a twin's subscribers that it is gone, and forgets its channel.
@@ -124,6 +117,16 @@ impl Hub {
         for c in self.channels.iter() {
             if c.tx.receiver_count() > 0 {
                 let _ = c.tx.send(Arc::new(Message::Gap));
+            }
+        }
+    }
+
+    /// Forgets the latest reading of every sensor of a twin (its sensors changed elsewhere; the
+    /// next readings fill it again).
+    pub fn forget_latest(&self, twin: &str) {
+        if let Some(c) = self.channels.get(twin) {
+            if let Ok(mut latest) = c.latest.lock() {
+                latest.clear();
             }
         }
     }

@@ -91,8 +91,13 @@ pub struct TwinService {
     pub(crate) ingest_order: Vec<tokio::sync::Mutex<()>>,
 }
 
-/// Each twin's sensors and their value types.
-pub(crate) type SensorTypes = dashmap::DashMap<String, Arc<std::collections::HashMap<String, ValueType>>>;
+/// Each twin's sensors and their value types, with when they were read.
+pub(crate) type SensorTypes =
+    dashmap::DashMap<String, (std::time::Instant, Arc<std::collections::HashMap<String, ValueType>>)>;
+
+/// How long a twin's sensor types are kept without a notice: a notice another node failed to
+/// send (its database connection dropped after the commit) is made good this soon.
+pub(crate) const SENSOR_TYPES_TTL: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl std::fmt::Debug for TwinService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -172,6 +177,8 @@ async fn follow_notices(
         match notice {
             meridian_store::Notice::Twin { account, twin } => {
                 sensor_types.remove(&twin);
+                // A deleted sensor's last reading is not handed to a slow client any more.
+                hub.forget_latest(&twin);
                 if hub.subscribers(&twin) == 0 {
                     continue;
                 }

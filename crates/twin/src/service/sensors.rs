@@ -417,7 +417,11 @@ impl TwinService {
             ))
             .into());
         }
-        let cached = self.sensor_types.get(twin).map(|t| t.clone());
+        let cached = self
+            .sensor_types
+            .get(twin)
+            .filter(|t| t.0.elapsed() < super::SENSOR_TYPES_TTL)
+            .map(|t| t.1.clone());
         // A sensor the cache does not know may have been added since: read them all again then.
         let cached = cached.filter(|t| readings.iter().all(|r| t.contains_key(&r.sensor)));
         let sensors = match cached {
@@ -433,7 +437,7 @@ impl TwinService {
                         .map(|s| (s.id, s.value_type))
                         .collect(),
                 );
-                self.sensor_types.insert(twin.to_owned(), t.clone());
+                self.sensor_types.insert(twin.to_owned(), (std::time::Instant::now(), t.clone()));
                 t
             }
         };
