@@ -164,8 +164,12 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
             sink = sink.with_handoff(handoff);
         }
         dispatcher.add_sink(Arc::new(sink));
+        // One dispatcher at a time: every node's would wake on every commit and contend for the
+        // same outbox rows; the others stand by.
         let stop = shutdown.clone();
-        tasks.spawn(async move { dispatcher.run(stop).await });
+        tasks.spawn(crate::duties::lead_then(store.clone(), "dispatcher", shutdown.clone(), move || {
+            dispatcher.run(stop)
+        }));
     }
     if config.server.roles.dns {
         // Zones are loaded before the listener is announced, so the first query finds them.

@@ -1095,7 +1095,13 @@ async fn mqtt_readings_published_while_the_server_is_down_arrive_after_it_restar
     }
     let prefix = format!("meridian-down-{}", std::process::id());
     let topic = format!("{prefix}/{{twin}}/{{sensor}}");
-    let env = [("MERIDIAN_TWIN__MQTT_URL", "mqtt://127.0.0.1:1883"), ("MERIDIAN_TWIN__MQTT_TOPIC", topic.as_str())];
+    // The node's name, which its MQTT session is named after on a shared store, stays across the
+    // restart (its HTTP port is picked at start).
+    let env = [
+        ("MERIDIAN_TWIN__MQTT_URL", "mqtt://127.0.0.1:1883"),
+        ("MERIDIAN_TWIN__MQTT_TOPIC", topic.as_str()),
+        ("MERIDIAN_SERVER__NODE_NAME", prefix.as_str()),
+    ];
     let s = Server::start_with(&env);
     let (_, key) = s.signup("mqtt-down@example.com").await;
     let t = twin(&s, &key, json!({"bbox": [151.19, -33.88, 151.21, -33.86]})).await;

@@ -417,11 +417,8 @@ impl TwinService {
             ))
             .into());
         }
-        let cached = self
-            .sensor_types
-            .get(twin)
-            .filter(|t| t.0.elapsed() < super::SENSOR_TYPES_TTL)
-            .map(|t| t.1.clone());
+        let cached =
+            self.sensor_types.get(twin).filter(|t| t.0.elapsed() < super::SENSOR_TYPES_TTL).map(|t| t.1.clone());
         // A sensor the cache does not know may have been added since: read them all again then.
         let cached = cached.filter(|t| readings.iter().all(|r| t.contains_key(&r.sensor)));
         let sensors = match cached {
