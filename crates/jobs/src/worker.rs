@@ -270,9 +270,10 @@ impl WorkerPool {
     /// Renews the lease until the handler ends. Resolves only when the job must stop: cancelled
     /// by the user (after telling the handler), or lease lost (`lost` fires too).
     async fn heartbeat(&self, ctx: &JobContext, worker: &str, lost: CancellationToken) {
-        // Progress reaches the store within a second of moving, a cancellation is seen within a
-        // second, and the lease is renewed every `jobs.heartbeat`.
-        let step = self.config.heartbeat.min(Duration::from_secs(1));
+        // Progress reaches the store within half a second of moving, a cancellation requested
+        // through any node is seen within half a second, and the lease is renewed every
+        // `jobs.heartbeat`.
+        let step = self.config.heartbeat.min(Duration::from_millis(500));
         let mut ticks = tokio::time::interval(step);
         ticks.tick().await;
         // What the store holds: the progress the job was claimed with.

@@ -536,3 +536,52 @@ async fn three_nodes_answer_503_while_the_database_is_gone_and_go_on_after() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_cancelled_through_one_node_stops_on_the_node_running_it_within_a_second() {
+    if std::env::var_os("MERIDIAN_TEST_POSTGRES").is_none() {
+        eprintln!("the cluster tests run on the second backend (MERIDIAN_TEST_POSTGRES)");
+        return;
+    }
+    // Node A takes the request and runs no jobs; node B runs them.
+    let blobs = shared_blobs("cancel");
+    let blob_url = ("MERIDIAN_STORAGE__BLOB_URL", blobs.url.as_str());
+    let a = Server::start_with(&[
+        blob_url,
+        ("MERIDIAN_SERVER__ROLES__WORKERS", "false"),
+        ("MERIDIAN_SERVER__ROLES__DNS", "false"),
+    ]);
+    let db = a.database_url.clone();
+    let b = Server::start_with(&[
+        blob_url,
+        ("MERIDIAN_STORAGE__DATABASE_URL", db.as_str()),
+        ("MERIDIAN_SERVER__ROLES__DNS", "false"),
+        ("MERIDIAN_JOBS__WORKERS", "1"),
+    ]);
+    let (_, key) = a.signup("cluster-cancel@example.com").await;
+    let dem = crate::dem::synthetic_dem(a.dir.path(), 2000);
+    let ops = json!({"operations": [
+        {"type": "hillshade", "multidirectional": true}, {"type": "slope"}, {"type": "aspect"},
+        {"type": "tri"}, {"type": "tpi"}, {"type": "roughness"}, {"type": "contours", "interval": 5},
+    ]});
+    let form = reqwest::multipart::Form::new()
+        .part("file", reqwest::multipart::Part::bytes(dem).file_name("synthetic.tif"))
+        .text("params", ops.to_string());
+    let r = a.client.post(a.url("/api/v1/dem/process")).bearer_auth(&key).multipart(form).send().await.unwrap();
+    assert_eq!(r.status(), 202);
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let path = format!("/api/v1/dem/jobs/{id}");
+    let status = |node: &Server| {
+        let (client, url, key) = (node.client.clone(), node.url(&path), key.clone());
+        async move {
+            let job: Value = client.get(url).bearer_auth(key).send().await.unwrap().json().await.unwrap();
+            job["status"].as_str().unwrap_or_default().to_owned()
+        }
+    };
+    within(60, "the job running on node B", || async { status(&b).await == "running" }).await;
+    let r = a.client.delete(a.url(&path)).bearer_auth(&key).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let took = within(30, "the job cancelled", || async { status(&a).await == "cancelled" }).await;
+    eprintln!("cancelled through node A, stopped on node B after {took:?}");
+    assert!(took < Duration::from_millis(1500), "the job stopped {took:?} after the cancellation");
+}

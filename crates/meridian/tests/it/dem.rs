@@ -465,7 +465,7 @@ async fn dem_jobs_cancel_and_stay_with_their_tenant() {
 }
 
 /// A smooth synthetic DEM (EPSG:2056) large enough that a job runs for a while.
-fn synthetic_dem(dir: &std::path::Path, n: usize) -> Vec<u8> {
+pub(crate) fn synthetic_dem(dir: &std::path::Path, n: usize) -> Vec<u8> {
     use meridian_raster::tiff::{GeoInfo, TiffWriter, WriterOptions};
     let path = dir.join("synthetic.tif");
     let options = WriterOptions {
