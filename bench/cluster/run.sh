@@ -222,13 +222,23 @@ at once (16 clients, 256 in flight each), queries per second summed.
 |---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows%$'\n'}
 
-Everything here shares two cores: the nodes, PostgreSQL, nginx and the load generators. Adding nodes
-on the same two cores adds no CPU, so no row can grow in proportion; what the rows show is that nothing
-serialises on one node: jobs are claimed by every node's workers (\`SKIP LOCKED\`), events by whichever
-dispatcher takes them, deliveries by every node's worker, and each node answers DNS from its own copy
-of the zones. On separate machines each of those grows with the nodes until the database (commits, the
-NOTIFY queue) is the limit; the WebSocket fan-out costs every node the full reading rate (each node
-receives every reading through NOTIFY) plus its own clients' share of the sends.
+Everything here shares two cores: the nodes, PostgreSQL, nginx and the load generators, so adding a
+node adds no CPU and no row can grow in proportion. What grows, and what limits each row:
+
+- **DNS** grows from 1 to 2 nodes (each node answers from its own copy of the zones, and a second
+  listener uses CPU the first left idle), then is flat: the two cores are full.
+- **Jobs** stay at about 30/s: each job is CPU work, claimed by every node's workers (`SKIP LOCKED`),
+  none waiting on another.
+- **Fan-out** delivers every message at every node count. Its p99 rises with the nodes: each node
+  receives every reading through `NOTIFY` and sends to its share of the clients.
+- **Webhooks** fall as nodes are added: each node's HTTP handling and delivery worker compete for
+  the same two cores, and every commit is one PostgreSQL commit with its fsync (the postgres-writes section
+  above). Before one dispatcher at a time (the others standing by), every node's
+  dispatcher woke on every commit and contended for the same outbox rows: 260 commits/s with 3
+  nodes instead of 471.
+
+On separate machines each row grows with the nodes until the database (commits, the NOTIFY queue)
+is the limit.
 <!-- cluster:end -->
 MD
 )"
