@@ -133,6 +133,13 @@ impl DemService {
                 if let (TileStyle::ColorRelief(o), Some(r)) = (&mut style, ramp) {
                     o.ramp = Some(r);
                 }
+                // Styles draw the job's source: once its dataset is deleted (through any node),
+                // neither an open raster nor a cached tile may still answer for it.
+                if let Some(dataset) = &params.source.dataset_id {
+                    if self.store.dem.get_dataset(&job.account_id, dataset).await?.is_none() {
+                        return Err(Error::Domain(DomainError::not_found("dataset", dataset)));
+                    }
+                }
                 // The COG copy once the job made it; the upload itself before.
                 let key = if job.status == JobStatus::Succeeded || self.blobs().exists(&params.tiles_key).await? {
                     params.tiles_key.clone()

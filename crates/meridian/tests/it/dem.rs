@@ -643,16 +643,19 @@ async fn dem_datasets_are_listed_and_deleted() {
     problem(delete(&a).await.unwrap(), 409, "dataset_in_use").await;
     let r = s.client.delete(s.url(&format!("/api/v1/dem/jobs/{job}"))).bearer_auth(&a).send().await.unwrap();
     assert_eq!(r.status(), 200);
+    // A source tile drawn (and cached) before the dataset goes.
+    let b0: Vec<f64> = jobs[0]["tiles"][0]["bounds"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    let (x, y) = tile_of((b0[0] + b0[2]) / 2.0, (b0[1] + b0[3]) / 2.0, 14);
+    let tile = format!("/api/v1/dem/tiles/14/{x}/{y}.png?job={job}&style=hillshade");
+    assert_eq!(s.get(&tile, &a).await.status(), 200);
+    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(delete(&a).await.unwrap().status(), 204);
     problem(s.get(&format!("/api/v1/dem/datasets/{dataset}"), &a).await, 404, "not_found").await;
     problem(delete(&a).await.unwrap(), 404, "not_found").await;
     let list: Value = s.get("/api/v1/dem/datasets", &a).await.json().await.unwrap();
     assert_eq!(list["total"], 1);
-    // The cancelled job's source tiles are gone with the dataset: 404, not an error.
-    let b0: Vec<f64> = jobs[0]["tiles"][0]["bounds"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
-    let (x, y) = tile_of((b0[0] + b0[2]) / 2.0, (b0[1] + b0[3]) / 2.0, 14);
-    let r = s.get(&format!("/api/v1/dem/tiles/14/{x}/{y}.png?job={job}&style=hillshade"), &a).await;
-    assert_eq!(r.status(), 404);
+    // The cancelled job's source tiles are gone with the dataset, the cached one too: 404.
+    problem(s.get(&tile, &a).await, 404, "not_found").await;
 }
 
 /// A hostile file from the TIFF fuzz corpus.
