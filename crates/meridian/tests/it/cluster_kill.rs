@@ -215,6 +215,24 @@ impl Load {
         }
     }
 
+    /// Stops the load, waits for its tasks and says what was acknowledged.
+    async fn finish(&self, tasks: Vec<tokio::task::JoinHandle<()>>) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let acked = self.acked.lock().unwrap();
+        eprintln!(
+            "acknowledged: {} records, {} parcels, {} jobs, {} test events, {} readings; other answers {:?}",
+            acked.records.len(),
+            acked.parcels.len(),
+            acked.jobs.len(),
+            acked.tests.len(),
+            acked.readings.len(),
+            acked.refused
+        );
+    }
+
     fn start(&self) -> Vec<tokio::task::JoinHandle<()>> {
         let mut tasks = vec![
             tokio::spawn(self.clone().records()),
@@ -395,27 +413,16 @@ async fn three_nodes_lose_nothing_acknowledged_when_one_is_killed_under_load() {
 
     let tasks = load.start();
     tokio::time::sleep(Duration::from_millis(random_ms(1500, 4000))).await;
-    let dir = c.stop(); // SIGKILL, whatever it was doing
-                        // While it is down its address refuses connections: nothing sent there is acknowledged.
+    // SIGKILL, whatever it was doing. While it is down its address refuses connections: nothing
+    // sent there is acknowledged.
+    let dir = c.stop();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let c = Server::start_in(dir, &node_env(2, Some(&db), &blobs, &[]));
     load.bases.lock().unwrap()[2] = c.base.clone();
     tokio::time::sleep(Duration::from_secs(3)).await;
-    load.stop.store(true, Ordering::Relaxed);
-    for t in tasks {
-        t.await.unwrap();
-    }
+    load.finish(tasks).await;
     {
         let acked = load.acked.lock().unwrap();
-        eprintln!(
-            "acknowledged: {} records, {} parcels, {} jobs, {} test events, {} readings; other answers {:?}",
-            acked.records.len(),
-            acked.parcels.len(),
-            acked.jobs.len(),
-            acked.tests.len(),
-            acked.readings.len(),
-            acked.refused
-        );
         assert!(acked.records.len() > 20 && acked.parcels.len() > 20 && acked.jobs.len() > 5);
         assert!(acked.readings.iter().any(|(s, _)| s == "s2"), "node C acknowledged readings");
     }
@@ -500,21 +507,9 @@ async fn three_nodes_answer_503_while_the_database_is_gone_and_go_on_after() {
         .await;
     }
     tokio::time::sleep(Duration::from_secs(3)).await;
-    load.stop.store(true, Ordering::Relaxed);
-    for t in tasks {
-        t.await.unwrap();
-    }
+    load.finish(tasks).await;
     {
         let acked = load.acked.lock().unwrap();
-        eprintln!(
-            "acknowledged: {} records, {} parcels, {} jobs, {} test events, {} readings; other answers {:?}",
-            acked.records.len(),
-            acked.parcels.len(),
-            acked.jobs.len(),
-            acked.tests.len(),
-            acked.readings.len(),
-            acked.refused
-        );
         assert!(acked.refused.get(&503).copied().unwrap_or(0) > 0, "the load met the outage");
         assert!(acked.records.len() > 20 && acked.parcels.len() > 20);
     }
