@@ -5,13 +5,15 @@
 //!
 //! - `pdal`: PDAL's defaults, as a pipeline of `filters.outlier` (statistical), `filters.smrf`
 //!   (cell 1, slope 0.15, window 18, scalar 1.25, threshold 0.5), `filters.hag_nn` and
-//!   `filters.assign` by height band would give: no roof step, no buildings (the baseline);
+//!   `filters.assign` by height band would give: no roof step, no reading of height-normalised
+//!   files, no buildings (the baseline);
 //! - `rules`: the defaults with the geometric rules alone;
 //! - `model`: the defaults with the forest alone;
 //! - `combined`: the defaults (the forest where it is confident, the rules elsewhere).
 //!
 //! A file's linear unit is read from its CRS (a file in feet is classified in metres); a class
-//! the file does not label is left out of its row. With `--markdown` the rows are a table;
+//! the file does not label is left out of its row, and points the producer never classified
+//! (class 0) are left out of every score. With `--markdown` the rows are a table;
 //! `--params JSON` runs one configuration of your own (the body of a classify request) instead;
 //! `--keep DIR` keeps each output as `DIR/FILE.CONFIG.laz`.
 //!
@@ -28,7 +30,7 @@ use std::path::Path;
 const CONFIGS: [(&str, &str); 4] = [
     (
         "pdal",
-        r#"{"noise": {"method": "statistical", "elm": false}, "ground": {"cell": 1, "window": 18, "threshold": 0.5, "scalar": 1.25, "roofs": false, "offset": null}, "classes": {"method": "heights", "water": false}}"#,
+        r#"{"noise": {"method": "statistical", "elm": false}, "ground": {"cell": 1, "window": 18, "threshold": 0.5, "scalar": 1.25, "roofs": false, "normalised": false, "offset": null}, "classes": {"method": "heights", "water": false}}"#,
     ),
     ("rules", r#"{"classes": {"method": "rules"}}"#),
     ("model", r#"{"classes": {"method": "model"}}"#),
@@ -38,7 +40,9 @@ const CONFIGS: [(&str, &str); 4] = [
 /// Precision, recall and IoU of one class group.
 fn scores(truth: &[u8], got: &[u8], member: impl Fn(u8) -> bool) -> Option<(f64, f64, f64)> {
     let (mut tp, mut fp, mut fn_) = (0u64, 0u64, 0u64);
-    for (&t, &g) in truth.iter().zip(got) {
+    // Class 0 is "created, never classified" (LAS 1.4): the producer gave those points no label,
+    // so they are left out of every score rather than counted as wrong whatever they are called.
+    for (&t, &g) in truth.iter().zip(got).filter(|(&t, _)| t != 0) {
         match (member(t), member(g)) {
             (true, true) => tp += 1,
             (false, true) => fp += 1,
@@ -129,8 +133,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 println!("| {name} | {config} | {ground} | {veg} | {building} | {water} | {pps:.0} |");
             } else {
                 println!(
-                    "{name} {config}: {} points, ground {ground}, vegetation {veg}, building {building}, water {water}, {pps:.0} points/s, timings {:?}",
-                    report.points, report.timings
+                    "{name} {config}: {} points{}, ground {ground}, vegetation {veg}, building {building}, water {water}, {pps:.0} points/s, timings {:?}",
+                    report.points,
+                    if report.height_normalised { " (height-normalised)" } else { "" },
+                    report.timings
                 );
             }
         }

@@ -19,6 +19,7 @@ pub mod hag;
 mod knn;
 pub mod learn;
 pub mod noise;
+pub mod normalised;
 pub mod pipeline;
 pub mod reader;
 pub mod rules;

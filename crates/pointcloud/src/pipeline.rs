@@ -80,6 +80,10 @@ pub struct GroundParams {
     /// ([`crate::rules::Rules::raised_ground`]).
     #[serde(default = "yes")]
     pub roofs: bool,
+    /// Take the ground at z ≈ 0 when the file is height-normalised ([`crate::normalised`])
+    /// rather than filter it with SMRF.
+    #[serde(default = "yes")]
+    pub normalised: bool,
     /// Ground points more than this above the ground surface (the lowest ground point of each
     /// metre, interpolated) are given back to the classes step, as grass and low vegetation
     /// (LAStools' `lasground -offset`); `None` (the default: on the training files any offset
@@ -108,6 +112,7 @@ impl Default for GroundParams {
             smooth: c.smooth,
             hdiff: c.hdiff,
             roofs: true,
+            normalised: true,
             offset: None,
         }
     }
@@ -176,6 +181,10 @@ pub struct Report {
     /// Tiles the file was classified in (1: whole).
     #[serde(default = "one")]
     pub tiles: usize,
+    /// Whether the file was read as height-normalised (Z already the height above ground) and
+    /// its ground taken at z ≈ 0 rather than filtered ([`crate::normalised`]).
+    #[serde(default)]
+    pub height_normalised: bool,
 }
 
 fn one() -> usize {
@@ -320,6 +329,7 @@ impl PipelineParams {
                     "hdiff",
                     "roofs",
                     "offset",
+                    "normalised",
                 ],
                 "/ground",
                 &mut errors,
@@ -372,6 +382,9 @@ impl PipelineParams {
             }
             if let Some(v) = boolean(g, "roofs", "/ground", &mut errors) {
                 r.roofs = v;
+            }
+            if let Some(v) = boolean(g, "normalised", "/ground", &mut errors) {
+                r.normalised = v;
             }
             match g.get("offset") {
                 Some(Value::Null) => r.offset = None,
@@ -523,6 +536,7 @@ pub fn classify_file(
         step: "read",
         detail: "more points than this machine can address".into(),
     })?;
+    let mut height_normalised = false;
     let (classes, confidence, assigned, tiles) = if info.points <= tiling.tile_points {
         let (_, mut cloud) = read_path(source, limits)?;
         to_metres(&mut cloud, metres_per_unit);
@@ -530,6 +544,7 @@ pub fn classify_file(
         stages.check(0.1)?;
         let spacing = crate::density::spacing(&cloud.x, &cloud.y);
         let out = classify_cloud(&cloud, spacing, params, model, &mut timings, &stages.at(0.1, 0.75))?;
+        height_normalised = out.normalised;
         let mut assigned: BTreeMap<String, u64> = BTreeMap::new();
         for (&c, _) in out.classes.iter().zip(&out.assigned).filter(|(_, &a)| a) {
             *assigned.entry(c.to_string()).or_default() += 1;
@@ -586,6 +601,7 @@ pub fn classify_file(
             let (start, share) = (done as f64 / spooled as f64, count as f64 / spooled as f64);
             let within = stages.at(0.1 + 0.75 * start, 0.75 * share);
             let out = classify_cloud(&points.cloud, spacing, params, model, &mut timings, &within)?;
+            height_normalised |= out.normalised;
             for (j, &i) in points.index.iter().enumerate() {
                 if points.owned[j] {
                     let i = i as usize;
@@ -640,6 +656,7 @@ pub fn classify_file(
             .then(|| model.map(|m| format!("{} v{}", m.header.format, m.header.version)))
             .flatten(),
         tiles,
+        height_normalised,
     })
 }
 
@@ -649,6 +666,8 @@ struct Classified {
     confidence: Vec<u8>,
     /// Whether a step set the point's class (rather than the file's own class staying).
     assigned: Vec<bool>,
+    /// Whether the ground was taken at z ≈ 0 ([`crate::normalised`]).
+    normalised: bool,
 }
 
 /// Noise, ground, height above ground and classes over one cloud (a whole file or a tile with
@@ -710,11 +729,18 @@ fn classify_cloud(
     }
     stages.check(0.2)?;
 
-    // 2. Ground.
+    // 2. Ground (at z ≈ 0 in a height-normalised file, which SMRF would read as terrain).
+    let mut normalised = false;
     let mut ground: Vec<bool> = if params.steps.ground {
         let t = Instant::now();
         let selected: Vec<bool> = noise.iter().map(|&k| k == 0).collect();
-        let g = if params.ground.method == "csf" {
+        let normalised_ground = (params.ground.method == "smrf" && params.ground.normalised)
+            .then(|| crate::normalised::ground(&cloud.x, &cloud.y, &cloud.z, &selected, spacing))
+            .flatten();
+        normalised = normalised_ground.is_some();
+        let g = if let Some(g) = normalised_ground {
+            g
+        } else if params.ground.method == "csf" {
             params.csf().classify(&cloud.x, &cloud.y, &cloud.z, Some(&selected), &stages.at(0.2, 0.27)).map_err(
                 |e| match e {
                     crate::csf::CsfError::Cancelled => PipelineError::Cancelled,
@@ -728,7 +754,7 @@ fn classify_cloud(
                 .map_err(|e| step("ground")(&e))?
         };
         let mut g = g;
-        if params.ground.roofs {
+        if params.ground.roofs && !normalised {
             crate::rules::Rules::default().lower_raised_ground(&cloud.x, &cloud.y, &cloud.z, &mut g, spacing);
         }
         timed(timings, "ground", t);
@@ -815,7 +841,7 @@ fn classify_cloud(
         assigned[i] = c != classes[i] || (params.steps.ground && ground[i]) || (params.steps.noise && noise[i] != 0);
         classes[i] = c;
     }
-    Ok(Classified { classes, confidence, assigned })
+    Ok(Classified { classes, confidence, assigned, normalised })
 }
 
 #[cfg(test)]
@@ -830,7 +856,7 @@ mod tests {
             "steps": ["noise", "ground", "hag", "classes"],
             "noise": {"method": "radius", "radius": null, "min_k": 2, "mean_k": 8, "multiplier": 2.0, "elm": false},
             "ground": {"method": "smrf", "cell": null, "slope": 0.15, "window": 24.0, "scalar": 1.0, "threshold": 0.45,
-                       "cut": 0.0, "roofs": true, "offset": null},
+                       "cut": 0.0, "roofs": true, "normalised": true, "offset": null},
             "classes": {"method": "combined", "water": true},
             "model": "default"
         });

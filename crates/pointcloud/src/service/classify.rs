@@ -85,6 +85,7 @@ impl PointCloudService {
             timings: Default::default(),
             points_per_second: None,
             unit: None,
+            height_normalised: false,
             size: None,
             finished_at: None,
             error: None,
@@ -257,6 +258,7 @@ impl JobHandler for ClassifyJobHandler {
             c.timings = report.timings.clone();
             c.points_per_second = Some(report.points_per_second);
             c.unit = Some(Unit { metres_per_unit, assumed: known.is_none() });
+            c.height_normalised = report.height_normalised;
             c.size = Some(size);
             c.finished_at = Some(Timestamp::now());
             c.previous = None;
@@ -276,6 +278,7 @@ impl JobHandler for ClassifyJobHandler {
                 "timings": report.timings,
                 "points_per_second": report.points_per_second,
                 "model": report.model,
+                "height_normalised": report.height_normalised,
             }),
             event: None,
         })

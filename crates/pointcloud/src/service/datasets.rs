@@ -88,6 +88,10 @@ pub struct Classification {
     /// CRS, or one whose unit is unknown: metres) rather than read from the CRS.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<Unit>,
+    /// Whether the file was read as height-normalised (Z already the height above ground, as
+    /// lidR's `normalize_height` leaves it) and its ground taken at z ≈ 0; absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub height_normalised: bool,
     /// Bytes of the classified LAZ.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
