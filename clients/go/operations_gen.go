@@ -2033,6 +2033,8 @@ type ListAPIKeysParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Items to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListAPIKeysParams) encode(req *apiRequest) {
@@ -2044,6 +2046,9 @@ func (p *ListAPIKeysParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2081,6 +2086,8 @@ type ListDNSWebhooksParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Items to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListDNSWebhooksParams) encode(req *apiRequest) {
@@ -2092,6 +2099,9 @@ func (p *ListDNSWebhooksParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2120,6 +2130,8 @@ type ListDeliveriesParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Items to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListDeliveriesParams) encode(req *apiRequest) {
@@ -2137,6 +2149,9 @@ func (p *ListDeliveriesParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2161,6 +2176,8 @@ type ListDemDatasetsParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Items to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListDemDatasetsParams) encode(req *apiRequest) {
@@ -2172,6 +2189,9 @@ func (p *ListDemDatasetsParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2196,6 +2216,8 @@ type ListDemJobsParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Items to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListDemJobsParams) encode(req *apiRequest) {
@@ -2207,6 +2229,9 @@ func (p *ListDemJobsParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2404,6 +2429,8 @@ type ListJobsParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Items to skip (default 0).
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListJobsParams) encode(req *apiRequest) {
@@ -2418,6 +2445,9 @@ func (p *ListJobsParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2537,6 +2567,8 @@ type ListPointCloudsParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Items to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListPointCloudsParams) encode(req *apiRequest) {
@@ -2548,6 +2580,9 @@ func (p *ListPointCloudsParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2578,6 +2613,8 @@ type ListRecordsParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Records to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListRecordsParams) encode(req *apiRequest) {
@@ -2598,6 +2635,9 @@ func (p *ListRecordsParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2635,6 +2675,8 @@ type ListSubscriptionsParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Items to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListSubscriptionsParams) encode(req *apiRequest) {
@@ -2646,6 +2688,9 @@ func (p *ListSubscriptionsParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2670,6 +2715,8 @@ type ListTwinsParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Items to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListTwinsParams) encode(req *apiRequest) {
@@ -2681,6 +2728,9 @@ func (p *ListTwinsParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 
@@ -2707,6 +2757,8 @@ type ListZonesParams struct {
 	Limit int64
 	// Offset (query parameter "offset"): Zones to skip.
 	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
 }
 
 func (p *ListZonesParams) encode(req *apiRequest) {
@@ -2721,6 +2773,9 @@ func (p *ListZonesParams) encode(req *apiRequest) {
 	}
 	if p.Offset != 0 {
 		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
 	}
 }
 

@@ -212,7 +212,7 @@ impl DemService {
         let d = self.get_dataset(account, id).await?;
         let mut offset = 0u64;
         loop {
-            let page = Page { limit: 500, offset };
+            let page = Page::at(500, offset);
             let (jobs, total) = self.store.jobs.list_jobs(account, Some(crate::JOB_KIND), page).await?;
             let busy = jobs
                 .iter()

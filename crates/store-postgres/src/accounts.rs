@@ -101,12 +101,16 @@ impl AccountRepo for PgDb {
     async fn list_api_keys(&self, account: &AccountId, page: Page) -> Result<(Vec<ApiKey>, u64)> {
         // Newest first by insertion order (`seq`): ids sort by time only to the millisecond, so
         // keys created within one millisecond would come back in random order.
+        let anchor: Option<(i64,)> =
+            self.anchor("SELECT seq FROM api_keys WHERE account_id = $1 AND id = $2", account.as_str(), &page).await?;
         let rows = sqlx::query(&format!(
-            "SELECT {KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3"
+            "SELECT {KEY_COLUMNS} FROM api_keys WHERE account_id = $1 AND ($4::bigint IS NULL OR seq < $4)
+             ORDER BY seq DESC LIMIT $2 OFFSET $3"
         ))
         .bind(account.as_str())
         .bind(i64::from(page.limit))
-        .bind(i64::try_from(page.offset).unwrap_or(i64::MAX))
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;

@@ -243,14 +243,18 @@ impl DnsRepo for PgDb {
     }
 
     async fn list_zones(&self, account: &AccountId, name: Option<&str>, page: Page) -> Result<(Vec<Zone>, u64)> {
+        let anchor: Option<(String,)> = self
+            .anchor("SELECT name FROM dns_zones WHERE account_id = $1 AND id = $2", account.as_str(), &page)
+            .await?;
         let rows = sqlx::query(&format!(
             "SELECT {ZONE_COLUMNS} FROM dns_zones WHERE account_id = $1 AND ($2::text IS NULL OR name = $2)
-             ORDER BY name LIMIT $3 OFFSET $4"
+             AND ($5::text IS NULL OR name > $5) ORDER BY name LIMIT $3 OFFSET $4"
         ))
         .bind(account.as_str())
         .bind(name)
         .bind(i64::from(page.limit))
-        .bind(i64::try_from(page.offset).unwrap_or(i64::MAX))
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;
@@ -283,15 +287,25 @@ impl DnsRepo for PgDb {
     async fn list_records(&self, zone: &ZoneId, filter: &RecordFilter, page: Page) -> Result<(Vec<Record>, u64)> {
         let clause = "zone_id = $1 AND ($2::text IS NULL OR type = $2) AND ($3::text IS NULL OR name = $3)
                       AND ($4::text IS NULL OR content = $4)";
+        let anchor: Option<(String, String, String)> = self
+            .anchor("SELECT name, type, rdata FROM dns_records WHERE zone_id = $1 AND id = $2", zone.as_str(), &page)
+            .await?;
+        let (a_name, a_type, a_rdata) =
+            anchor.clone().map_or((None, None, None), |(n, t, r)| (Some(n), Some(t), Some(r)));
         let rows = sqlx::query(&format!(
-            "SELECT {RECORD_COLUMNS} FROM dns_records WHERE {clause} ORDER BY name, type, rdata LIMIT $5 OFFSET $6"
+            "SELECT {RECORD_COLUMNS} FROM dns_records WHERE {clause}
+             AND ($7::text IS NULL OR (name, type, rdata) > ($7, $8::text, $9::text))
+             ORDER BY name, type, rdata LIMIT $5 OFFSET $6"
         ))
         .bind(zone.as_str())
         .bind(&filter.rtype)
         .bind(&filter.name)
         .bind(&filter.content)
         .bind(i64::from(page.limit))
-        .bind(i64::try_from(page.offset).unwrap_or(i64::MAX))
+        .bind(page.skip(anchor.is_some()))
+        .bind(a_name)
+        .bind(a_type)
+        .bind(a_rdata)
         .fetch_all(self.read())
         .await
         .map_err(db)?;

@@ -97,14 +97,17 @@ impl JobRepo for PgDb {
 
     async fn list_jobs(&self, account: &AccountId, kind: Option<&str>, page: Page) -> Result<(Vec<Job>, u64)> {
         // Newest first by insertion order (`seq`): ids sort by time only to the millisecond.
+        let anchor: Option<(i64,)> =
+            self.anchor("SELECT seq FROM jobs WHERE account_id = $1 AND id = $2", account.as_str(), &page).await?;
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM jobs WHERE account_id = $1 AND ($2 IS NULL OR kind = $2)
-             ORDER BY seq DESC LIMIT $3 OFFSET $4"
+             AND ($5::bigint IS NULL OR seq < $5) ORDER BY seq DESC LIMIT $3 OFFSET $4"
         ))
         .bind(account.as_str())
         .bind(kind)
         .bind(i64::from(page.limit))
-        .bind(i64::try_from(page.offset).unwrap_or(i64::MAX))
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;

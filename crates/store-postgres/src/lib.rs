@@ -320,6 +320,17 @@ impl PgDb {
         &self.pool
     }
 
+    /// The sort key of a keyset page's anchor: `sql` (`SELECT <key columns> FROM <table> WHERE
+    /// <scope column> = $1 AND id = $2`) for `scope` and `page.after`; `None` without a cursor
+    /// or when its item is gone (the page is then read by offset, [`meridian_core::page::Page::skip`]).
+    pub(crate) async fn anchor<T>(&self, sql: &str, scope: &str, page: &meridian_core::page::Page) -> Result<Option<T>>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
+    {
+        let Some(after) = page.after else { return Ok(None) };
+        sqlx::query_as::<_, T>(sql).bind(scope).bind(after.as_str()).fetch_optional(self.read()).await.map_err(db)
+    }
+
     /// Counts `rows` committed into `table`, and refreshes its statistics in the background when
     /// enough have come since the last refresh (see [`Statistics`]); `now` refreshes them at once
     /// (and waits), after a load that filled a table in one go.

@@ -250,12 +250,20 @@ impl TwinRepo for PgDb {
     }
 
     async fn list_twins(&self, account: &AccountId, page: Page) -> Result<(Vec<TwinRow>, u64)> {
+        let anchor: Option<(i64, String)> = self
+            .anchor("SELECT created_at, id FROM twins WHERE account_id = $1 AND id = $2", account.as_str(), &page)
+            .await?;
+        let (a_time, a_id) = anchor.clone().map_or((None, None), |(t, i)| (Some(t), Some(i)));
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM twins WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
+            "SELECT {COLUMNS} FROM twins WHERE account_id = $1
+             AND ($4::bigint IS NULL OR (created_at, id) < ($4, $5::text))
+             ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3"
         ))
         .bind(account.as_str())
         .bind(i64::from(page.limit))
-        .bind(i64::try_from(page.offset).unwrap_or(i64::MAX))
+        .bind(page.skip(anchor.is_some()))
+        .bind(a_time)
+        .bind(a_id)
         .fetch_all(self.read())
         .await
         .map_err(db)?;

@@ -261,13 +261,17 @@ impl WebhookRepo for PgDb {
         page: Page,
     ) -> Result<(Vec<Subscription>, u64)> {
         let filter = if dns_only { DNS_ONLY } else { "TRUE" };
+        let anchor: Option<(i64,)> = self
+            .anchor("SELECT seq FROM webhook_subscriptions WHERE account_id = $1 AND id = $2", account.as_str(), &page)
+            .await?;
         let rows = sqlx::query(&format!(
             "SELECT {SUB_COLUMNS} FROM webhook_subscriptions WHERE account_id = $1 AND {filter}
-             ORDER BY seq DESC LIMIT $2 OFFSET $3"
+             AND ($4::bigint IS NULL OR seq < $4) ORDER BY seq DESC LIMIT $2 OFFSET $3"
         ))
         .bind(account.as_str())
         .bind(i64::from(page.limit))
-        .bind(i64::try_from(page.offset).unwrap_or(i64::MAX))
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;
@@ -627,16 +631,24 @@ impl WebhookRepo for PgDb {
     ) -> Result<(Vec<Delivery>, u64)> {
         let condition = "d.account_id = $1 AND d.subscription_id = $2 AND ($3::text IS NULL OR d.status = $3)
              AND ($4::text IS NULL OR d.event_id = $4)";
+        let anchor: Option<(i64,)> = self
+            .anchor(
+                "SELECT seq FROM webhook_deliveries WHERE subscription_id = $1 AND id = $2",
+                subscription.as_str(),
+                &page,
+            )
+            .await?;
         let rows = sqlx::query(&format!(
             "SELECT {DLV_COLUMNS} FROM webhook_deliveries d JOIN outbox o ON o.id = d.event_id
-             WHERE {condition} ORDER BY d.seq DESC LIMIT $5 OFFSET $6"
+             WHERE {condition} AND ($7::bigint IS NULL OR d.seq < $7) ORDER BY d.seq DESC LIMIT $5 OFFSET $6"
         ))
         .bind(account.as_str())
         .bind(subscription.as_str())
         .bind(filter.status.map(|s| s.as_str()))
         .bind(filter.event_id.as_ref().map(EventId::as_str))
         .bind(i64::from(page.limit))
-        .bind(i64::try_from(page.offset).unwrap_or(i64::MAX))
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;
@@ -1239,12 +1251,7 @@ mod concurrency {
                         3 => {
                             async {
                                 let (list, _) = db
-                                    .list_deliveries(
-                                        &account,
-                                        &sub.id,
-                                        &DeliveryFilter::default(),
-                                        Page { limit: 20, offset: 0 },
-                                    )
+                                    .list_deliveries(&account, &sub.id, &DeliveryFilter::default(), Page::at(20, 0))
                                     .await?;
                                 let again: Vec<NewDelivery> = list
                                     .iter()

@@ -101,12 +101,16 @@ impl AccountRepo for SqliteDb {
     async fn list_api_keys(&self, account: &AccountId, page: Page) -> Result<(Vec<ApiKey>, u64)> {
         // Newest first by insertion order (rowid): ids sort by time only to the millisecond, so
         // keys created within one millisecond would come back in random order.
+        let anchor: Option<(i64,)> =
+            self.anchor("SELECT rowid FROM api_keys WHERE account_id = ? AND id = ?", account.as_str(), &page).await?;
         let rows = sqlx::query(&format!(
-            "SELECT {KEY_COLUMNS} FROM api_keys WHERE account_id = ? ORDER BY rowid DESC LIMIT ? OFFSET ?"
+            "SELECT {KEY_COLUMNS} FROM api_keys WHERE account_id = ?1 AND (?4 IS NULL OR rowid < ?4)
+             ORDER BY rowid DESC LIMIT ?2 OFFSET ?3"
         ))
         .bind(account.as_str())
         .bind(i64::from(page.limit))
-        .bind(page.offset as i64)
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;

@@ -57,12 +57,19 @@ impl DemRepo for SqliteDb {
     }
 
     async fn list_datasets(&self, account: &AccountId, page: Page) -> Result<(Vec<DemDataset>, u64)> {
+        let anchor: Option<(i64, String)> = self
+            .anchor("SELECT created_at, id FROM dem_datasets WHERE account_id = ? AND id = ?", account.as_str(), &page)
+            .await?;
+        let (a_time, a_id) = anchor.clone().map_or((None, None), |(t, i)| (Some(t), Some(i)));
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM dem_datasets WHERE account_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
+            "SELECT {COLUMNS} FROM dem_datasets WHERE account_id = ?1 AND (?4 IS NULL OR (created_at, id) < (?4, ?5))
+             ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3"
         ))
         .bind(account.as_str())
         .bind(i64::from(page.limit))
-        .bind(i64::try_from(page.offset).unwrap_or(i64::MAX))
+        .bind(page.skip(anchor.is_some()))
+        .bind(a_time)
+        .bind(a_id)
         .fetch_all(self.read())
         .await
         .map_err(db)?;

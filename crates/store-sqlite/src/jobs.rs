@@ -98,14 +98,17 @@ impl JobRepo for SqliteDb {
 
     async fn list_jobs(&self, account: &AccountId, kind: Option<&str>, page: Page) -> Result<(Vec<Job>, u64)> {
         // Newest first by insertion order (rowid): ids sort by time only to the millisecond.
+        let anchor: Option<(i64,)> =
+            self.anchor("SELECT rowid FROM jobs WHERE account_id = ? AND id = ?", account.as_str(), &page).await?;
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM jobs WHERE account_id = ?1 AND (?2 IS NULL OR kind = ?2)
-             ORDER BY rowid DESC LIMIT ?3 OFFSET ?4"
+             AND (?5 IS NULL OR rowid < ?5) ORDER BY rowid DESC LIMIT ?3 OFFSET ?4"
         ))
         .bind(account.as_str())
         .bind(kind)
         .bind(i64::from(page.limit))
-        .bind(page.offset as i64)
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;

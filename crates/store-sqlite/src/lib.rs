@@ -176,6 +176,17 @@ impl SqliteDb {
     pub(crate) fn read(&self) -> &SqlitePool {
         &self.reader
     }
+
+    /// The sort key of a keyset page's anchor: `sql` (`SELECT <key columns> FROM <table> WHERE
+    /// <scope column> = ? AND id = ?`) for `scope` and `page.after`; `None` without a cursor or
+    /// when its item is gone (the page is then read by offset, [`meridian_core::page::Page::skip`]).
+    pub(crate) async fn anchor<T>(&self, sql: &str, scope: &str, page: &meridian_core::page::Page) -> Result<Option<T>>
+    where
+        T: for<'r> sqlx::FromRow<'r, sqlx::sqlite::SqliteRow> + Send + Unpin,
+    {
+        let Some(after) = page.after else { return Ok(None) };
+        sqlx::query_as::<_, T>(sql).bind(scope).bind(after.as_str()).fetch_optional(self.read()).await.map_err(db)
+    }
 }
 
 #[async_trait]

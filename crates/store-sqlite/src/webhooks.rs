@@ -200,13 +200,17 @@ impl WebhookRepo for SqliteDb {
         page: Page,
     ) -> Result<(Vec<Subscription>, u64)> {
         let filter = if dns_only { DNS_ONLY } else { "1" };
+        let anchor: Option<(i64,)> = self
+            .anchor("SELECT rowid FROM webhook_subscriptions WHERE account_id = ? AND id = ?", account.as_str(), &page)
+            .await?;
         let rows = sqlx::query(&format!(
-            "SELECT {SUB_COLUMNS} FROM webhook_subscriptions WHERE account_id = ? AND {filter}
-             ORDER BY rowid DESC LIMIT ? OFFSET ?"
+            "SELECT {SUB_COLUMNS} FROM webhook_subscriptions WHERE account_id = ?1 AND {filter}
+             AND (?4 IS NULL OR rowid < ?4) ORDER BY rowid DESC LIMIT ?2 OFFSET ?3"
         ))
         .bind(account.as_str())
         .bind(i64::from(page.limit))
-        .bind(page.offset as i64)
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;
@@ -536,16 +540,24 @@ impl WebhookRepo for SqliteDb {
     ) -> Result<(Vec<Delivery>, u64)> {
         let condition = "d.account_id = ?1 AND d.subscription_id = ?2 AND (?3 IS NULL OR d.status = ?3)
              AND (?4 IS NULL OR d.event_id = ?4)";
+        let anchor: Option<(i64,)> = self
+            .anchor(
+                "SELECT rowid FROM webhook_deliveries WHERE subscription_id = ? AND id = ?",
+                subscription.as_str(),
+                &page,
+            )
+            .await?;
         let rows = sqlx::query(&format!(
             "SELECT {DLV_COLUMNS} FROM webhook_deliveries d JOIN outbox o ON o.id = d.event_id
-             WHERE {condition} ORDER BY d.rowid DESC LIMIT ?5 OFFSET ?6"
+             WHERE {condition} AND (?7 IS NULL OR d.rowid < ?7) ORDER BY d.rowid DESC LIMIT ?5 OFFSET ?6"
         ))
         .bind(account.as_str())
         .bind(subscription.as_str())
         .bind(filter.status.map(|s| s.as_str()))
         .bind(filter.event_id.as_ref().map(EventId::as_str))
         .bind(i64::from(page.limit))
-        .bind(page.offset as i64)
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;

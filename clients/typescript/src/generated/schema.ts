@@ -3613,6 +3613,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -4001,6 +4003,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -4078,6 +4082,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -5100,6 +5106,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip (default 0). */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6020,6 +6028,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6665,6 +6675,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6847,6 +6859,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6993,6 +7007,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -7216,6 +7232,8 @@ export interface operations {
                 limit?: number;
                 /** @description Items to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -7321,6 +7339,8 @@ export interface operations {
                 limit?: number;
                 /** @description Zones to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -7581,6 +7601,8 @@ export interface operations {
                 limit?: number;
                 /** @description Records to skip. */
                 offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
             };
             header?: never;
             path: {

@@ -10,7 +10,7 @@ use axum::response::IntoResponse;
 use meridian_core::Timestamp;
 use meridian_store::model::ApiKey;
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -55,17 +55,7 @@ pub struct ApiKeyList {
     pub total: u64,
 }
 
-/// Paging parameters.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct PageQuery {
-    /// Page size: 1 to `limits.max_page_size` (1000 unless the operator changed it); default 100.
-    #[param(minimum = 1, maximum = 1000)]
-    pub limit: Option<i64>,
-    /// Items to skip.
-    #[param(minimum = 0)]
-    pub offset: Option<i64>,
-}
+use crate::paging::PageQuery;
 
 /// Body of key creation.
 #[derive(Debug, Default, Deserialize, ToSchema)]
@@ -103,11 +93,12 @@ async fn list_api_keys(
     caller: Caller,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<impl IntoResponse> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let (keys, total) = state.accounts.list_keys(&caller.account_id, page).await?;
+    let last = keys.last().map(|v| v.id.to_string());
     let body = Json(ApiKeyList { api_keys: keys.into_iter().map(Into::into).collect(), total });
     let mut response = body.into_response();
-    crate::paging::link(&mut response, "/api/v1/account/api-keys", "", page, total);
+    crate::paging::link(&mut response, "/api/v1/account/api-keys", "", page, total, last.as_deref());
     Ok(response)
 }
 

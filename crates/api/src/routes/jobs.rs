@@ -84,6 +84,8 @@ pub struct JobQuery {
     /// Items to skip (default 0).
     #[param(minimum = 0)]
     pub offset: Option<i64>,
+    /// Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+    pub cursor: Option<String>,
 }
 
 #[utoipa::path(
@@ -98,11 +100,12 @@ async fn list_jobs(
     caller: Caller,
     Query(q): Query<JobQuery>,
 ) -> ApiResult<impl IntoResponse> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let (jobs, total) = state.jobs.list(&caller.account_id, q.kind.as_deref(), page).await?;
+    let last = jobs.last().map(|v| v.id.to_string());
     let mut response = Json(JobList { jobs: jobs.into_iter().map(Into::into).collect(), total }).into_response();
     let extra = q.kind.map(|k| format!("kind={}", form_urlencoded::byte_serialize(k.as_bytes()).collect::<String>()));
-    crate::paging::link(&mut response, "/api/v1/jobs", extra.as_deref().unwrap_or(""), page, total);
+    crate::paging::link(&mut response, "/api/v1/jobs", extra.as_deref().unwrap_or(""), page, total, last.as_deref());
     Ok(response)
 }
 

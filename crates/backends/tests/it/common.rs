@@ -91,7 +91,7 @@ pub(crate) fn event(account: &AccountId, event_type: &str, n: u64) -> NewEvent {
 }
 
 pub(crate) fn page(limit: u32, offset: u64) -> Page {
-    Page { limit, offset }
+    Page::at(limit, offset)
 }
 
 /// The code of a conflict error.
@@ -122,4 +122,9 @@ where
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// The page after the item `id`, `offset` items in (what a `next` link's cursor asks for).
+pub(crate) fn after(limit: u32, offset: u64, id: &str) -> Page {
+    Page { after: meridian_core::page::After::new(id), ..Page::at(limit, offset) }
 }

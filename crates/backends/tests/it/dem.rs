@@ -6,7 +6,7 @@ use meridian_core::Timestamp;
 use meridian_store::dem::DemDataset;
 use serde_json::json;
 
-fn dataset(account: &AccountId, id: &str, at: i64) -> DemDataset {
+pub(crate) fn dataset(account: &AccountId, id: &str, at: i64) -> DemDataset {
     DemDataset {
         id: id.to_owned(),
         account_id: account.clone(),

@@ -5,7 +5,7 @@ use meridian_core::id::{RecordId, ZoneId};
 use meridian_core::Timestamp;
 use meridian_store::dns::{ChangeSet, Record, RecordFilter, Zone};
 
-fn zone(account: &meridian_core::id::AccountId, name: &str, serial: u32) -> Zone {
+pub(crate) fn zone(account: &meridian_core::id::AccountId, name: &str, serial: u32) -> Zone {
     let now = Timestamp::now();
     Zone {
         id: ZoneId::generate(),
@@ -20,7 +20,7 @@ fn zone(account: &meridian_core::id::AccountId, name: &str, serial: u32) -> Zone
     }
 }
 
-fn record(zone: &ZoneId, name: &str, rtype: &str, content: &str) -> Record {
+pub(crate) fn record(zone: &ZoneId, name: &str, rtype: &str, content: &str) -> Record {
     let now = Timestamp::now();
     Record {
         id: RecordId::generate(),

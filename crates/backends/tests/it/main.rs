@@ -12,6 +12,7 @@ mod duties;
 mod eo;
 mod features;
 mod jobs;
+mod keyset;
 mod outbox;
 mod pointcloud;
 mod seats;

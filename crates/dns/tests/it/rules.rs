@@ -80,7 +80,7 @@ async fn zone_names_belong_to_one_account_and_other_tenants_see_nothing() {
     assert!(matches!(e, StoreError::Domain(DomainError::NotFound { .. })));
     let e = h.service.create_record(&other, zone.id.as_str(), &rec("A", "x", "192.0.2.1")).await.unwrap_err();
     assert!(matches!(e, StoreError::Domain(DomainError::NotFound { .. })));
-    let (zones, total) = h.service.list_zones(&other, None, Page { limit: 10, offset: 0 }).await.unwrap();
+    let (zones, total) = h.service.list_zones(&other, None, Page::at(10, 0)).await.unwrap();
     assert_eq!((zones.len(), total), (0, 0));
     let e = h.service.create_zone(&h.account, Some("-bad-.com")).await.unwrap_err();
     assert_eq!(invalid_pointers(&e), vec!["/name"]);
@@ -121,7 +121,7 @@ async fn batches_are_all_or_nothing_with_one_serial_step_and_one_event_per_recor
     let out = h.service.batch(&h.account, id, &good).await.unwrap();
     assert_eq!((out.created.len(), out.updated.len(), out.deleted.len()), (2, 1, 1));
     assert_eq!((out.zone.soa_serial, out.zone.records), (before.soa_serial + 1, 3));
-    let (events, _) = h.store.outbox.list_events(&h.account, Page { limit: 100, offset: 0 }).await.unwrap();
+    let (events, _) = h.store.outbox.list_events(&h.account, Page::at(100, 0)).await.unwrap();
     let kinds: Vec<&str> = events.iter().take(4).map(|e| e.event_type.as_str()).collect();
     assert_eq!(kinds.iter().filter(|k| **k == "dns.record.created").count(), 2);
     assert!(kinds.contains(&"dns.record.updated") && kinds.contains(&"dns.record.deleted"));

@@ -36,10 +36,10 @@ async fn accounts_see_cancel_and_wait_for_their_own_jobs() -> TestResult {
     assert!(not_found(jobs.get(&b, id).await), "another account");
     assert!(not_found(jobs.cancel(&b, id).await), "another account may not cancel it");
     assert!(not_found(jobs.cancel_of(&a, id, Some("eo.compute")).await), "nor another area's path");
-    let (listed, total) = jobs.list(&a, None, Page { limit: 10, offset: 0 }).await?;
+    let (listed, total) = jobs.list(&a, None, Page::at(10, 0)).await?;
     assert_eq!((listed.len(), total), (1, 1));
-    assert_eq!(jobs.list(&b, None, Page { limit: 10, offset: 0 }).await?.1, 0);
-    assert_eq!(jobs.list(&a, Some("eo.compute"), Page { limit: 10, offset: 0 }).await?.1, 0);
+    assert_eq!(jobs.list(&b, None, Page::at(10, 0)).await?.1, 0);
+    assert_eq!(jobs.list(&a, Some("eo.compute"), Page::at(10, 0)).await?.1, 0);
 
     // A queued job that is not done by the deadline is answered as it is.
     let waited = jobs.wait(&a, id, Duration::from_millis(60), Duration::from_millis(20)).await?;

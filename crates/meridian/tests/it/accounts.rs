@@ -89,8 +89,22 @@ async fn keys_are_listed_paged_and_never_shown_again() {
     }
     let r = s.get("/api/v1/account/api-keys?limit=2", &key).await;
     let link = r.headers()["link"].to_str().unwrap().to_owned();
-    assert!(link.contains("offset=2") && link.contains("rel=\"next\""), "{link}");
+    assert!(link.contains("cursor=2.key_") && link.contains("rel=\"next\""), "{link}");
     let page: Value = r.json().await.unwrap();
+    // The next link's cursor gives what offset 2 gives, and a cursor is checked like an offset.
+    let next = link.split_once('<').unwrap().1.split_once('>').unwrap().0;
+    let by_cursor: Value = s.get(next, &key).await.json().await.unwrap();
+    let by_offset: Value = s.get("/api/v1/account/api-keys?limit=2&offset=2", &key).await.json().await.unwrap();
+    assert_eq!(by_cursor, by_offset);
+    assert_eq!(by_cursor["api_keys"].as_array().unwrap().len(), 2);
+    for (query, pointer) in [("cursor=2", "/cursor"), ("cursor=x.key_1", "/cursor"), ("cursor=2.a%20b", "/cursor")] {
+        let body =
+            problem(s.get(&format!("/api/v1/account/api-keys?{query}"), &key).await, 422, "validation_failed").await;
+        assert_eq!(body["errors"][0]["pointer"], pointer, "{query}");
+    }
+    let both = format!("{next}&offset=2");
+    let body = problem(s.get(&both, &key).await, 422, "validation_failed").await;
+    assert_eq!(body["errors"][0]["pointer"], "/cursor");
     assert_eq!(page["total"], 4);
     assert_eq!(page["api_keys"].as_array().unwrap().len(), 2);
     let text = page.to_string();

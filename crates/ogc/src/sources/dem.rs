@@ -186,7 +186,7 @@ impl LayerSource for DemLayers {
     }
 
     async fn layers(&self, account: &AccountId) -> Result<Vec<LayerInfo>, SourceError> {
-        let page = Page { limit: MAX_LISTED, offset: 0 };
+        let page = Page::at(MAX_LISTED, 0);
         let (datasets, _) =
             self.dem.list_datasets(account, page).await.map_err(|e| SourceError::from_err("listing datasets", e))?;
         let mut out: Vec<LayerInfo> = datasets

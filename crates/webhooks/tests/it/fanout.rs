@@ -20,7 +20,7 @@ fn event(account: &meridian_core::id::AccountId, event_type: &str, fields: Value
 }
 
 async fn count(store: &Store, sub: &Subscription) -> u64 {
-    let page = Page { limit: 100, offset: 0 };
+    let page = Page::at(100, 0);
     store.webhooks.list_deliveries(&sub.account_id, &sub.id, &DeliveryFilter::default(), page).await.unwrap().1
 }
 
@@ -66,7 +66,7 @@ async fn fan_out_is_idempotent_and_stays_within_the_tenant() {
 
     // B cannot see or touch A's subscription or deliveries.
     assert!(store.webhooks.get_subscription(&b, &a_dns.id).await.unwrap().is_none());
-    let page = Page { limit: 10, offset: 0 };
+    let page = Page::at(10, 0);
     let (list, total) = store.webhooks.list_subscriptions(&b, false, page).await.unwrap();
     assert_eq!((list.len(), total), (1, 1));
     let (a_list, _) = store.webhooks.list_deliveries(&a, &a_dns.id, &DeliveryFilter::default(), page).await.unwrap();

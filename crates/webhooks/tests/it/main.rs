@@ -99,7 +99,7 @@ impl Platform {
 
     /// The subscription's deliveries, newest first.
     pub async fn deliveries(&self, sub: &Subscription) -> Vec<Delivery> {
-        let page = meridian_core::page::Page { limit: 1000, offset: 0 };
+        let page = meridian_core::page::Page::at(1000, 0);
         let (list, _) = self
             .store
             .webhooks

@@ -45,7 +45,7 @@ async fn creation_checks_url_events_and_description_together() {
     let (sub, secret) = lenient.create(&account, new("http://127.0.0.1:9/h", &["dns.*"]), true).await.unwrap();
     assert!(secret.starts_with("whsec_"));
     assert_eq!(sub.version, 1);
-    let (listed, total) = lenient.list(&account, true, Page { limit: 10, offset: 0 }).await.unwrap();
+    let (listed, total) = lenient.list(&account, true, Page::at(10, 0)).await.unwrap();
     assert_eq!((listed.len(), total), (1, 1));
 }
 

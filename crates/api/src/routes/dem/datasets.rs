@@ -1,9 +1,9 @@
 //! Uploaded DEMs: what the engine found in them, to reuse as the `source` of further jobs.
 
-use super::jobs::PageQuery;
 use crate::auth::Caller;
 use crate::error::{area_error, ApiResult};
 use crate::extract::{Json, Path, Query};
+use crate::paging::PageQuery;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -99,11 +99,12 @@ async fn list_dem_datasets(
     caller: Caller,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let (datasets, total) = state.dem.list_datasets(&caller.account_id, page).await.map_err(area_error)?;
+    let last = datasets.last().map(|v| v.id.to_string());
     let datasets = datasets.into_iter().map(Into::into).collect();
     let mut response = Json(DatasetList { datasets, total }).into_response();
-    crate::paging::link(&mut response, "/api/v1/dem/datasets", "", page, total);
+    crate::paging::link(&mut response, "/api/v1/dem/datasets", "", page, total, last.as_deref());
     Ok(response)
 }
 

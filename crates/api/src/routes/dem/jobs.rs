@@ -16,7 +16,7 @@ use meridian_dem::job::KIND;
 use meridian_dem::JobOutput;
 use meridian_store::model::{Job, JobStatus};
 use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -35,17 +35,7 @@ pub struct DemJobList {
     pub total: u64,
 }
 
-/// Paging parameters.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct PageQuery {
-    /// Page size: 1 to `limits.max_page_size` (1000 unless the operator changed it); default 100.
-    #[param(minimum = 1, maximum = 1000)]
-    pub limit: Option<i64>,
-    /// Items to skip.
-    #[param(minimum = 0)]
-    pub offset: Option<i64>,
-}
+use crate::paging::PageQuery;
 
 /// A DEM job of the caller's account; any other job is not found.
 pub(crate) async fn load_job(state: &AppState, caller: &Caller, id: &str) -> ApiResult<Job> {
@@ -65,12 +55,13 @@ async fn list_dem_jobs(
     headers: HeaderMap,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let (jobs, total) = state.jobs.list(&caller.account_id, Some(KIND), page).await?;
+    let last = jobs.last().map(|v| v.id.to_string());
     let base = base_url(&state, &headers);
     let jobs = jobs.into_iter().map(|j| DemJobView::new(j, &base, state.config.dem.max_zoom)).collect();
     let mut response = Json(DemJobList { jobs, total }).into_response();
-    crate::paging::link(&mut response, "/api/v1/dem/jobs", "", page, total);
+    crate::paging::link(&mut response, "/api/v1/dem/jobs", "", page, total, last.as_deref());
     Ok(response)
 }
 

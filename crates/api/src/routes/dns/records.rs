@@ -63,6 +63,8 @@ pub struct RecordQuery {
     /// Records to skip.
     #[param(minimum = 0)]
     pub offset: Option<i64>,
+    /// Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+    pub cursor: Option<String>,
 }
 
 #[utoipa::path(
@@ -78,16 +80,24 @@ async fn list_records(
     Path(zone_id): Path<String>,
     Query(q): Query<RecordQuery>,
 ) -> ApiResult<impl IntoResponse> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let (_, records, total) = state
         .dns
         .list_records(&caller.account_id, &zone_id, q.rtype.as_deref(), q.name.as_deref(), q.content.as_deref(), page)
         .await?;
+    let last = records.last().map(|v| v.id.to_string());
     let body = RecordList { records: records.into_iter().map(Into::into).collect(), total };
     let mut response = Json(body).into_response();
     let extra =
         filter_query(&[("type", q.rtype.as_deref()), ("name", q.name.as_deref()), ("content", q.content.as_deref())]);
-    crate::paging::link(&mut response, &format!("/v1/dns/zones/{zone_id}/records"), &extra, page, total);
+    crate::paging::link(
+        &mut response,
+        &format!("/v1/dns/zones/{zone_id}/records"),
+        &extra,
+        page,
+        total,
+        last.as_deref(),
+    );
     Ok(response)
 }
 

@@ -37,6 +37,8 @@ pub struct ZoneQuery {
     /// Zones to skip.
     #[param(minimum = 0)]
     pub offset: Option<i64>,
+    /// Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+    pub cursor: Option<String>,
 }
 
 /// Body of zone creation.
@@ -60,11 +62,19 @@ async fn list_zones(
     caller: Caller,
     Query(q): Query<ZoneQuery>,
 ) -> ApiResult<impl IntoResponse> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let (zones, total) = state.dns.list_zones(&caller.account_id, q.name.as_deref(), page).await?;
+    let last = zones.last().map(|v| v.id.to_string());
     let body = ZoneList { zones: zones.into_iter().map(|z| ZoneView::new(z, &state)).collect(), total };
     let mut response = Json(body).into_response();
-    crate::paging::link(&mut response, "/v1/dns/zones", &filter_query(&[("name", q.name.as_deref())]), page, total);
+    crate::paging::link(
+        &mut response,
+        "/v1/dns/zones",
+        &filter_query(&[("name", q.name.as_deref())]),
+        page,
+        total,
+        last.as_deref(),
+    );
     Ok(response)
 }
 

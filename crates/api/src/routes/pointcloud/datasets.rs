@@ -5,7 +5,7 @@ use super::{etag_prefix, PointCloudView};
 use crate::auth::Caller;
 use crate::error::{area_error, ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
-use crate::routes::dem::jobs::PageQuery;
+use crate::paging::PageQuery;
 use crate::state::AppState;
 use crate::upload::{declared_length, drain, drain_body};
 use axum::extract::{DefaultBodyLimit, FromRequest, Multipart, Request, State};
@@ -219,11 +219,12 @@ async fn list_point_clouds(
     caller: Caller,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let (list, total) = state.pointcloud.list(&caller.account_id, page).await.map_err(area_error)?;
+    let last = list.last().map(|v| v.id.to_string());
     let point_clouds = list.into_iter().map(Into::into).collect();
     let mut response = Json(PointCloudList { point_clouds, total }).into_response();
-    crate::paging::link(&mut response, "/api/v1/pointcloud", "", page, total);
+    crate::paging::link(&mut response, "/api/v1/pointcloud", "", page, total, last.as_deref());
     Ok(response)
 }
 

@@ -5,7 +5,7 @@ use super::{etag_prefix, TwinView};
 use crate::auth::Caller;
 use crate::error::{area_error, ApiResult};
 use crate::extract::{Json, Path, Query};
-use crate::routes::dem::jobs::PageQuery;
+use crate::paging::PageQuery;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -114,11 +114,12 @@ pub struct TwinList {
     responses((status = 200, description = "The account's twins, newest first; `Link` has next/prev", body = TwinList))
 )]
 async fn list_twins(State(state): State<AppState>, caller: Caller, Query(q): Query<PageQuery>) -> ApiResult<Response> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let (list, total) = state.twin.list(&caller.account_id, page).await.map_err(area_error)?;
+    let last = list.last().map(|v| v.id.to_string());
     let twins = list.into_iter().map(Into::into).collect();
     let mut response = Json(TwinList { twins, total }).into_response();
-    crate::paging::link(&mut response, "/api/v1/realtime/twins", "", page, total);
+    crate::paging::link(&mut response, "/api/v1/realtime/twins", "", page, total, last.as_deref());
     Ok(response)
 }
 

@@ -115,6 +115,8 @@ pub struct DeliveryQuery {
     /// Items to skip.
     #[param(minimum = 0)]
     pub offset: Option<i64>,
+    /// Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+    pub cursor: Option<String>,
 }
 
 #[utoipa::path(
@@ -130,7 +132,7 @@ async fn list_deliveries(
     Path(id): Path<String>,
     Query(q): Query<DeliveryQuery>,
 ) -> ApiResult<Response> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let status = match q.status.as_deref() {
         None => None,
         Some(s) => Some(DeliveryStatus::parse(s).ok_or_else(|| {
@@ -142,6 +144,7 @@ async fn list_deliveries(
     };
     let filter = DeliveryFilter { status, event_id: q.event_id.clone().map(EventId) };
     let (sub, deliveries, total) = state.subscriptions.deliveries(&caller.account_id, &id, &filter, page).await?;
+    let last = deliveries.last().map(|v| v.id.to_string());
     let mut response =
         Json(DeliveryList { deliveries: deliveries.into_iter().map(Into::into).collect(), total }).into_response();
     let mut extra = Vec::new();
@@ -152,7 +155,7 @@ async fn list_deliveries(
         extra.push(format!("event_id={}", form_urlencoded::byte_serialize(e.as_bytes()).collect::<String>()));
     }
     let path = format!("/api/v1/webhooks/subscriptions/{}/deliveries", sub.id);
-    crate::paging::link(&mut response, &path, &extra.join("&"), page, total);
+    crate::paging::link(&mut response, &path, &extra.join("&"), page, total, last.as_deref());
     Ok(response)
 }
 

@@ -7,7 +7,7 @@ use super::{Deleted, SubscriptionList};
 use crate::auth::Caller;
 use crate::error::ApiResult;
 use crate::extract::{Json, Path, Query};
-use crate::routes::api_keys::PageQuery;
+use crate::paging::PageQuery;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::response::Response;

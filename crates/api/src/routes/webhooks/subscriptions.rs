@@ -5,7 +5,7 @@ use super::{etag, if_match, Deleted, SubscriptionList, SubscriptionView, Subscri
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{Json, Path, Query};
-use crate::routes::api_keys::PageQuery;
+use crate::paging::PageQuery;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
@@ -140,11 +140,12 @@ pub(crate) async fn list_page(
     dns_only: bool,
     path: &str,
 ) -> ApiResult<Response> {
-    let page = crate::paging::page(&state.config, q.limit, q.offset)?;
+    let page = crate::paging::page(&state.config, q.limit, q.offset, q.cursor.as_deref())?;
     let (subs, total) = state.subscriptions.list(&caller.account_id, dns_only, page).await?;
+    let last = subs.last().map(|v| v.id.to_string());
     let mut response =
         Json(SubscriptionList { subscriptions: subs.into_iter().map(Into::into).collect(), total }).into_response();
-    crate::paging::link(&mut response, path, "", page, total);
+    crate::paging::link(&mut response, path, "", page, total, last.as_deref());
     Ok(response)
 }
 

@@ -20,6 +20,7 @@ def _get_kwargs(
     *,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -31,6 +32,8 @@ def _get_kwargs(
     params["limit"] = limit
 
     params["offset"] = offset
+
+    params["cursor"] = cursor
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -77,12 +80,14 @@ def sync_detailed(
     client: AuthenticatedClient,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Response[DemJobList | Problem]:
     """ 
     Args:
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -96,6 +101,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         limit=limit,
 offset=offset,
+cursor=cursor,
 
     )
 
@@ -110,12 +116,14 @@ def sync(
     client: AuthenticatedClient,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> DemJobList | Problem | None:
     """ 
     Args:
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -130,6 +138,7 @@ def sync(
         client=client,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     ).parsed
 
@@ -138,12 +147,14 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Response[DemJobList | Problem]:
     """ 
     Args:
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -157,6 +168,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         limit=limit,
 offset=offset,
+cursor=cursor,
 
     )
 
@@ -171,12 +183,14 @@ async def asyncio(
     client: AuthenticatedClient,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> DemJobList | Problem | None:
     """ 
     Args:
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -191,5 +205,6 @@ async def asyncio(
         client=client,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )).parsed

@@ -24,6 +24,7 @@ def _get_kwargs(
     content: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -41,6 +42,8 @@ def _get_kwargs(
     params["limit"] = limit
 
     params["offset"] = offset
+
+    params["cursor"] = cursor
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -91,6 +94,7 @@ def sync_detailed(
     content: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Response[Problem | RecordList]:
     """ 
@@ -101,6 +105,7 @@ def sync_detailed(
         content (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -118,6 +123,7 @@ name=name,
 content=content,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )
 
@@ -136,6 +142,7 @@ def sync(
     content: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Problem | RecordList | None:
     """ 
@@ -146,6 +153,7 @@ def sync(
         content (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -164,6 +172,7 @@ name=name,
 content=content,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     ).parsed
 
@@ -176,6 +185,7 @@ async def asyncio_detailed(
     content: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Response[Problem | RecordList]:
     """ 
@@ -186,6 +196,7 @@ async def asyncio_detailed(
         content (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -203,6 +214,7 @@ name=name,
 content=content,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )
 
@@ -221,6 +233,7 @@ async def asyncio(
     content: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Problem | RecordList | None:
     """ 
@@ -231,6 +244,7 @@ async def asyncio(
         content (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -249,5 +263,6 @@ name=name,
 content=content,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )).parsed

@@ -21,6 +21,7 @@ def _get_kwargs(
     kind: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -34,6 +35,8 @@ def _get_kwargs(
     params["limit"] = limit
 
     params["offset"] = offset
+
+    params["cursor"] = cursor
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -81,6 +84,7 @@ def sync_detailed(
     kind: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Response[JobList | Problem]:
     """ 
@@ -88,6 +92,7 @@ def sync_detailed(
         kind (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -102,6 +107,7 @@ def sync_detailed(
         kind=kind,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )
 
@@ -117,6 +123,7 @@ def sync(
     kind: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> JobList | Problem | None:
     """ 
@@ -124,6 +131,7 @@ def sync(
         kind (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -139,6 +147,7 @@ def sync(
 kind=kind,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     ).parsed
 
@@ -148,6 +157,7 @@ async def asyncio_detailed(
     kind: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Response[JobList | Problem]:
     """ 
@@ -155,6 +165,7 @@ async def asyncio_detailed(
         kind (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -169,6 +180,7 @@ async def asyncio_detailed(
         kind=kind,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )
 
@@ -184,6 +196,7 @@ async def asyncio(
     kind: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> JobList | Problem | None:
     """ 
@@ -191,6 +204,7 @@ async def asyncio(
         kind (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -206,5 +220,6 @@ async def asyncio(
 kind=kind,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )).parsed

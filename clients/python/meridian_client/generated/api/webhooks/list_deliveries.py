@@ -23,6 +23,7 @@ def _get_kwargs(
     event_id: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> dict[str, Any]:
     
@@ -38,6 +39,8 @@ def _get_kwargs(
     params["limit"] = limit
 
     params["offset"] = offset
+
+    params["cursor"] = cursor
 
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
@@ -87,6 +90,7 @@ def sync_detailed(
     event_id: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Response[DeliveryList | Problem]:
     """ 
@@ -96,6 +100,7 @@ def sync_detailed(
         event_id (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -112,6 +117,7 @@ status=status,
 event_id=event_id,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )
 
@@ -129,6 +135,7 @@ def sync(
     event_id: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> DeliveryList | Problem | None:
     """ 
@@ -138,6 +145,7 @@ def sync(
         event_id (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -155,6 +163,7 @@ status=status,
 event_id=event_id,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     ).parsed
 
@@ -166,6 +175,7 @@ async def asyncio_detailed(
     event_id: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> Response[DeliveryList | Problem]:
     """ 
@@ -175,6 +185,7 @@ async def asyncio_detailed(
         event_id (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -191,6 +202,7 @@ status=status,
 event_id=event_id,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )
 
@@ -208,6 +220,7 @@ async def asyncio(
     event_id: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     offset: int | Unset = UNSET,
+    cursor: str | Unset = UNSET,
 
 ) -> DeliveryList | Problem | None:
     """ 
@@ -217,6 +230,7 @@ async def asyncio(
         event_id (str | Unset):
         limit (int | Unset):
         offset (int | Unset):
+        cursor (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -234,5 +248,6 @@ status=status,
 event_id=event_id,
 limit=limit,
 offset=offset,
+cursor=cursor,
 
     )).parsed
