@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod api_keys;
+pub mod console;
 pub mod dem;
 pub mod dns;
 pub mod eo;
@@ -219,6 +220,7 @@ pub fn router(state: AppState) -> Router {
     let protected =
         Router::from(protected_routes()).route_layer(axum::middleware::from_fn_with_state(state.clone(), require_auth));
     let app = Router::from(public_routes())
+        .merge(console::router())
         .merge(protected)
         .route_layer(axum::middleware::from_fn(tag_route))
         .layer(DefaultBodyLimit::max(state.config.limits.body_bytes))

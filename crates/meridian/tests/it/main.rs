@@ -9,6 +9,7 @@ mod cadastre;
 mod cli;
 mod cluster;
 mod cluster_kill;
+mod console_browser;
 mod dem;
 mod dns;
 mod dns_interop;

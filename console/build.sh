@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the console into console/dist/ (committed, embedded in the binary by
+# crates/api/src/routes/console.rs): the pinned esbuild from package-lock.json bundles and minifies
+# src/ into console.js and console.css. The same sources and lockfile give the same bytes, which
+# .ci/run checks (it runs this and fails when dist/ differs from what is committed).
+set -euo pipefail
+cd "$(dirname "$0")"
+npm ci --no-audit --no-fund --loglevel=error
+rm -rf dist && mkdir -p dist
+node_modules/.bin/esbuild src/main.js --bundle --format=esm --minify --target=es2020 \
+  --legal-comments=none --outfile=dist/console.js --log-level=warning
+node_modules/.bin/esbuild src/style.css --minify --outfile=dist/console.css --log-level=warning
+cp src/index.html dist/index.html
+{
+  echo "Meridian console. Licensed under the Apache License, Version 2.0 (the project's licence)."
+  echo "The bundle holds no third-party code; esbuild (MIT) builds it and is not shipped."
+} > dist/LICENSES.txt
+for f in dist/*; do
+  printf '%s %s bytes, %s gzipped\n' "$f" "$(wc -c < "$f")" "$(gzip -9n < "$f" | wc -c)"
+done

@@ -1,0 +1,120 @@
+// The console: sign-in, then one page per area, routed by the URL's hash so that it works at any
+// path prefix (`#/dns`, `#/dns/<zone id>`).
+
+import { signedIn, signIn, signOut, signUp } from "./api.js";
+import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
+import { dnsPage, zonePage } from "./dns.js";
+
+const app = document.getElementById("app");
+
+const AREAS = [["#/dns", "DNS"]];
+
+function layout(current, content) {
+  const nav = h(
+    "nav",
+    { "aria-label": "Areas" },
+    h(
+      "ul",
+      {},
+      AREAS.map(([href, label]) =>
+        h("li", {}, h("a", { href, "aria-current": current === href ? "page" : false }, label)),
+      ),
+    ),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "link",
+        onclick: () => {
+          signOut();
+          window.location.hash = "#/";
+          route();
+        },
+      },
+      "Sign out",
+    ),
+  );
+  const main = h("main", { id: "main", tabindex: "-1" }, content);
+  mount(app, h("header", {}, h("span", { class: "brand" }, "Meridian"), nav), main);
+  return main;
+}
+
+function signInPage() {
+  const errors = banner();
+  const key = field("API key", { name: "key", type: "password", autocomplete: "off", required: true });
+  const form = h(
+    "form",
+    {
+      class: "card",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        try {
+          await signIn(key.input.value.trim());
+          window.location.hash = "#/dns";
+          route();
+        } catch (p) {
+          showProblem(p, errors, fieldsOf(form));
+        }
+      },
+    },
+    h("h2", {}, "Sign in"),
+    errors,
+    key,
+    h("button", { type: "submit" }, "Sign in"),
+  );
+  const upErrors = banner();
+  const name = field("Name", { name: "name", required: true, autocomplete: "name" });
+  const email = field("Email", { name: "email", type: "email", required: true, autocomplete: "email" });
+  const shown = h("div", { "aria-live": "polite" });
+  const up = h(
+    "form",
+    {
+      class: "card",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        try {
+          const made = await signUp(name.input.value, email.input.value);
+          showProblem(null, upErrors, fieldsOf(up));
+          await signIn(made.api_key);
+          mount(
+            shown,
+            h("p", {}, "Your API key, shown this once. Keep it: the console keeps it only for this tab."),
+            h("code", { class: "secret", "data-testid": "new-key" }, made.api_key),
+            h("p", {}, h("a", { href: "#/dns" }, "Continue to the console")),
+          );
+        } catch (p) {
+          showProblem(p, upErrors, fieldsOf(up));
+        }
+      },
+    },
+    h("h2", {}, "Create an account"),
+    upErrors,
+    name,
+    email,
+    h("button", { type: "submit" }, "Create account"),
+    shown,
+  );
+  mount(
+    app,
+    h("header", {}, h("span", { class: "brand" }, "Meridian")),
+    h("main", { id: "main", class: "narrow" }, h("h1", {}, "Meridian console"), form, up),
+  );
+}
+
+async function route() {
+  const hash = window.location.hash || "#/";
+  if (!signedIn()) {
+    signInPage();
+    return;
+  }
+  const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
+  if (parts[0] === "dns" && parts[1]) {
+    await zonePage(layout("#/dns", h("p", {}, "Loading…")), decodeURIComponent(parts[1]));
+  } else {
+    await dnsPage(layout("#/dns", h("p", {}, "Loading…")));
+  }
+  document.getElementById("main")?.focus();
+}
+
+window.addEventListener("hashchange", route);
+route();

@@ -1,0 +1,198 @@
+#!/usr/bin/env node
+// A person's flows through the console, in headless Chromium, against a running server.
+//
+//   node flow.mjs --base URL --out DIR [--zone NAME] [--prefix /PATH] [--chromium PATH]
+//
+// --base URL   where the server is, e.g. http://127.0.0.1:8080 (the console is at /console/).
+// --out DIR    screenshots (sign-in.png, zones.png, zone.png) go here.
+// --zone NAME  the zone the flow creates (default console.example).
+// --prefix P   put the server behind a reverse proxy at P (a small proxy in this script, on an
+//              ephemeral port, that strips P as nginx's `location /P/ { proxy_pass ...; }`
+//              does) and run the flow at <proxy>/P/console/.
+//
+// The flows: create an account on the sign-in page and keep the key it shows; create a zone;
+// add an A record and see it in the table; try an invalid record and read the API's message
+// under its field; edit the record's TTL (an ETag-guarded PATCH); sign the zone and read its DS
+// record; import a zone file; sign out and sign in again with the key; all by keyboard-reachable
+// controls found by their labels and roles. axe-core (from $AXE_CORE_DIR) checks every page.
+//
+// playwright-core comes from $PLAYWRIGHT_CORE_DIR, both defaulting to
+// $HOME/.cache/meridian-ci/npm/node_modules/{playwright-core,axe-core}, where .ci/run installs
+// them. Prints one JSON line: {steps, key, zone, record, fieldError, ds, imported, axe, errors};
+// exits 0 when the flows ran (the caller asserts), 2 when they could not.
+
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { createRequire } from "node:module";
+
+const NPM = path.join(process.env.HOME || "/root", ".cache/meridian-ci/npm/node_modules");
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const server = opt("--base");
+const out = opt("--out");
+const zoneName = opt("--zone", "console.example");
+const prefix = opt("--prefix", "");
+if (!server || !out) {
+  process.stderr.write("usage: node flow.mjs --base URL --out DIR [--zone NAME] [--prefix /PATH] [--chromium PATH]\n");
+  process.exit(2);
+}
+
+/** A reverse proxy that serves the server under `prefix` (the prefix taken off, as nginx does). */
+async function proxy() {
+  const upstream = new URL(server);
+  const p = http.createServer((req, res) => {
+    if (!req.url.startsWith(`${prefix}/`)) {
+      res.writeHead(404).end();
+      return;
+    }
+    const forward = http.request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url.slice(prefix.length), headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode, up.headers);
+        up.pipe(res);
+      },
+    );
+    forward.on("error", () => res.writeHead(502).end());
+    req.pipe(forward);
+  });
+  await new Promise((resolve) => p.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${p.address().port}${prefix}`;
+}
+const base = `${prefix ? await proxy() : server.replace(/\/$/, "")}/console/`;
+fs.mkdirSync(out, { recursive: true });
+const require = createRequire(import.meta.url);
+const { chromium } = require(process.env.PLAYWRIGHT_CORE_DIR || path.join(NPM, "playwright-core"));
+const axeSource = fs.readFileSync(
+  path.join(process.env.AXE_CORE_DIR || path.join(NPM, "axe-core"), "axe.min.js"),
+  "utf8",
+);
+
+const report = { steps: [], axe: {}, errors: [] };
+const step = (s) => report.steps.push(s);
+
+/** Serious and critical axe-core violations of the page as it is now. */
+async function axe(page, name) {
+  // Evaluated through the DevTools protocol: the console's CSP (no inline scripts) stays on.
+  await page.evaluate(axeSource);
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
+  });
+  report.axe[name] = found;
+}
+
+const watchdog = setTimeout(() => {
+  process.stderr.write("flow.mjs: no result after 120 s\n");
+  process.exit(2);
+}, 120000);
+
+let browser;
+try {
+  browser = await chromium.launch({
+    executablePath: opt("--chromium", process.env.CHROMIUM || "/usr/bin/chromium"),
+    headless: true,
+  });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  page.on("pageerror", (e) => report.errors.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !/status of 4\d\d/.test(m.text())) report.errors.push(`console: ${m.text()}`);
+  });
+  page.on("dialog", (d) => d.accept());
+
+  // Sign up.
+  await page.goto(base, { waitUntil: "load" });
+  await page.getByRole("heading", { name: "Create an account" }).waitFor();
+  await axe(page, "sign-in");
+  await page.screenshot({ path: path.join(out, "sign-in.png") });
+  await page.getByLabel("Name").fill("Console user");
+  await page.getByLabel("Email").fill(`console-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "Create account" }).click();
+  report.key = (await page.getByTestId("new-key").textContent()).trim();
+  step("signed up");
+  await page.getByRole("link", { name: "Continue to the console" }).click();
+
+  // A zone.
+  await page.getByRole("heading", { name: "DNS zones" }).waitFor();
+  await page.getByLabel("Zone name").fill(zoneName);
+  await page.getByRole("button", { name: "Create zone" }).click();
+  await page.getByRole("heading", { name: zoneName }).waitFor();
+  report.zone = page.url().split("#/dns/")[1];
+  step("zone created");
+
+  // A record, then one the API refuses: its message shows under the field.
+  await page.getByLabel("Type").selectOption("A");
+  const add = page.getByRole("form", { name: "New record" });
+  await add.getByLabel("Name").fill("www");
+  await add.getByLabel("Content").fill("192.0.2.10");
+  await page.getByRole("button", { name: "Add record" }).click();
+  const row = page.locator("tr", { hasText: "192.0.2.10" });
+  await row.waitFor();
+  report.record = await row.getAttribute("data-record");
+  step("record added");
+  await add.getByLabel("Name").fill("bad");
+  await add.getByLabel("Content").fill("not-an-address");
+  await page.getByRole("button", { name: "Add record" }).click();
+  const err = add.locator(".field-error").filter({ hasText: /\S/ }).first();
+  await err.waitFor();
+  report.fieldError = (await err.textContent()).trim();
+  step("invalid record refused");
+
+  // Edit the TTL (the console sends If-Match with the record's ETag).
+  await page.getByRole("button", { name: `Edit A www.${zoneName}` }).click();
+  const edit = page.getByRole("form", { name: `Edit A www.${zoneName}` });
+  await edit.getByLabel("TTL").fill("600");
+  await edit.getByRole("button", { name: "Save" }).click();
+  await page.locator("tr", { hasText: "192.0.2.10" }).locator("td", { hasText: /^600$/ }).waitFor();
+  step("record edited");
+
+  // DNSSEC: sign, then the DS record to copy.
+  await page.getByRole("button", { name: "Sign the zone" }).click();
+  const ds = page.locator(".ds code").first();
+  await ds.waitFor();
+  report.ds = (await ds.textContent()).trim();
+  step("zone signed");
+
+  // Import a zone file.
+  await page
+    .getByLabel("Zone file to import")
+    .fill(`$ORIGIN ${zoneName}.\n$TTL 1h\nmail IN A 192.0.2.25\n@ IN MX 10 mail\n@ IN SOA a. b. 1 2 3 4 5\n`);
+  await page.getByRole("button", { name: "Import" }).click();
+  const imported = page.getByText(/added, \d+ skipped/);
+  await imported.waitFor();
+  report.imported = (await imported.textContent()).trim();
+  await page.locator("tr", { hasText: "192.0.2.25" }).waitFor();
+  step("zone file imported");
+  await axe(page, "zone");
+  await page.screenshot({ path: path.join(out, "zone.png"), fullPage: true });
+
+  // Back to the list, sign out, and in again with the key.
+  await page.getByRole("link", { name: "All zones" }).click();
+  await page.getByRole("link", { name: zoneName }).waitFor();
+  await axe(page, "zones");
+  await page.screenshot({ path: path.join(out, "zones.png") });
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByLabel("API key").fill(report.key);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("link", { name: zoneName }).waitFor();
+  step("signed in again");
+
+  // Every control is reachable by keyboard: tabbing visits the sign-out button.
+  let reached = false;
+  for (let i = 0; i < 40 && !reached; i++) {
+    await page.keyboard.press("Tab");
+    reached = await page.evaluate(() => document.activeElement?.textContent === "Sign out");
+  }
+  if (reached) step("keyboard reaches sign out");
+} catch (e) {
+  report.errors.push(`flow stopped: ${e.message.split("\n")[0]}`);
+}
+clearTimeout(watchdog);
+if (browser) await browser.close().catch(() => {});
+process.stdout.write(`${JSON.stringify(report)}\n`);
+process.exit(0);

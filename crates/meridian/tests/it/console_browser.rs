@@ -1,0 +1,144 @@
+//! The console in a real browser: `tests/console/flow.mjs` drives headless Chromium (Debian's
+//! `chromium`, through playwright-core) through sign-up, a zone, records (one the API refuses,
+//! its message under the field), an ETag-guarded edit, DNSSEC and a zone-file import, then signs
+//! in again with the key; axe-core checks each page. The flow runs at the server's own address and
+//! again behind a reverse proxy at a path prefix. What the browser did is checked here
+//! against the API. Screenshots go to `target/test-artefacts/console/`.
+
+use crate::{have_tool, missing, Server};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const TEST: &str = "console_browser::a_person_manages_a_zone_in_the_console";
+
+fn npm_package(env: &str, name: &str, marker: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os(env).map(PathBuf::from).or_else(|| {
+        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/meridian-ci/npm/node_modules").join(name))
+    });
+    match dir {
+        Some(d) if d.join(marker).is_file() => Some(d),
+        other => {
+            let at = other.map_or_else(|| format!("${env}"), |d| d.display().to_string());
+            missing(&format!("the npm package {name} (looked for {at}; set {env})"), TEST);
+            None
+        }
+    }
+}
+
+fn artefacts() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"), Path::to_path_buf);
+    target.join("test-artefacts/console")
+}
+
+#[tokio::test]
+async fn a_person_manages_a_zone_in_the_console() {
+    if !have_tool("node", TEST) {
+        return;
+    }
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
+    if !Path::new(&chromium).is_file() {
+        missing(&format!("Chromium ({chromium}; set CHROMIUM)"), TEST);
+        return;
+    }
+    let Some(playwright) = npm_package("PLAYWRIGHT_CORE_DIR", "playwright-core", "package.json") else { return };
+    let Some(axe) = npm_package("AXE_CORE_DIR", "axe-core", "axe.min.js") else { return };
+
+    let s = Server::start();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/console/flow.mjs");
+    // Once at the server's own address, once behind a reverse proxy at a path prefix.
+    for (zone_name, prefix, out_dir) in
+        [("console.example", "", artefacts()), ("prefixed.example", "/meridian", artefacts().join("behind-a-prefix"))]
+    {
+        let args = Flow { script: &script, chromium: &chromium, playwright: &playwright, axe: &axe };
+        let report = args.run(&s.base, zone_name, prefix, &out_dir).await;
+        check(&s, &report, zone_name).await;
+        assert!(out_dir.join("zone.png").is_file());
+    }
+}
+
+struct Flow<'a> {
+    script: &'a Path,
+    chromium: &'a str,
+    playwright: &'a Path,
+    axe: &'a Path,
+}
+
+impl Flow<'_> {
+    async fn run(&self, base: &str, zone: &str, prefix: &str, out_dir: &Path) -> Value {
+        let mut command = Command::new("node");
+        command
+            .arg(self.script)
+            .args(["--base", base, "--zone", zone, "--chromium", self.chromium])
+            .arg("--out")
+            .arg(out_dir)
+            .env("PLAYWRIGHT_CORE_DIR", self.playwright)
+            .env("AXE_CORE_DIR", self.axe);
+        if !prefix.is_empty() {
+            command.args(["--prefix", prefix]);
+        }
+        let out = tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap();
+        assert!(out.status.success(), "flow.mjs could not run: {}", String::from_utf8_lossy(&out.stderr));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        eprintln!("console flow ({zone}, prefix {prefix:?}): {report}");
+        report
+    }
+}
+
+/// What the flow reports, against the API: the steps all ran, no page broke or failed axe-core,
+/// and what the browser did is what the API holds.
+async fn check(s: &Server, report: &Value, zone_name: &str) {
+    let errors = report["errors"].as_array().unwrap();
+    assert!(errors.is_empty(), "the page reported errors: {report}");
+    let steps: Vec<&str> = report["steps"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(
+        steps,
+        [
+            "signed up",
+            "zone created",
+            "record added",
+            "invalid record refused",
+            "record edited",
+            "zone signed",
+            "zone file imported",
+            "signed in again",
+            "keyboard reaches sign out"
+        ],
+        "{report}"
+    );
+    for page in ["sign-in", "zone", "zones"] {
+        assert_eq!(report["axe"][page], serde_json::json!([]), "serious or critical axe-core violations on {page}");
+    }
+
+    // What the browser did, read back through the API with the key it was shown.
+    let key = report["key"].as_str().unwrap();
+    let zone = report["zone"].as_str().unwrap();
+    let z: Value = s.get(&format!("/v1/dns/zones/{zone}"), key).await.json().await.unwrap();
+    assert_eq!(z["name"], zone_name);
+    assert_eq!(z["dnssec"], "active", "{z}");
+    let record = report["record"].as_str().unwrap();
+    let r: Value = s.get(&format!("/v1/dns/zones/{zone}/records/{record}"), key).await.json().await.unwrap();
+    assert_eq!((r["content"].as_str(), r["ttl"].as_u64()), (Some("192.0.2.10"), Some(600)), "{r}");
+    let listed: Value = s.get(&format!("/v1/dns/zones/{zone}/records?type=A"), key).await.json().await.unwrap();
+    let contents: Vec<&str> =
+        listed["records"].as_array().unwrap().iter().map(|r| r["content"].as_str().unwrap()).collect();
+    assert!(contents.contains(&"192.0.2.25") && !contents.contains(&"not-an-address"), "{listed}");
+    // The message under the field is the API's own.
+    let refused = s
+        .client
+        .post(s.url(&format!("/v1/dns/zones/{zone}/records")))
+        .bearer_auth(key)
+        .json(&serde_json::json!({"type": "A", "name": "bad", "content": "not-an-address"}))
+        .send()
+        .await
+        .unwrap();
+    let problem: Value = refused.json().await.unwrap();
+    let detail = problem["errors"][0]["detail"].as_str().unwrap();
+    assert_eq!(report["fieldError"].as_str(), Some(detail), "{problem}");
+    let ds: Value = s.get(&format!("/v1/dns/zones/{zone}/dnssec"), key).await.json().await.unwrap();
+    assert_eq!(report["ds"], ds["ds"][0]["ds"]);
+}
