@@ -11,9 +11,20 @@ node_modules/.bin/esbuild src/main.js --bundle --format=esm --minify --target=es
   --legal-comments=none --outfile=dist/console.js --log-level=warning
 node_modules/.bin/esbuild src/style.css --minify --outfile=dist/console.css --log-level=warning
 cp src/index.html dist/index.html
+# MapLibre GL JS, as published (its CSP build: the worker is a file of this server, not a blob),
+# loaded only by the map pages.
+maplibre=node_modules/maplibre-gl/dist
+cp "$maplibre/maplibre-gl-csp.js" dist/maplibre-gl.js
+cp "$maplibre/maplibre-gl-csp-worker.js" dist/maplibre-gl-worker.js
+cp "$maplibre/maplibre-gl.css" dist/maplibre-gl.css
 {
-  echo "Meridian console. Licensed under the Apache License, Version 2.0 (the project's licence)."
-  echo "The bundle holds no third-party code; esbuild (MIT) builds it and is not shipped."
+  echo "Meridian console: console.js, console.css and index.html are Meridian's own, under the"
+  echo "Apache License, Version 2.0 (the project's licence); esbuild (MIT) builds them and is not shipped."
+  echo
+  echo "maplibre-gl.js, maplibre-gl-worker.js and maplibre-gl.css are MapLibre GL JS"
+  echo "$(node -p "require('./node_modules/maplibre-gl/package.json').version"), under this licence:"
+  echo
+  cat "$maplibre/LICENSE.txt"
 } > dist/LICENSES.txt
 for f in dist/*; do
   printf '%s %s bytes, %s gzipped\n' "$f" "$(wc -c < "$f")" "$(gzip -9n < "$f" | wc -c)"

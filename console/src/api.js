@@ -84,7 +84,8 @@ export async function signUp(name, email) {
   return response.json();
 }
 
-async function bearer() {
+/** A current access token (for URLs that cannot carry a header: map tiles). */
+export async function bearer() {
   if (!token || Date.now() > tokenExpires) {
     const key = sessionStorage.getItem(KEY);
     if (!key) throw new Problem(401, { title: "Not signed in" });

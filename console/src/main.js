@@ -4,10 +4,14 @@
 import { signedIn, signIn, signOut, signUp } from "./api.js";
 import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
 import { dnsPage, zonePage } from "./dns.js";
+import { parcelsPage } from "./parcels.js";
 
 const app = document.getElementById("app");
 
-const AREAS = [["#/dns", "DNS"]];
+const AREAS = [
+  ["#/dns", "DNS"],
+  ["#/parcels", "Parcels"],
+];
 
 function layout(current, content) {
   const nav = h(
@@ -108,7 +112,9 @@ async function route() {
     return;
   }
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (parts[0] === "dns" && parts[1]) {
+  if (parts[0] === "parcels") {
+    await parcelsPage(layout("#/parcels", h("p", {}, "Loading…")));
+  } else if (parts[0] === "dns" && parts[1]) {
     await zonePage(layout("#/dns", h("p", {}, "Loading…")), decodeURIComponent(parts[1]));
   } else {
     await dnsPage(layout("#/dns", h("p", {}, "Loading…")));

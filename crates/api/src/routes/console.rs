@@ -35,16 +35,31 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../../../../console/dist/console.css"),
     },
     Asset {
+        name: "maplibre-gl.js",
+        media_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../../console/dist/maplibre-gl.js"),
+    },
+    Asset {
+        name: "maplibre-gl-worker.js",
+        media_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../../console/dist/maplibre-gl-worker.js"),
+    },
+    Asset {
+        name: "maplibre-gl.css",
+        media_type: "text/css; charset=utf-8",
+        bytes: include_bytes!("../../../../console/dist/maplibre-gl.css"),
+    },
+    Asset {
         name: "LICENSES.txt",
         media_type: "text/plain; charset=utf-8",
         bytes: include_bytes!("../../../../console/dist/LICENSES.txt"),
     },
 ];
 
-/// What the page may load and call: only this server (the API, its WebSocket), images it draws
-/// itself, and workers from blobs (map renderers build theirs that way).
+/// What the page may load and call: only this server (the API, its WebSocket, the map worker's
+/// file) and images it makes itself. No inline or evaluated script.
 const CSP: &str = "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; \
-                   worker-src 'self' blob:; style-src 'self' 'unsafe-inline'; object-src 'none'; \
+                   worker-src 'self'; style-src 'self' 'unsafe-inline'; object-src 'none'; \
                    base-uri 'none'; frame-ancestors 'none'";
 
 /// The routes of the console.

@@ -97,6 +97,8 @@ try {
   browser = await chromium.launch({
     executablePath: opt("--chromium", process.env.CHROMIUM || "/usr/bin/chromium"),
     headless: true,
+    // WebGL in software, for the map pages.
+    args: ["--use-angle=swiftshader", "--use-gl=angle", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist", "--no-sandbox", "--disable-dev-shm-usage"],
   });
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   page.on("pageerror", (e) => report.errors.push(`page error: ${e.message}`));
@@ -182,7 +184,57 @@ try {
   await page.getByRole("link", { name: zoneName }).waitFor();
   step("signed in again");
 
-  // Every control is reachable by keyboard: tabbing visits the sign-out button.
+  // Parcels: one made through the API, one drawn on the map; the map is checked in pixels by the
+  // caller (parcels.png), the list and the picked attributes here.
+  const seeded = await fetch(new URL("../api/v1/cadastre/parcels", base), {
+    method: "POST",
+    headers: { Authorization: `Bearer ${report.key}`, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      type: "Feature",
+      geometry: { type: "Polygon", coordinates: [[[151.1, -33.9], [151.1004, -33.9], [151.1004, -33.8997], [151.1, -33.8997], [151.1, -33.9]]] },
+      properties: { lot: "1", plan: "SP1", tenure: "freehold" },
+    }),
+  });
+  if (seeded.status !== 201) throw new Error(`seeding a parcel: HTTP ${seeded.status}`);
+  await page.getByRole("link", { name: "Parcels" }).click();
+  await page.getByText("1 features in view.").waitFor({ timeout: 60000 });
+  step("parcels map");
+  const map = page.getByTestId("map");
+  const box = await map.boundingBox();
+  await page.getByRole("button", { name: "Draw a parcel" }).click();
+  for (const [x, y] of [[40, 40], [160, 40], [160, 120], [40, 120]]) {
+    await page.mouse.click(box.x + x, box.y + y);
+  }
+  const draw = page.getByRole("form", { name: "New parcel" });
+  await draw.getByLabel("Lot").fill("2");
+  await draw.getByLabel("Plan").fill("SP2");
+  await draw.getByRole("button", { name: "Save parcel" }).click();
+  await page.getByText("2 features in view.").waitFor();
+  report.drawn = (await page.getByText(/^Parcel .* saved\.$/).textContent()).trim();
+  report.picked = (await page.locator("table.props").textContent()).replace(/\s+/g, " ").trim();
+  step("parcel drawn");
+  await page.getByLabel("CQL2 filter").fill("tenure = ");
+  await page.getByRole("button", { name: "Apply" }).click();
+  const cql = page.locator("form[aria-label=Filter] .field-error").filter({ hasText: /\S/ }).first();
+  await cql.waitFor();
+  report.cqlError = (await cql.textContent()).trim();
+  await page.getByLabel("CQL2 filter").fill("plan = 'SP2'");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.getByText("1 features in view.").waitFor();
+  step("cql2 filter");
+  await page.getByLabel("CQL2 filter").fill("");
+  await page.getByRole("button", { name: "Apply" }).click();
+  await page.getByText("2 features in view.").waitFor();
+  await page.waitForTimeout(500);
+  await map.screenshot({ path: path.join(out, "parcels.png") });
+  report.mapBox = { width: Math.round(box.width), height: Math.round(box.height) };
+  await axe(page, "parcels");
+  await page.screenshot({ path: path.join(out, "parcels-page.png"), fullPage: true });
+
+  // Every control is reachable by keyboard: from the top of a fresh page, tabbing visits the
+  // sign-out button.
+  await page.goto(base, { waitUntil: "load" });
+  await page.getByRole("link", { name: zoneName }).waitFor();
   let reached = false;
   for (let i = 0; i < 40 && !reached; i++) {
     await page.keyboard.press("Tab");

@@ -58,6 +58,7 @@ async fn a_person_manages_a_zone_in_the_console() {
         let report = args.run(&s.base, zone_name, prefix, &out_dir).await;
         check(&s, &report, zone_name).await;
         assert!(out_dir.join("zone.png").is_file());
+        check_map(&out_dir.join("parcels.png"), &report);
     }
 }
 
@@ -106,11 +107,14 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "zone signed",
             "zone file imported",
             "signed in again",
+            "parcels map",
+            "parcel drawn",
+            "cql2 filter",
             "keyboard reaches sign out"
         ],
         "{report}"
     );
-    for page in ["sign-in", "zone", "zones"] {
+    for page in ["sign-in", "zone", "zones", "parcels"] {
         assert_eq!(report["axe"][page], serde_json::json!([]), "serious or critical axe-core violations on {page}");
     }
 
@@ -141,4 +145,40 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     assert_eq!(report["fieldError"].as_str(), Some(detail), "{problem}");
     let ds: Value = s.get(&format!("/v1/dns/zones/{zone}/dnssec"), key).await.json().await.unwrap();
     assert_eq!(report["ds"], ds["ds"][0]["ds"]);
+
+    // The parcel drawn on the map is in the cadastre, as drawn (four corners, closed), and the
+    // attributes shown on picking it are its own.
+    let drawn: Value = s.get("/api/v1/cadastre/parcels?lot=2&plan=SP2", key).await.json().await.unwrap();
+    let features = drawn["features"].as_array().unwrap();
+    assert_eq!(features.len(), 1, "{drawn}");
+    let id = features[0]["id"].as_str().unwrap();
+    assert_eq!(report["drawn"].as_str(), Some(format!("Parcel {id} saved.").as_str()));
+    assert_eq!(features[0]["geometry"]["coordinates"][0].as_array().unwrap().len(), 5);
+    let picked = report["picked"].as_str().unwrap();
+    assert!(picked.contains("lot2") && picked.contains("planSP2"), "{picked}");
+    // The CQL2 mistake is shown as the API words it.
+    let refused = s
+        .get("/api/v1/ogc/v1/features/collections/parcels/items?filter=tenure%20%3D%20&filter-lang=cql2-text", key)
+        .await;
+    assert_eq!(refused.status(), 400);
+    let problem: Value = refused.json().await.unwrap();
+    let shown = report["cqlError"].as_str().unwrap();
+    assert!(!shown.is_empty(), "{report}");
+    let expected = problem["errors"][0]["detail"].as_str().or(problem["detail"].as_str()).unwrap();
+    assert_eq!(shown, expected, "{problem}");
+}
+
+/// The map as drawn: the seeded parcel fills the middle, the drawn one the top left (corners at
+/// 40..160 × 40..120 px), in the parcels' colour; a corner far from both is the background.
+fn check_map(png: &Path, report: &Value) {
+    let (w, h, rgba) = crate::ogc::decode_png(&std::fs::read(png).unwrap());
+    let at = |x: u32, y: u32| {
+        let i = ((y * w + x) * 4) as usize;
+        (rgba[i], rgba[i + 1], rgba[i + 2])
+    };
+    let parcel = |(r, g, b): (u8, u8, u8)| r > g.saturating_add(40) && r > b.saturating_add(40);
+    assert!(w >= 300 && h >= 200, "{report}");
+    assert!(parcel(at(100, 80)), "the drawn parcel at (100, 80) is {:?}", at(100, 80));
+    assert!(parcel(at(w / 2, h / 2)), "the seeded parcel at the centre is {:?}", at(w / 2, h / 2));
+    assert!(!parcel(at(w - 60, h - 20)), "the background at the bottom right is {:?}", at(w - 60, h - 20));
 }

@@ -1,0 +1,274 @@
+// Parcels and collections on a map: the collection drawn by the server's WMS (so that 100,000
+// parcels hold), the features in view from OGC API Features when few enough to pick, a CQL2
+// filter with the API's error, a parcel's attributes on click, and a parcel drawn on the map.
+//
+// MapLibre GL JS (its CSP build and worker, served beside the console) is loaded only when this
+// page opens. With no basemap configured, the data sits on a plain background with a graticule.
+
+import { bearer, call, root } from "./api.js";
+import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
+
+const PICKABLE = 500;
+const FILL = "#d9480f";
+
+let loading = null;
+
+/** Loads MapLibre once (script and styles from this server). */
+function maplibre() {
+  if (!loading) {
+    loading = new Promise((resolve, reject) => {
+      const css = h("link", { rel: "stylesheet", href: "maplibre-gl.css" });
+      document.head.append(css);
+      const script = h("script", { src: "maplibre-gl.js" });
+      script.addEventListener("load", () => {
+        window.maplibregl.setWorkerUrl(new URL("maplibre-gl-worker.js", window.location.href).href);
+        resolve(window.maplibregl);
+      });
+      script.addEventListener("error", () => reject(new Error("the map library could not be loaded")));
+      document.head.append(script);
+    });
+  }
+  return loading;
+}
+
+/** Meridian lines over `bounds` at a step that suits the view. */
+function graticule(bounds) {
+  const span = Math.max(bounds.getEast() - bounds.getWest(), bounds.getNorth() - bounds.getSouth());
+  const step = [30, 10, 5, 1, 0.5, 0.1, 0.05, 0.01, 0.005, 0.001, 0.0005, 0.0001].find((s) => span / s >= 4) || 0.00005;
+  const features = [];
+  const [w, e] = [Math.floor(bounds.getWest() / step) * step, Math.ceil(bounds.getEast() / step) * step];
+  const [s, n] = [
+    Math.max(-85, Math.floor(bounds.getSouth() / step) * step),
+    Math.min(85, Math.ceil(bounds.getNorth() / step) * step),
+  ];
+  for (let x = w; x <= e + step / 2; x += step) {
+    features.push({ type: "Feature", properties: {}, geometry: { type: "LineString", coordinates: [[x, s], [x, n]] } });
+  }
+  for (let y = s; y <= n + step / 2; y += step) {
+    features.push({ type: "Feature", properties: {}, geometry: { type: "LineString", coordinates: [[w, y], [e, y]] } });
+  }
+  return { type: "FeatureCollection", features };
+}
+
+export async function parcelsPage(main) {
+  const errors = banner();
+  const status = h("p", { class: "muted", "aria-live": "polite" });
+  const collection = field("Collection", { name: "collection" }, "select", []);
+  const filter = field("CQL2 filter", { name: "filter", placeholder: "tenure = 'freehold'", size: 40 });
+  const filterForm = h("form", { class: "inline", "aria-label": "Filter" }, collection, filter, h("button", { type: "submit" }, "Apply"));
+  const mapEl = h("div", { class: "map", role: "region", "aria-label": "Map", "data-testid": "map" });
+  const details = h("section", { "aria-labelledby": "picked", class: "picked" });
+  const rows = h("tbody");
+  const table = h(
+    "table",
+    {},
+    h("caption", {}, "Features in view"),
+    h("thead", {}, h("tr", {}, ["Id", "Lot", "Plan", "Tenure"].map((t) => h("th", { scope: "col" }, t)))),
+    rows,
+  );
+  const drawErrors = banner();
+  const lot = field("Lot", { name: "lot" });
+  const plan = field("Plan", { name: "plan" });
+  const tenure = field("Tenure", { name: "tenure", value: "freehold" });
+  const drawStatus = h("span", { class: "muted", "aria-live": "polite" });
+  const drawButton = h("button", { type: "button" }, "Draw a parcel");
+  const finish = h("button", { type: "submit", disabled: true }, "Save parcel");
+  const drawForm = h("form", { class: "inline", "aria-label": "New parcel" }, lot, plan, tenure, drawButton, finish, drawStatus);
+
+  mount(
+    main,
+    h("h1", {}, "Parcels and collections"),
+    errors,
+    filterForm,
+    status,
+    mapEl,
+    h("section", { "aria-labelledby": "draw" }, h("h2", { id: "draw" }, "Draw a parcel"), drawErrors, drawForm),
+    details,
+    table,
+  );
+
+  let collections;
+  try {
+    collections = (await call("GET", "/api/v1/ogc/v1/features/collections")).body.collections;
+  } catch (p) {
+    showProblem(p, errors);
+    return;
+  }
+  mount(collection.input, collections.map((c) => h("option", { value: c.id }, c.title || c.id)));
+
+  let maplib;
+  try {
+    maplib = await maplibre();
+  } catch (e) {
+    showProblem(e, errors);
+    return;
+  }
+  const map = new maplib.Map({
+    container: mapEl,
+    style: {
+      version: 8,
+      sources: { graticule: { type: "geojson", data: { type: "FeatureCollection", features: [] } } },
+      layers: [
+        { id: "background", type: "background", paint: { "background-color": "#eef1f4" } },
+        { id: "graticule", type: "line", source: "graticule", paint: { "line-color": "#b8c2cc", "line-width": 1 } },
+      ],
+    },
+    center: [0, 0],
+    zoom: 1,
+    attributionControl: false,
+    canvasContextAttributes: { preserveDrawingBuffer: true },
+  });
+  map.addControl(new maplib.NavigationControl({ showCompass: false }));
+  await new Promise((resolve) => map.on("load", resolve));
+  map.addSource("view", { type: "geojson", data: { type: "FeatureCollection", features: [] }, promoteId: "id" });
+  map.addSource("drawing", { type: "geojson", data: { type: "FeatureCollection", features: [] } });
+
+  async function showCollection() {
+    const id = collection.input.value;
+    for (const layer of ["wms", "view-fill", "view-line", "picked"]) if (map.getLayer(layer)) map.removeLayer(layer);
+    if (map.getSource("wms")) map.removeSource("wms");
+    const token = await bearer();
+    const wms =
+      `${window.location.origin}${root()}/api/v1/ogc/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap` +
+      `&LAYERS=${encodeURIComponent(`features:${id}`)}&STYLES=&CRS=EPSG:3857&BBOX={bbox-epsg-3857}` +
+      `&WIDTH=256&HEIGHT=256&FORMAT=image/png&TRANSPARENT=TRUE&access_token=${encodeURIComponent(token)}`;
+    map.addSource("wms", { type: "raster", tiles: [wms], tileSize: 256 });
+    map.addLayer({ id: "wms", type: "raster", source: "wms" });
+    map.addLayer({ id: "view-fill", type: "fill", source: "view", paint: { "fill-color": FILL, "fill-opacity": 0.45 } });
+    map.addLayer({ id: "view-line", type: "line", source: "view", paint: { "line-color": "#7a2d06", "line-width": 1.5 } });
+    map.addLayer({
+      id: "picked",
+      type: "line",
+      source: "view",
+      paint: { "line-color": "#13283f", "line-width": 3 },
+      filter: ["==", ["id"], ""],
+    });
+    if (!map.getLayer("drawing")) {
+      map.addLayer({ id: "drawing", type: "line", source: "drawing", paint: { "line-color": "#0b5cad", "line-width": 2 } });
+    }
+    try {
+      const c = (await call("GET", `/api/v1/ogc/v1/features/collections/${encodeURIComponent(id)}`)).body;
+      const bbox = c.extent?.spatial?.bbox?.[0];
+      if (bbox && bbox.every(Number.isFinite) && bbox[0] <= bbox[2]) {
+        map.fitBounds([[bbox[0], bbox[1]], [bbox[2], bbox[3]]], { padding: 40, animate: false, maxZoom: 17 });
+      }
+    } catch (p) {
+      showProblem(p, errors);
+    }
+    await refresh();
+  }
+
+  /** The features in view, when few enough to pick; otherwise only the WMS picture. */
+  async function refresh() {
+    const b = map.getBounds();
+    const bbox = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map((v) => v.toFixed(6)).join(",");
+    map.getSource("graticule").setData(graticule(b));
+    const q = new URLSearchParams({ bbox, limit: String(PICKABLE) });
+    if (filter.input.value.trim()) {
+      q.set("filter", filter.input.value.trim());
+      q.set("filter-lang", "cql2-text");
+    }
+    try {
+      const r = await call("GET", `/api/v1/ogc/v1/features/collections/${encodeURIComponent(collection.input.value)}/items?${q}`);
+      showProblem(null, errors, fieldsOf(filterForm));
+      const page = r.body;
+      const more = page.links?.some((l) => l.rel === "next");
+      if (more) {
+        map.getSource("view").setData({ type: "FeatureCollection", features: [] });
+        mount(rows);
+        status.textContent = `More than ${PICKABLE} features in view (${page.numberMatched ?? "many"}): zoom in to pick one.`;
+        return;
+      }
+      map.getSource("view").setData({ type: "FeatureCollection", features: page.features });
+      status.textContent = `${page.features.length} features in view.`;
+      mount(
+        rows,
+        page.features.map((f) =>
+          h(
+            "tr",
+            {},
+            h("td", {}, h("button", { type: "button", class: "link-dark", onclick: () => pick(f) }, String(f.id))),
+            h("td", {}, f.properties?.lot ?? ""),
+            h("td", {}, f.properties?.plan ?? ""),
+            h("td", {}, f.properties?.tenure ?? ""),
+          ),
+        ),
+      );
+    } catch (p) {
+      showProblem(p, errors, fieldsOf(filterForm));
+    }
+  }
+
+  function pick(f) {
+    map.setFilter("picked", ["==", ["id"], f.id]);
+    mount(
+      details,
+      h("h2", { id: "picked" }, `Feature ${f.id}`),
+      h(
+        "table",
+        { class: "props" },
+        h("caption", {}, "Attributes"),
+        h("tbody", {}, Object.entries(f.properties || {}).map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, typeof v === "object" ? JSON.stringify(v) : String(v))))),
+      ),
+    );
+  }
+
+  map.on("click", "view-fill", (e) => {
+    if (drawing) return;
+    const f = e.features?.[0];
+    if (f) pick({ id: f.id ?? f.properties.id, properties: f.properties });
+  });
+
+  // Drawing: clicks add corners; "Save parcel" closes the ring and creates it.
+  let drawing = null;
+  const drawn = () => ({
+    type: "FeatureCollection",
+    features: drawing && drawing.length > 1 ? [{ type: "Feature", properties: {}, geometry: { type: "LineString", coordinates: drawing.length > 2 ? [...drawing, drawing[0]] : drawing } }] : [],
+  });
+  drawButton.addEventListener("click", () => {
+    drawing = [];
+    finish.disabled = true;
+    drawStatus.textContent = "Click the parcel's corners on the map, then save.";
+    map.getSource("drawing").setData(drawn());
+  });
+  map.on("click", (e) => {
+    if (!drawing) return;
+    drawing.push([e.lngLat.lng, e.lngLat.lat]);
+    finish.disabled = drawing.length < 3;
+    drawStatus.textContent = `${drawing.length} corners.`;
+    map.getSource("drawing").setData(drawn());
+  });
+  drawForm.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    if (!drawing || drawing.length < 3) return;
+    const body = {
+      type: "Feature",
+      geometry: { type: "Polygon", coordinates: [[...drawing, drawing[0]]] },
+      properties: { lot: lot.input.value.trim(), plan: plan.input.value.trim(), tenure: tenure.input.value.trim() || undefined },
+    };
+    try {
+      const r = await call("POST", "/api/v1/cadastre/parcels", { body });
+      showProblem(null, drawErrors, fieldsOf(drawForm));
+      drawing = null;
+      finish.disabled = true;
+      map.getSource("drawing").setData(drawn());
+      drawStatus.textContent = `Parcel ${r.body.id} saved.`;
+      await refresh();
+      pick(r.body);
+    } catch (p) {
+      showProblem(p, drawErrors, fieldsOf(drawForm));
+    }
+  });
+
+  filterForm.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    await refresh();
+  });
+  collection.input.addEventListener("change", showCollection);
+  let timer;
+  map.on("moveend", () => {
+    clearTimeout(timer);
+    timer = setTimeout(refresh, 150);
+  });
+  await showCollection();
+}
