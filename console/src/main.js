@@ -5,12 +5,14 @@ import { signedIn, signIn, signOut, signUp } from "./api.js";
 import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
 import { dnsPage, zonePage } from "./dns.js";
 import { parcelsPage } from "./parcels.js";
+import { demPage } from "./dem.js";
 
 const app = document.getElementById("app");
 
 const AREAS = [
   ["#/dns", "DNS"],
   ["#/parcels", "Parcels"],
+  ["#/dem", "DEM"],
 ];
 
 function layout(current, content) {
@@ -112,7 +114,9 @@ async function route() {
     return;
   }
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (parts[0] === "parcels") {
+  if (parts[0] === "dem") {
+    await demPage(layout("#/dem", h("p", {}, "Loading…")), parts[1] && decodeURIComponent(parts[1]));
+  } else if (parts[0] === "parcels") {
     await parcelsPage(layout("#/parcels", h("p", {}, "Loading…")));
   } else if (parts[0] === "dns" && parts[1]) {
     await zonePage(layout("#/dns", h("p", {}, "Loading…")), decodeURIComponent(parts[1]));

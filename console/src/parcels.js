@@ -2,53 +2,14 @@
 // parcels hold), the features in view from OGC API Features when few enough to pick, a CQL2
 // filter with the API's error, a parcel's attributes on click, and a parcel drawn on the map.
 //
-// MapLibre GL JS (its CSP build and worker, served beside the console) is loaded only when this
-// page opens. With no basemap configured, the data sits on a plain background with a graticule.
+// MapLibre GL JS is loaded only when this page opens (maps.js).
 
 import { bearer, call, root } from "./api.js";
 import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
+import { plainMap } from "./maps.js";
 
 const PICKABLE = 500;
 const FILL = "#d9480f";
-
-let loading = null;
-
-/** Loads MapLibre once (script and styles from this server). */
-function maplibre() {
-  if (!loading) {
-    loading = new Promise((resolve, reject) => {
-      const css = h("link", { rel: "stylesheet", href: "maplibre-gl.css" });
-      document.head.append(css);
-      const script = h("script", { src: "maplibre-gl.js" });
-      script.addEventListener("load", () => {
-        window.maplibregl.setWorkerUrl(new URL("maplibre-gl-worker.js", window.location.href).href);
-        resolve(window.maplibregl);
-      });
-      script.addEventListener("error", () => reject(new Error("the map library could not be loaded")));
-      document.head.append(script);
-    });
-  }
-  return loading;
-}
-
-/** Meridian lines over `bounds` at a step that suits the view. */
-function graticule(bounds) {
-  const span = Math.max(bounds.getEast() - bounds.getWest(), bounds.getNorth() - bounds.getSouth());
-  const step = [30, 10, 5, 1, 0.5, 0.1, 0.05, 0.01, 0.005, 0.001, 0.0005, 0.0001].find((s) => span / s >= 4) || 0.00005;
-  const features = [];
-  const [w, e] = [Math.floor(bounds.getWest() / step) * step, Math.ceil(bounds.getEast() / step) * step];
-  const [s, n] = [
-    Math.max(-85, Math.floor(bounds.getSouth() / step) * step),
-    Math.min(85, Math.ceil(bounds.getNorth() / step) * step),
-  ];
-  for (let x = w; x <= e + step / 2; x += step) {
-    features.push({ type: "Feature", properties: {}, geometry: { type: "LineString", coordinates: [[x, s], [x, n]] } });
-  }
-  for (let y = s; y <= n + step / 2; y += step) {
-    features.push({ type: "Feature", properties: {}, geometry: { type: "LineString", coordinates: [[w, y], [e, y]] } });
-  }
-  return { type: "FeatureCollection", features };
-}
 
 export async function parcelsPage(main) {
   const errors = banner();
@@ -96,30 +57,13 @@ export async function parcelsPage(main) {
   }
   mount(collection.input, collections.map((c) => h("option", { value: c.id }, c.title || c.id)));
 
-  let maplib;
+  let map;
   try {
-    maplib = await maplibre();
+    ({ map } = await plainMap(mapEl));
   } catch (e) {
     showProblem(e, errors);
     return;
   }
-  const map = new maplib.Map({
-    container: mapEl,
-    style: {
-      version: 8,
-      sources: { graticule: { type: "geojson", data: { type: "FeatureCollection", features: [] } } },
-      layers: [
-        { id: "background", type: "background", paint: { "background-color": "#eef1f4" } },
-        { id: "graticule", type: "line", source: "graticule", paint: { "line-color": "#b8c2cc", "line-width": 1 } },
-      ],
-    },
-    center: [0, 0],
-    zoom: 1,
-    attributionControl: false,
-    canvasContextAttributes: { preserveDrawingBuffer: true },
-  });
-  map.addControl(new maplib.NavigationControl({ showCompass: false }));
-  await new Promise((resolve) => map.on("load", resolve));
   map.addSource("view", { type: "geojson", data: { type: "FeatureCollection", features: [] }, promoteId: "id" });
   map.addSource("drawing", { type: "geojson", data: { type: "FeatureCollection", features: [] } });
 
@@ -162,7 +106,6 @@ export async function parcelsPage(main) {
   async function refresh() {
     const b = map.getBounds();
     const bbox = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map((v) => v.toFixed(6)).join(",");
-    map.getSource("graticule").setData(graticule(b));
     const q = new URLSearchParams({ bbox, limit: String(PICKABLE) });
     if (filter.input.value.trim()) {
       q.set("filter", filter.input.value.trim());

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // A person's flows through the console, in headless Chromium, against a running server.
 //
-//   node flow.mjs --base URL --out DIR [--zone NAME] [--prefix /PATH] [--chromium PATH]
+//   node flow.mjs --base URL --out DIR [--zone NAME] [--prefix /PATH] [--dem FILE.tif] [--chromium PATH]
 //
 // --base URL   where the server is, e.g. http://127.0.0.1:8080 (the console is at /console/).
 // --out DIR    screenshots (sign-in.png, zones.png, zone.png) go here.
 // --zone NAME  the zone the flow creates (default console.example).
+// --dem FILE   a GeoTIFF DEM to upload on the DEM page (the DEM flow is skipped without it).
 // --prefix P   put the server behind a reverse proxy at P (a small proxy in this script, on an
 //              ephemeral port, that strips P as nginx's `location /P/ { proxy_pass ...; }`
 //              does) and run the flow at <proxy>/P/console/.
@@ -36,6 +37,7 @@ const server = opt("--base");
 const out = opt("--out");
 const zoneName = opt("--zone", "console.example");
 const prefix = opt("--prefix", "");
+const dem = opt("--dem");
 if (!server || !out) {
   process.stderr.write("usage: node flow.mjs --base URL --out DIR [--zone NAME] [--prefix /PATH] [--chromium PATH]\n");
   process.exit(2);
@@ -230,6 +232,24 @@ try {
   report.mapBox = { width: Math.round(box.width), height: Math.round(box.height) };
   await axe(page, "parcels");
   await page.screenshot({ path: path.join(out, "parcels-page.png"), fullPage: true });
+
+  // DEM: upload a GeoTIFF, follow the job, see its hillshade on the map (dem.png, checked in
+  // pixels by the caller).
+  if (dem) {
+    await page.getByRole("link", { name: "DEM" }).click();
+    await page.getByRole("heading", { name: "DEM" }).waitFor();
+    await page.getByLabel("GeoTIFF DEM").setInputFiles(dem);
+    await page.getByRole("button", { name: "Upload and process" }).click();
+    await page.getByTestId("job-status").filter({ hasText: /succeeded/ }).waitFor({ timeout: 60000 });
+    await page.locator("[data-testid=job-status][data-drawn=true]").waitFor({ timeout: 60000 });
+    await page.waitForTimeout(300);
+    report.demStatus = (await page.getByTestId("job-status").textContent()).trim();
+    report.legend = (await page.locator(".legend").textContent()).trim();
+    await page.getByTestId("map").screenshot({ path: path.join(out, "dem.png") });
+    await axe(page, "dem");
+    await page.screenshot({ path: path.join(out, "dem-page.png"), fullPage: true });
+    step("dem hillshade");
+  }
 
   // Every control is reachable by keyboard: from the top of a fresh page, tabbing visits the
   // sign-out button.

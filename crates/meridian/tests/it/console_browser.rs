@@ -59,6 +59,7 @@ async fn a_person_manages_a_zone_in_the_console() {
         check(&s, &report, zone_name).await;
         assert!(out_dir.join("zone.png").is_file());
         check_map(&out_dir.join("parcels.png"), &report);
+        check_hillshade(&out_dir.join("dem.png"), &report);
     }
 }
 
@@ -75,6 +76,8 @@ impl Flow<'_> {
         command
             .arg(self.script)
             .args(["--base", base, "--zone", zone, "--chromium", self.chromium])
+            .arg("--dem")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif"))
             .arg("--out")
             .arg(out_dir)
             .env("PLAYWRIGHT_CORE_DIR", self.playwright)
@@ -110,11 +113,12 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "parcels map",
             "parcel drawn",
             "cql2 filter",
+            "dem hillshade",
             "keyboard reaches sign out"
         ],
         "{report}"
     );
-    for page in ["sign-in", "zone", "zones", "parcels"] {
+    for page in ["sign-in", "zone", "zones", "parcels", "dem"] {
         assert_eq!(report["axe"][page], serde_json::json!([]), "serious or critical axe-core violations on {page}");
     }
 
@@ -181,4 +185,28 @@ fn check_map(png: &Path, report: &Value) {
     assert!(parcel(at(100, 80)), "the drawn parcel at (100, 80) is {:?}", at(100, 80));
     assert!(parcel(at(w / 2, h / 2)), "the seeded parcel at the centre is {:?}", at(w / 2, h / 2));
     assert!(!parcel(at(w - 60, h - 20)), "the background at the bottom right is {:?}", at(w - 60, h - 20));
+}
+
+/// The DEM's hillshade as drawn: the middle of the map is shades of grey (the relief lit from the
+/// north-west), not the plain background.
+fn check_hillshade(png: &Path, report: &Value) {
+    let (w, h, rgba) = crate::ogc::decode_png(&std::fs::read(png).unwrap());
+    let mut shades = std::collections::BTreeSet::new();
+    let mut grey = 0;
+    let mut total = 0;
+    for y in (h / 3..2 * h / 3).step_by(3) {
+        for x in (w / 3..2 * w / 3).step_by(3) {
+            let i = ((y * w + x) * 4) as usize;
+            let (r, g, b) = (i32::from(rgba[i]), i32::from(rgba[i + 1]), i32::from(rgba[i + 2]));
+            total += 1;
+            if (r - g).abs() <= 10 && (g - b).abs() <= 10 {
+                grey += 1;
+                shades.insert(r / 4);
+            }
+        }
+    }
+    assert!(grey * 10 >= total * 9, "{grey} of {total} pixels grey: {report}");
+    assert!(shades.len() >= 12, "only {} shades of grey: the hillshade is not drawn ({report})", shades.len());
+    assert!(report["demStatus"].as_str().unwrap().contains("succeeded"), "{report}");
+    assert!(report["legend"].as_str().unwrap().starts_with("hillshade"), "{report}");
 }
