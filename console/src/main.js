@@ -6,6 +6,7 @@ import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
 import { dnsPage, zonePage } from "./dns.js";
 import { parcelsPage } from "./parcels.js";
 import { demPage } from "./dem.js";
+import { keysPage, subscriptionPage, webhooksPage } from "./account.js";
 
 const app = document.getElementById("app");
 
@@ -13,6 +14,8 @@ const AREAS = [
   ["#/dns", "DNS"],
   ["#/parcels", "Parcels"],
   ["#/dem", "DEM"],
+  ["#/webhooks", "Webhooks"],
+  ["#/keys", "API keys"],
 ];
 
 function layout(current, content) {
@@ -114,7 +117,13 @@ async function route() {
     return;
   }
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (parts[0] === "dem") {
+  if (parts[0] === "webhooks" && parts[1]) {
+    await subscriptionPage(layout("#/webhooks", h("p", {}, "Loading…")), decodeURIComponent(parts[1]));
+  } else if (parts[0] === "webhooks") {
+    await webhooksPage(layout("#/webhooks", h("p", {}, "Loading…")));
+  } else if (parts[0] === "keys") {
+    await keysPage(layout("#/keys", h("p", {}, "Loading…")));
+  } else if (parts[0] === "dem") {
     await demPage(layout("#/dem", h("p", {}, "Loading…")), parts[1] && decodeURIComponent(parts[1]));
   } else if (parts[0] === "parcels") {
     await parcelsPage(layout("#/parcels", h("p", {}, "Loading…")));

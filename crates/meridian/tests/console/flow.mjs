@@ -251,6 +251,46 @@ try {
     step("dem hillshade");
   }
 
+  // Webhooks: a subscription (its secret shown once), a test event, the delivery log with its
+  // attempt (the endpoint's host does not resolve here: the attempt's error is the answer).
+  await page.getByRole("link", { name: "Webhooks" }).click();
+  await page.getByLabel("Endpoint URL").fill("https://hooks.example.com/meridian");
+  await page.getByLabel("Events").fill("dns.*");
+  await page.getByRole("button", { name: "Subscribe" }).click();
+  report.webhookSecret = (await page.getByTestId("secret").textContent()).trim();
+  await page.getByRole("link", { name: "Open the subscription" }).click();
+  await page.getByRole("button", { name: "Send a test event" }).click();
+  const delivery = page.locator("tr[data-delivery]").first();
+  await delivery.waitFor();
+  report.delivery = await delivery.getAttribute("data-delivery");
+  for (let i = 0; i < 40; i++) {
+    await page.getByRole("button", { name: "Refresh the log" }).click();
+    await page.waitForTimeout(250);
+    const attempts = await page.locator("tr[data-delivery] td").nth(2).textContent();
+    if (Number(attempts) >= 1) break;
+  }
+  await page.getByRole("button", { name: `Attempts of ${report.delivery}` }).click();
+  await page.getByRole("heading", { name: `Attempts of ${report.delivery}` }).waitFor();
+  report.attemptShown = (await page.locator("section table tbody tr").first().textContent()).trim();
+  await page.getByRole("button", { name: "Rotate the secret" }).click();
+  report.rotatedSecret = (await page.getByTestId("secret").textContent()).trim();
+  await axe(page, "webhooks");
+  step("webhooks");
+
+  // API keys: one with a scope and an expiry (shown once), then revoked.
+  await page.getByRole("link", { name: "API keys" }).click();
+  await page.getByLabel("Key name").fill("dns-bot");
+  await page.getByLabel("Scopes").fill("dns:read");
+  await page.getByLabel("Expires in (days)").fill("30");
+  await page.getByRole("button", { name: "Create key" }).click();
+  report.scopedKey = (await page.getByTestId("secret").textContent()).trim();
+  await page.locator("tr", { hasText: "dns-bot" }).waitFor();
+  await axe(page, "keys");
+  await page.screenshot({ path: path.join(out, "keys.png"), fullPage: true });
+  await page.getByRole("button", { name: "Revoke dns-bot" }).click();
+  await page.locator("tr", { hasText: "dns-bot" }).waitFor({ state: "detached" });
+  step("api keys");
+
   // Every control is reachable by keyboard: from the top of a fresh page, tabbing visits the
   // sign-out button.
   await page.goto(base, { waitUntil: "load" });

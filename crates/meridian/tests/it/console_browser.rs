@@ -114,11 +114,13 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "parcel drawn",
             "cql2 filter",
             "dem hillshade",
+            "webhooks",
+            "api keys",
             "keyboard reaches sign out"
         ],
         "{report}"
     );
-    for page in ["sign-in", "zone", "zones", "parcels", "dem"] {
+    for page in ["sign-in", "zone", "zones", "parcels", "dem", "webhooks", "keys"] {
         assert_eq!(report["axe"][page], serde_json::json!([]), "serious or critical axe-core violations on {page}");
     }
 
@@ -160,6 +162,17 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     assert_eq!(features[0]["geometry"]["coordinates"][0].as_array().unwrap().len(), 5);
     let picked = report["picked"].as_str().unwrap();
     assert!(picked.contains("lot2") && picked.contains("planSP2"), "{picked}");
+    // The subscription's delivery and its attempt, as the API holds them; the key made in the
+    // console was shown once and is revoked.
+    let delivery = report["delivery"].as_str().unwrap();
+    let d: Value = s.get(&format!("/api/v1/webhooks/deliveries/{delivery}"), key).await.json().await.unwrap();
+    assert_eq!(d["event_type"], "webhook.test", "{d}");
+    assert!(!d["attempts"].as_array().unwrap().is_empty(), "{d}");
+    assert!(report["webhookSecret"].as_str().unwrap().starts_with("whsec_"));
+    assert_ne!(report["webhookSecret"], report["rotatedSecret"]);
+    let scoped = report["scopedKey"].as_str().unwrap();
+    assert!(scoped.starts_with("mrd_"));
+    assert_eq!(s.get("/api/v1/account", scoped).await.status(), 401, "the revoked key is refused");
     // The CQL2 mistake is shown as the API words it.
     let refused = s
         .get("/api/v1/ogc/v1/features/collections/parcels/items?filter=tenure%20%3D%20&filter-lang=cql2-text", key)
