@@ -6,6 +6,7 @@ import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
 import { dnsPage, zonePage } from "./dns.js";
 import { parcelsPage } from "./parcels.js";
 import { demPage } from "./dem.js";
+import { eoPage } from "./eo.js";
 import { keysPage, subscriptionPage, webhooksPage } from "./account.js";
 
 const app = document.getElementById("app");
@@ -14,6 +15,7 @@ const AREAS = [
   ["#/dns", "DNS"],
   ["#/parcels", "Parcels"],
   ["#/dem", "DEM"],
+  ["#/eo", "Earth observation"],
   ["#/webhooks", "Webhooks"],
   ["#/keys", "API keys"],
 ];
@@ -117,7 +119,9 @@ async function route() {
     return;
   }
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (parts[0] === "webhooks" && parts[1]) {
+  if (parts[0] === "eo") {
+    await eoPage(layout("#/eo", h("p", {}, "Loading…")));
+  } else if (parts[0] === "webhooks" && parts[1]) {
     await subscriptionPage(layout("#/webhooks", h("p", {}, "Loading…")), decodeURIComponent(parts[1]));
   } else if (parts[0] === "webhooks") {
     await webhooksPage(layout("#/webhooks", h("p", {}, "Loading…")));

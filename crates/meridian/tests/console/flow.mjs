@@ -6,6 +6,9 @@
 // --base URL   where the server is, e.g. http://127.0.0.1:8080 (the console is at /console/).
 // --out DIR    screenshots (sign-in.png, zones.png, zone.png) go here.
 // --zone NAME  the zone the flow creates (default console.example).
+// --eo DIR     the folder of the CBERS-4 test bands (cbers4-mux-057-094-20171121-band{5..8}.tif):
+//              uploaded as a scene through the API, then searched, drawn and computed on the
+//              earth-observation page (skipped without it).
 // --dem FILE   a GeoTIFF DEM to upload on the DEM page (the DEM flow is skipped without it).
 // --prefix P   put the server behind a reverse proxy at P (a small proxy in this script, on an
 //              ephemeral port, that strips P as nginx's `location /P/ { proxy_pass ...; }`
@@ -38,6 +41,7 @@ const out = opt("--out");
 const zoneName = opt("--zone", "console.example");
 const prefix = opt("--prefix", "");
 const dem = opt("--dem");
+const eoDir = opt("--eo");
 if (!server || !out) {
   process.stderr.write("usage: node flow.mjs --base URL --out DIR [--zone NAME] [--prefix /PATH] [--chromium PATH]\n");
   process.exit(2);
@@ -251,6 +255,70 @@ try {
     step("dem hillshade");
   }
 
+  // Earth observation: a scene and a parcel inside it made through the API, then the page's
+  // search, the scene's NDVI tiles on the map (eo.png, checked by the caller) and NDVI with
+  // parcel zones.
+  if (eoDir) {
+    const api = (p) => new URL(`../api/v1/${p}`, base);
+    const auth = { Authorization: `Bearer ${report.key}` };
+    let r = await fetch(api("eo/collections"), {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ type: "Collection", id: "cbers4", description: "CBERS-4 MUX", license: "CC-BY-SA-3.0",
+        extent: { spatial: { bbox: [[-180, -90, 180, 90]] }, temporal: { interval: [["2014-12-07T00:00:00Z", null]] } } }),
+    });
+    if (r.status !== 201) throw new Error(`collection: HTTP ${r.status}`);
+    const band = (n, common) => ({ "eo:bands": [{ name: `B${n}`, common_name: common }] });
+    const form = new FormData();
+    form.append("item", JSON.stringify({ id: "CBERS_4_MUX_20171121_057_094", datetime: "2017-11-21T06:51:03Z",
+      properties: { platform: "CBERS-4", "eo:cloud_cover": 3.5 },
+      assets: { B5: band(5, "blue"), B6: band(6, "green"), B7: band(7, "red"), B8: band(8, "nir") } }));
+    for (const n of [5, 6, 7, 8]) {
+      const bytes = fs.readFileSync(path.join(eoDir, `cbers4-mux-057-094-20171121-band${n}.tif`));
+      form.append(`B${n}`, new Blob([bytes], { type: "image/tiff" }), `band${n}.tif`);
+    }
+    r = await fetch(api("eo/collections/cbers4/items"), { method: "POST", headers: auth, body: form });
+    if (r.status !== 201 && r.status !== 202) throw new Error(`scene: HTTP ${r.status} ${await r.text()}`);
+    const item = r.status === 201 ? await r.json() : null;
+    if (!item) {
+      const job = (await r.json()).job;
+      for (let i = 0; i < 240; i++) {
+        const j = await (await fetch(api(`jobs/${job}`), { headers: auth })).json();
+        if (j.status === "succeeded") break;
+        if (j.status === "failed") throw new Error(`ingest failed: ${JSON.stringify(j)}`);
+        await new Promise((res) => setTimeout(res, 250));
+      }
+    }
+    const scene = await (await fetch(api("eo/scenes/cbers4%2FCBERS_4_MUX_20171121_057_094"), { headers: auth })).json();
+    const [w, s, e, n] = scene.bbox;
+    const [cx, cy, d] = [(w + e) / 2, (s + n) / 2, Math.min(e - w, n - s) / 8];
+    r = await fetch(api("cadastre/parcels"), {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "application/json" },
+      body: JSON.stringify({ type: "Feature",
+        geometry: { type: "Polygon", coordinates: [[[cx - d, cy - d], [cx + d, cy - d], [cx + d, cy + d], [cx - d, cy + d], [cx - d, cy - d]]] },
+        properties: { lot: "9", plan: "EO1", tenure: "freehold" } }),
+    });
+    if (r.status !== 201) throw new Error(`zone parcel: HTTP ${r.status}`);
+    report.zoneParcel = (await r.json()).id;
+
+    await page.getByRole("link", { name: "Earth observation" }).click();
+    await page.getByTestId("eo-status").filter({ hasText: /1 scenes/ }).waitFor({ timeout: 60000 });
+    const tile = page.waitForResponse((r) => r.url().includes("/tiles/") && r.url().includes("index=ndvi") && r.status() === 200, { timeout: 60000 });
+    await page.getByRole("button", { name: "cbers4/CBERS_4_MUX_20171121_057_094" }).click();
+    await page.locator("[data-testid=eo-result][data-layer=ndvi]").waitFor({ state: "attached", timeout: 60000 });
+    await tile;
+    await page.waitForTimeout(1500);
+    await page.getByTestId("map").screenshot({ path: path.join(out, "eo.png") });
+    await page.getByRole("button", { name: "Compute with parcel zones" }).click();
+    const zoneRow = page.getByTestId("zones").locator("tbody tr", { hasText: report.zoneParcel });
+    await zoneRow.waitFor({ timeout: 60000 });
+    report.zoneRow = (await zoneRow.locator("td").allTextContents()).map((t) => t.trim());
+    await axe(page, "eo");
+    await page.screenshot({ path: path.join(out, "eo-page.png"), fullPage: true });
+    step("eo ndvi with zones");
+  }
+
   // Webhooks: a subscription (its secret shown once), a test event, the delivery log with its
   // attempt (the endpoint's host does not resolve here: the attempt's error is the answer).
   await page.getByRole("link", { name: "Webhooks" }).click();
@@ -303,6 +371,12 @@ try {
   if (reached) step("keyboard reaches sign out");
 } catch (e) {
   report.errors.push(`flow stopped: ${e.message.split("\n")[0]}`);
+  const page = browser && browser.contexts()[0]?.pages()[0];
+  if (page) {
+    report.failedAt = page.url();
+    report.failedText = (await page.locator("main").innerText().catch(() => "")).slice(0, 2000);
+    await page.screenshot({ path: path.join(out, "failure.png"), fullPage: true }).catch(() => {});
+  }
 }
 clearTimeout(watchdog);
 if (browser) await browser.close().catch(() => {});

@@ -60,6 +60,7 @@ async fn a_person_manages_a_zone_in_the_console() {
         assert!(out_dir.join("zone.png").is_file());
         check_map(&out_dir.join("parcels.png"), &report);
         check_hillshade(&out_dir.join("dem.png"), &report);
+        check_ndvi(&out_dir.join("eo.png"));
     }
 }
 
@@ -76,6 +77,8 @@ impl Flow<'_> {
         command
             .arg(self.script)
             .args(["--base", base, "--zone", zone, "--chromium", self.chromium])
+            .arg("--eo")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../eo/tests/data"))
             .arg("--dem")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif"))
             .arg("--out")
@@ -114,13 +117,14 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "parcel drawn",
             "cql2 filter",
             "dem hillshade",
+            "eo ndvi with zones",
             "webhooks",
             "api keys",
             "keyboard reaches sign out"
         ],
         "{report}"
     );
-    for page in ["sign-in", "zone", "zones", "parcels", "dem", "webhooks", "keys"] {
+    for page in ["sign-in", "zone", "zones", "parcels", "dem", "eo", "webhooks", "keys"] {
         assert_eq!(report["axe"][page], serde_json::json!([]), "serious or critical axe-core violations on {page}");
     }
 
@@ -173,6 +177,24 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     let scoped = report["scopedKey"].as_str().unwrap();
     assert!(scoped.starts_with("mrd_"));
     assert_eq!(s.get("/api/v1/account", scoped).await.status(), 401, "the revoked key is refused");
+    // The zonal table's row of the parcel inside the scene is the API's own figure.
+    let ndvi: Value = s
+        .client
+        .post(s.url("/api/v1/eo/compute/ndvi"))
+        .bearer_auth(key)
+        .json(&serde_json::json!({"scene": "cbers4/CBERS_4_MUX_20171121_057_094", "zones": {"collection": "parcels"}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let parcel = report["zoneParcel"].as_str().unwrap();
+    let zone = ndvi["zones"]["features"].as_array().unwrap().iter().find(|z| z["id"] == parcel).unwrap();
+    let row: Vec<&str> = report["zoneRow"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(row[0], parcel, "{row:?}");
+    assert_eq!(row[3], zone["properties"]["count"].to_string(), "{row:?} {zone}");
+    assert_eq!(row[4], format!("{:.3}", zone["properties"]["mean"].as_f64().unwrap()), "{row:?} {zone}");
     // The CQL2 mistake is shown as the API words it.
     let refused = s
         .get("/api/v1/ogc/v1/features/collections/parcels/items?filter=tenure%20%3D%20&filter-lang=cql2-text", key)
@@ -222,4 +244,22 @@ fn check_hillshade(png: &Path, report: &Value) {
     assert!(shades.len() >= 12, "only {} shades of grey: the hillshade is not drawn ({report})", shades.len());
     assert!(report["demStatus"].as_str().unwrap().contains("succeeded"), "{report}");
     assert!(report["legend"].as_str().unwrap().starts_with("hillshade"), "{report}");
+}
+
+/// The scene's NDVI as drawn: coloured pixels of the red-yellow-green ramp in the middle of the
+/// map, not grey background.
+fn check_ndvi(png: &Path) {
+    let (w, h, rgba) = crate::ogc::decode_png(&std::fs::read(png).unwrap());
+    let (mut coloured, mut total) = (0, 0);
+    for y in (h / 3..2 * h / 3).step_by(3) {
+        for x in (w / 3..2 * w / 3).step_by(3) {
+            let i = ((y * w + x) * 4) as usize;
+            let (r, g, b) = (i32::from(rgba[i]), i32::from(rgba[i + 1]), i32::from(rgba[i + 2]));
+            total += 1;
+            if r.max(g) - b > 40 {
+                coloured += 1;
+            }
+        }
+    }
+    assert!(coloured * 2 >= total, "{coloured} of {total} pixels coloured: the NDVI layer is not drawn");
 }
