@@ -138,3 +138,42 @@ export function nextLink(headers) {
   }
   return null;
 }
+
+/**
+ * POSTs `body` (a FormData, a File or bytes) to `path` with the upload's progress (0–100) on
+ * the `<progress>` element `bar`; answers the parsed JSON answer, throws a `Problem`.
+ */
+export async function upload(path, body, bar, contentType) {
+  const token = await bearer();
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `${root()}${path}`);
+    xhr.setRequestHeader("Authorization", `Bearer ${token}`);
+    if (contentType) xhr.setRequestHeader("Content-Type", contentType);
+    xhr.upload.addEventListener("progress", (e) => {
+      if (e.lengthComputable) bar.value = Math.round((100 * e.loaded) / e.total);
+    });
+    xhr.addEventListener("load", () => {
+      let doc = {};
+      try {
+        doc = JSON.parse(xhr.responseText);
+      } catch {
+        doc = { title: xhr.statusText, detail: xhr.responseText.slice(0, 300) };
+      }
+      if (xhr.status >= 400) reject(new Problem(xhr.status, doc));
+      else resolve(doc);
+    });
+    xhr.addEventListener("error", () => reject(new Problem(0, { title: "The upload failed", detail: "network error" })));
+    xhr.send(body);
+  });
+}
+
+/** Follows the job `id` until it ends, calling `onProgress(job)` on each poll; answers the job. */
+export async function followJob(id, onProgress = () => {}) {
+  for (;;) {
+    const job = (await call("GET", `/api/v1/jobs/${id}`)).body;
+    onProgress(job);
+    if (!["queued", "running"].includes(job.status)) return job;
+    await new Promise((r) => setTimeout(r, 400));
+  }
+}

@@ -2,7 +2,7 @@
 // with their progress while they run, and a job's results as tile layers on the map (hillshade,
 // slope, colour relief, with a legend), with the terrain in 3D from its Terrain-RGB tiles.
 
-import { bearer, call, Problem, root } from "./api.js";
+import { bearer, call, Problem, root, upload } from "./api.js";
 import { banner, h, mount, showProblem } from "./ui.js";
 import { plainMap } from "./maps.js";
 
@@ -16,31 +16,6 @@ const LEGENDS = {
   slope: ["linear-gradient(to right, #fff, #000)", "slope in degrees: flat (white) to steep (black)"],
   "color-relief": ["linear-gradient(to right, #0a6b2e, #8fbf4f, #e8d68a, #a0703c, #fff)", "elevation, low to high"],
 };
-
-/** POST `form` to `path` with upload progress on `bar`; answers the parsed JSON body. */
-async function upload(path, form, bar) {
-  const token = await bearer();
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open("POST", `${root()}${path}`);
-    xhr.setRequestHeader("Authorization", `Bearer ${token}`);
-    xhr.upload.addEventListener("progress", (e) => {
-      if (e.lengthComputable) bar.value = Math.round((100 * e.loaded) / e.total);
-    });
-    xhr.addEventListener("load", () => {
-      let body = {};
-      try {
-        body = JSON.parse(xhr.responseText);
-      } catch {
-        body = { title: xhr.statusText, detail: xhr.responseText.slice(0, 300) };
-      }
-      if (xhr.status >= 400) reject(new Problem(xhr.status, body));
-      else resolve(body);
-    });
-    xhr.addEventListener("error", () => reject(new Problem(0, { title: "The upload failed", detail: "network error" })));
-    xhr.send(form);
-  });
-}
 
 export async function demPage(main, jobId) {
   const errors = banner();

@@ -7,6 +7,7 @@ import { dnsPage, zonePage } from "./dns.js";
 import { parcelsPage } from "./parcels.js";
 import { demPage } from "./dem.js";
 import { eoPage } from "./eo.js";
+import { cloudPage, pointcloudPage } from "./pointcloud.js";
 import { keysPage, subscriptionPage, webhooksPage } from "./account.js";
 
 const app = document.getElementById("app");
@@ -16,6 +17,7 @@ const AREAS = [
   ["#/parcels", "Parcels"],
   ["#/dem", "DEM"],
   ["#/eo", "Earth observation"],
+  ["#/pointcloud", "Point clouds"],
   ["#/webhooks", "Webhooks"],
   ["#/keys", "API keys"],
 ];
@@ -119,7 +121,11 @@ async function route() {
     return;
   }
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (parts[0] === "eo") {
+  if (parts[0] === "pointcloud" && parts[1]) {
+    await cloudPage(layout("#/pointcloud", h("p", {}, "Loading…")), decodeURIComponent(parts[1]));
+  } else if (parts[0] === "pointcloud") {
+    await pointcloudPage(layout("#/pointcloud", h("p", {}, "Loading…")));
+  } else if (parts[0] === "eo") {
     await eoPage(layout("#/eo", h("p", {}, "Loading…")));
   } else if (parts[0] === "webhooks" && parts[1]) {
     await subscriptionPage(layout("#/webhooks", h("p", {}, "Loading…")), decodeURIComponent(parts[1]));

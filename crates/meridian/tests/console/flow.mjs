@@ -9,6 +9,7 @@
 // --eo DIR     the folder of the CBERS-4 test bands (cbers4-mux-057-094-20171121-band{5..8}.tif):
 //              uploaded as a scene through the API, then searched, drawn and computed on the
 //              earth-observation page (skipped without it).
+// --pointcloud FILE  a LAS/LAZ file to upload and classify on the point-cloud page.
 // --dem FILE   a GeoTIFF DEM to upload on the DEM page (the DEM flow is skipped without it).
 // --prefix P   put the server behind a reverse proxy at P (a small proxy in this script, on an
 //              ephemeral port, that strips P as nginx's `location /P/ { proxy_pass ...; }`
@@ -42,6 +43,7 @@ const zoneName = opt("--zone", "console.example");
 const prefix = opt("--prefix", "");
 const dem = opt("--dem");
 const eoDir = opt("--eo");
+const cloud = opt("--pointcloud");
 if (!server || !out) {
   process.stderr.write("usage: node flow.mjs --base URL --out DIR [--zone NAME] [--prefix /PATH] [--chromium PATH]\n");
   process.exit(2);
@@ -317,6 +319,26 @@ try {
     await axe(page, "eo");
     await page.screenshot({ path: path.join(out, "eo-page.png"), fullPage: true });
     step("eo ndvi with zones");
+  }
+
+  // Point clouds: upload with progress, indexing followed, classification followed, the class
+  // chart (compared by the caller with the API's histogram).
+  if (cloud) {
+    await page.getByRole("link", { name: "Point clouds" }).click();
+    await page.getByLabel("LAS or LAZ file").setInputFiles(cloud);
+    await page.getByRole("button", { name: "Upload" }).click();
+    await page.getByRole("button", { name: "Classify" }).waitFor({ timeout: 60000 });
+    report.cloud = page.url().split("#/pointcloud/")[1];
+    await page.getByRole("button", { name: "Classify" }).click();
+    await page.getByTestId("classify-status").filter({ hasText: /succeeded/ }).waitFor({ timeout: 120000 });
+    await page.getByText("Classes after classification").waitFor();
+    report.classes = {};
+    for (const row of await page.getByTestId("class-chart").locator("tbody tr").all()) {
+      report.classes[await row.getAttribute("data-class")] = Number(await row.locator("td").first().textContent());
+    }
+    await axe(page, "pointcloud");
+    await page.screenshot({ path: path.join(out, "pointcloud.png"), fullPage: true });
+    step("point cloud classified");
   }
 
   // Webhooks: a subscription (its secret shown once), a test event, the delivery log with its

@@ -79,6 +79,10 @@ impl Flow<'_> {
             .args(["--base", base, "--zone", zone, "--chromium", self.chromium])
             .arg("--eo")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../eo/tests/data"))
+            .arg("--pointcloud")
+            .arg(
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../pointcloud/tests/data/labelled/pl_warsaw_small_veg.las"),
+            )
             .arg("--dem")
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../raster/tests/data/swissalti3d-2573-1085.tif"))
             .arg("--out")
@@ -118,13 +122,14 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "cql2 filter",
             "dem hillshade",
             "eo ndvi with zones",
+            "point cloud classified",
             "webhooks",
             "api keys",
             "keyboard reaches sign out"
         ],
         "{report}"
     );
-    for page in ["sign-in", "zone", "zones", "parcels", "dem", "eo", "webhooks", "keys"] {
+    for page in ["sign-in", "zone", "zones", "parcels", "dem", "eo", "pointcloud", "webhooks", "keys"] {
         assert_eq!(report["axe"][page], serde_json::json!([]), "serious or critical axe-core violations on {page}");
     }
 
@@ -195,6 +200,11 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     assert_eq!(row[0], parcel, "{row:?}");
     assert_eq!(row[3], zone["properties"]["count"].to_string(), "{row:?} {zone}");
     assert_eq!(row[4], format!("{:.3}", zone["properties"]["mean"].as_f64().unwrap()), "{row:?} {zone}");
+    // The class chart is the classification's histogram.
+    let cloud = report["cloud"].as_str().unwrap();
+    let pc: Value = s.get(&format!("/api/v1/pointcloud/{cloud}"), key).await.json().await.unwrap();
+    assert_eq!(pc["classification"]["status"], "succeeded", "{pc}");
+    assert_eq!(report["classes"], pc["classification"]["histogram"], "{pc}");
     // The CQL2 mistake is shown as the API words it.
     let refused = s
         .get("/api/v1/ogc/v1/features/collections/parcels/items?filter=tenure%20%3D%20&filter-lang=cql2-text", key)
