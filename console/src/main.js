@@ -8,6 +8,7 @@ import { parcelsPage } from "./parcels.js";
 import { demPage } from "./dem.js";
 import { eoPage } from "./eo.js";
 import { cloudPage, pointcloudPage } from "./pointcloud.js";
+import { twinPage, twinsPage } from "./twin.js";
 import { keysPage, subscriptionPage, webhooksPage } from "./account.js";
 
 const app = document.getElementById("app");
@@ -18,6 +19,7 @@ const AREAS = [
   ["#/dem", "DEM"],
   ["#/eo", "Earth observation"],
   ["#/pointcloud", "Point clouds"],
+  ["#/twin", "Twins"],
   ["#/webhooks", "Webhooks"],
   ["#/keys", "API keys"],
 ];
@@ -121,7 +123,11 @@ async function route() {
     return;
   }
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean);
-  if (parts[0] === "pointcloud" && parts[1]) {
+  if (parts[0] === "twin" && parts[1]) {
+    await twinPage(layout("#/twin", h("p", {}, "Loading…")), decodeURIComponent(parts[1]));
+  } else if (parts[0] === "twin") {
+    await twinsPage(layout("#/twin", h("p", {}, "Loading…")));
+  } else if (parts[0] === "pointcloud" && parts[1]) {
     await cloudPage(layout("#/pointcloud", h("p", {}, "Loading…")), decodeURIComponent(parts[1]));
   } else if (parts[0] === "pointcloud") {
     await pointcloudPage(layout("#/pointcloud", h("p", {}, "Loading…")));

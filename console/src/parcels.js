@@ -64,7 +64,8 @@ export async function parcelsPage(main) {
     showProblem(e, errors);
     return;
   }
-  map.addSource("view", { type: "geojson", data: { type: "FeatureCollection", features: [] }, promoteId: "id" });
+  // MapLibre keeps only numeric feature ids: the id travels as a property.
+  map.addSource("view", { type: "geojson", data: { type: "FeatureCollection", features: [] }, promoteId: "fid" });
   map.addSource("drawing", { type: "geojson", data: { type: "FeatureCollection", features: [] } });
 
   async function showCollection() {
@@ -122,7 +123,8 @@ export async function parcelsPage(main) {
         status.textContent = `More than ${PICKABLE} features in view (${page.numberMatched ?? "many"}): zoom in to pick one.`;
         return;
       }
-      map.getSource("view").setData({ type: "FeatureCollection", features: page.features });
+      const drawnFeatures = page.features.map((f) => ({ ...f, properties: { ...f.properties, fid: String(f.id) } }));
+      map.getSource("view").setData({ type: "FeatureCollection", features: drawnFeatures });
       status.textContent = `${page.features.length} features in view.`;
       mount(
         rows,
@@ -159,7 +161,10 @@ export async function parcelsPage(main) {
   map.on("click", "view-fill", (e) => {
     if (drawing) return;
     const f = e.features?.[0];
-    if (f) pick({ id: f.id ?? f.properties.id, properties: f.properties });
+    if (f) {
+      const { fid, ...properties } = f.properties;
+      pick({ id: fid, properties });
+    }
   });
 
   // Drawing: clicks add corners; "Save parcel" closes the ring and creates it.

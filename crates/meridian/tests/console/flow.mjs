@@ -28,6 +28,7 @@
 
 import fs from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 import { createRequire } from "node:module";
 
@@ -66,6 +67,20 @@ async function proxy() {
     );
     forward.on("error", () => res.writeHead(502).end());
     req.pipe(forward);
+  });
+  // WebSocket upgrades pass through as well (nginx: proxy_http_version 1.1 and the Upgrade headers).
+  p.on("upgrade", (req, socket, head) => {
+    if (!req.url.startsWith(`${prefix}/`)) return socket.destroy();
+    const up = net.connect(Number(upstream.port), upstream.hostname, () => {
+      const lines = [`${req.method} ${req.url.slice(prefix.length)} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      up.write(`${lines.join("\r\n")}\r\n\r\n`);
+      if (head.length) up.write(head);
+      up.pipe(socket);
+      socket.pipe(up);
+    });
+    up.on("error", () => socket.destroy());
+    socket.on("error", () => up.destroy());
   });
   await new Promise((resolve) => p.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${p.address().port}${prefix}`;
@@ -339,6 +354,53 @@ try {
     await axe(page, "pointcloud");
     await page.screenshot({ path: path.join(out, "pointcloud.png"), fullPage: true });
     step("point cloud classified");
+  }
+
+  // A twin (built through the API over a parcel with a sensor): pick the building on the map,
+  // see a reading arrive live, pause the clock and travel in time.
+  {
+    const api = (p) => new URL(`../api/v1/${p}`, base);
+    const auth = { Authorization: `Bearer ${report.key}`, "Content-Type": "application/json" };
+    const post = async (p, body) => {
+      const r = await fetch(api(p), { method: "POST", headers: auth, body: JSON.stringify(body) });
+      if (r.status >= 300) throw new Error(`POST ${p}: HTTP ${r.status} ${await r.text()}`);
+      return r.json();
+    };
+    const parcel = await post("cadastre/parcels", { type: "Feature",
+      geometry: { type: "Polygon", coordinates: [[[7.1, 45.92], [7.1005, 45.92], [7.1005, 45.9205], [7.1, 45.9205], [7.1, 45.92]]] },
+      properties: { lot: "3", plan: "DP7", tenure: "freehold", height: 12 } });
+    const twin = await post("realtime/twins", { name: "Old town", bbox: [7.0996, 45.9196, 7.1009, 45.9209], collection: "parcels",
+      filter: "plan = 'DP7'", height_property: "height", default_height: 9 });
+    for (let i = 0; i < 240; i++) {
+      const t = await (await fetch(api(`realtime/twins/${twin.id}`), { headers: auth })).json();
+      if (t.status === "ready") break;
+      if (t.status === "failed") throw new Error(`twin build failed: ${JSON.stringify(t)}`);
+      await new Promise((res) => setTimeout(res, 250));
+    }
+    await post(`realtime/twin/${twin.id}/sensors`, { id: "pump-3", name: "Pump 3 flow", unit: "l/s", type: "number", feature_id: parcel.id });
+    report.twin = twin.id;
+    report.twinParcel = parcel.id;
+
+    await page.getByRole("link", { name: "Twins" }).click();
+    await page.getByRole("link", { name: "Old town" }).click();
+    await page.locator("[data-testid=live][data-connected=true]").waitFor({ timeout: 30000 });
+    const mapBox = await page.getByTestId("map").boundingBox();
+    await page.waitForTimeout(500);
+    await page.mouse.click(mapBox.x + mapBox.width / 2, mapBox.y + mapBox.height / 2);
+    await page.getByTestId("picked").getByRole("heading", { name: `Building ${parcel.id}` }).waitFor();
+    await post(`realtime/twin/${twin.id}/sensors/pump-3/readings`, { value: 12.5 });
+    await page.locator("[data-testid=picked] tr[data-sensor=pump-3] td.value", { hasText: "12.5" }).waitFor({ timeout: 10000 });
+    report.liveText = (await page.getByTestId("live").textContent()).trim();
+    step("twin building picked, reading live");
+    await page.getByRole("button", { name: "Pause" }).click();
+    await page.getByTestId("clock").filter({ hasText: "paused" }).waitFor();
+    await page.getByLabel("Time travel to").fill("2024-06-01T09:00:00");
+    await page.getByRole("button", { name: "Go" }).click();
+    await page.getByTestId("clock").filter({ hasText: "2024-06-01" }).waitFor();
+    report.clockText = (await page.getByTestId("clock").textContent()).trim();
+    await axe(page, "twin");
+    await page.screenshot({ path: path.join(out, "twin.png"), fullPage: true });
+    step("twin clock");
   }
 
   // Webhooks: a subscription (its secret shown once), a test event, the delivery log with its

@@ -1,16 +1,19 @@
 //! The console in a real browser: `tests/console/flow.mjs` drives headless Chromium (Debian's
-//! `chromium`, through playwright-core) through sign-up, a zone, records (one the API refuses,
-//! its message under the field), an ETag-guarded edit, DNSSEC and a zone-file import, then signs
-//! in again with the key; axe-core checks each page. The flow runs at the server's own address and
-//! again behind a reverse proxy at a path prefix. What the browser did is checked here
-//! against the API. Screenshots go to `target/test-artefacts/console/`.
+//! `chromium`, through playwright-core) through every page: sign-up, a zone and its records (one
+//! the API refuses, its message under the field), an ETag-guarded edit, DNSSEC and a zone-file
+//! import, signing in again with the key; a parcel drawn on the map; a DEM uploaded and its
+//! hillshade drawn; a scene's NDVI with parcel zones; a point cloud classified; a twin's building
+//! picked with a reading arriving live and its clock moved; a webhook's delivery log; a scoped
+//! key made and revoked. axe-core checks each page. The flow runs at the server's own address
+//! and again behind a reverse proxy at a path prefix. What the browser did is checked here
+//! against the API, and the maps in pixels. Screenshots go to `target/test-artefacts/console/`.
 
 use crate::{have_tool, missing, Server};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const TEST: &str = "console_browser::a_person_manages_a_zone_in_the_console";
+const TEST: &str = "console_browser::a_person_uses_every_page_of_the_console";
 
 fn npm_package(env: &str, name: &str, marker: &str) -> Option<PathBuf> {
     let dir = std::env::var_os(env).map(PathBuf::from).or_else(|| {
@@ -36,7 +39,7 @@ fn artefacts() -> PathBuf {
 }
 
 #[tokio::test]
-async fn a_person_manages_a_zone_in_the_console() {
+async fn a_person_uses_every_page_of_the_console() {
     if !have_tool("node", TEST) {
         return;
     }
@@ -123,13 +126,15 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "dem hillshade",
             "eo ndvi with zones",
             "point cloud classified",
+            "twin building picked, reading live",
+            "twin clock",
             "webhooks",
             "api keys",
             "keyboard reaches sign out"
         ],
         "{report}"
     );
-    for page in ["sign-in", "zone", "zones", "parcels", "dem", "eo", "pointcloud", "webhooks", "keys"] {
+    for page in ["sign-in", "zone", "zones", "parcels", "dem", "eo", "pointcloud", "twin", "webhooks", "keys"] {
         assert_eq!(report["axe"][page], serde_json::json!([]), "serious or critical axe-core violations on {page}");
     }
 
@@ -205,6 +210,12 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     let pc: Value = s.get(&format!("/api/v1/pointcloud/{cloud}"), key).await.json().await.unwrap();
     assert_eq!(pc["classification"]["status"], "succeeded", "{pc}");
     assert_eq!(report["classes"], pc["classification"]["histogram"], "{pc}");
+    // The twin's clock is where the console left it: paused at the time travelled to.
+    let twin = report["twin"].as_str().unwrap();
+    let clock: Value = s.get(&format!("/api/v1/realtime/twin/{twin}/time"), key).await.json().await.unwrap();
+    assert_eq!((clock["mode"].as_str(), clock["playing"].as_bool()), (Some("simulated"), Some(false)), "{clock}");
+    assert!(clock["time"].as_str().unwrap().starts_with("2024-06-01"), "{clock}");
+    assert!(report["liveText"].as_str().unwrap().contains("pump-3 = 12.5"), "{report}");
     // The CQL2 mistake is shown as the API words it.
     let refused = s
         .get("/api/v1/ogc/v1/features/collections/parcels/items?filter=tenure%20%3D%20&filter-lang=cql2-text", key)
