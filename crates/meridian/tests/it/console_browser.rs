@@ -8,26 +8,13 @@
 //! and again behind a reverse proxy at a path prefix. What the browser did is checked here
 //! against the API, and the maps in pixels. Screenshots go to `target/test-artefacts/console/`.
 
+use crate::tools::npm_package;
 use crate::{have_tool, missing, Server};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const TEST: &str = "console_browser::a_person_uses_every_page_of_the_console";
-
-fn npm_package(env: &str, name: &str, marker: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os(env).map(PathBuf::from).or_else(|| {
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/meridian-ci/npm/node_modules").join(name))
-    });
-    match dir {
-        Some(d) if d.join(marker).is_file() => Some(d),
-        other => {
-            let at = other.map_or_else(|| format!("${env}"), |d| d.display().to_string());
-            missing(&format!("the npm package {name} (looked for {at}; set {env})"), TEST);
-            None
-        }
-    }
-}
 
 fn artefacts() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -48,8 +35,8 @@ async fn a_person_uses_every_page_of_the_console() {
         missing(&format!("Chromium ({chromium}; set CHROMIUM)"), TEST);
         return;
     }
-    let Some(playwright) = npm_package("PLAYWRIGHT_CORE_DIR", "playwright-core", "package.json") else { return };
-    let Some(axe) = npm_package("AXE_CORE_DIR", "axe-core", "axe.min.js") else { return };
+    let Some(playwright) = npm_package("PLAYWRIGHT_CORE_DIR", "playwright-core", "package.json", TEST) else { return };
+    let Some(axe) = npm_package("AXE_CORE_DIR", "axe-core", "axe.min.js", TEST) else { return };
 
     let s = Server::start();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/console/flow.mjs");

@@ -4,26 +4,13 @@
 //! tileset, downloaded as a directory. The screenshot is kept in
 //! `target/test-artefacts/twin/cesium-server.png`.
 
+use crate::tools::npm_package;
 use crate::{have_tool, missing, Server};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const TEST: &str = "twin_browser::cesiumjs_loads_a_twin_and_picks_the_parcel_at_the_centre";
-
-fn npm_package(env: &str, name: &str, marker: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os(env).map(PathBuf::from).or_else(|| {
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/meridian-ci/npm/node_modules").join(name))
-    });
-    match dir {
-        Some(d) if d.join(marker).is_file() => Some(d),
-        other => {
-            let at = other.map_or_else(|| format!("${env}"), |d| d.display().to_string());
-            missing(&format!("the npm package {name} (looked for {at}; set {env})"), TEST);
-            None
-        }
-    }
-}
 
 fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -51,8 +38,8 @@ async fn cesiumjs_loads_a_twin_and_picks_the_parcel_at_the_centre() {
         missing(&format!("Chromium ({chromium}; set CHROMIUM)"), TEST);
         return;
     }
-    let Some(cesium) = npm_package("CESIUM_DIR", "cesium", "Build/Cesium/Cesium.js") else { return };
-    let Some(playwright) = npm_package("PLAYWRIGHT_CORE_DIR", "playwright-core", "package.json") else { return };
+    let Some(cesium) = npm_package("CESIUM_DIR", "cesium", "Build/Cesium/Cesium.js", TEST) else { return };
+    let Some(playwright) = npm_package("PLAYWRIGHT_CORE_DIR", "playwright-core", "package.json", TEST) else { return };
 
     let s = Server::start();
     let (_, key) = s.signup("cesium@example.com").await;
@@ -153,7 +140,7 @@ async fn cesiumjs_loads_a_twin_and_picks_the_parcel_at_the_centre() {
     assert_eq!(asset["properties"]["lot"], "5");
 
     // 3d-tiles-tools reads the same tileset, downloaded as the files its URIs name.
-    let Some(tools) = npm_package("TILES_TOOLS_DIR", "3d-tiles-tools", "package.json") else { return };
+    let Some(tools) = npm_package("TILES_TOOLS_DIR", "3d-tiles-tools", "package.json", TEST) else { return };
     let tileset: Value = s.get(&format!("/api/v1/realtime/twin/{id}/tileset"), &key).await.json().await.unwrap();
     let copy = dir.path().join("copy");
     std::fs::create_dir_all(&copy).unwrap();
