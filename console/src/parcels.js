@@ -144,18 +144,62 @@ export async function parcelsPage(main) {
     }
   }
 
-  function pick(f) {
+  async function pick(f) {
     map.setFilter("picked", ["==", ["id"], f.id]);
-    mount(
-      details,
-      h("h2", { id: "picked" }, `Feature ${f.id}`),
-      h(
-        "table",
-        { class: "props" },
-        h("caption", {}, "Attributes"),
-        h("tbody", {}, Object.entries(f.properties || {}).map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, typeof v === "object" ? JSON.stringify(v) : String(v))))),
-      ),
+    const attributes = h(
+      "table",
+      { class: "props" },
+      h("caption", {}, "Attributes"),
+      h("tbody", {}, Object.entries(f.properties || {}).map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, typeof v === "object" ? JSON.stringify(v) : String(v))))),
     );
+    mount(details, h("h2", { id: "picked" }, `Feature ${f.id}`), attributes);
+    if (collection.input.value !== "parcels") return;
+    // A parcel: its tenure changed with the parcel's ETag (a change made meanwhile is a 412), and
+    // every version it has had.
+    const editErrors = banner();
+    const tenureField = field("Tenure", { name: "tenure", value: f.properties?.tenure ?? "" });
+    const history = h("div", { "data-testid": "history" });
+    const edit = h(
+      "form",
+      {
+        class: "inline",
+        "aria-label": "Change the parcel",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          try {
+            const current = await call("GET", `/api/v1/cadastre/parcels/${f.id}`);
+            const changed = await call("PATCH", `/api/v1/cadastre/parcels/${f.id}`, {
+              body: JSON.stringify({ properties: { tenure: tenureField.input.value.trim() || null } }),
+              contentType: "application/merge-patch+json",
+              headers: { "If-Match": current.headers.get("etag") },
+            });
+            showProblem(null, editErrors, fieldsOf(edit));
+            await refresh();
+            await pick(changed.body);
+          } catch (p) {
+            showProblem(p, editErrors, fieldsOf(edit));
+          }
+        },
+      },
+      tenureField,
+      h("button", { type: "submit" }, "Save change"),
+    );
+    mount(details, h("h2", { id: "picked" }, `Feature ${f.id}`), attributes, editErrors, edit, history);
+    try {
+      const versions = (await call("GET", `/api/v1/cadastre/parcels/${f.id}/history`)).body.versions || [];
+      mount(
+        history,
+        h(
+          "table",
+          { class: "props" },
+          h("caption", {}, "History"),
+          h("thead", {}, h("tr", {}, ["Change", "Recorded", "Tenure"].map((t) => h("th", { scope: "col" }, t)))),
+          h("tbody", {}, versions.map((v) => h("tr", {}, h("td", {}, v.change), h("td", {}, v.recorded_at), h("td", {}, v.properties?.tenure ?? "")))),
+        ),
+      );
+    } catch (p) {
+      showProblem(p, editErrors);
+    }
   }
 
   map.on("click", "view-fill", (e) => {

@@ -234,8 +234,14 @@ try {
   await draw.getByRole("button", { name: "Save parcel" }).click();
   await page.getByText("2 features in view.").waitFor();
   report.drawn = (await page.getByText(/^Parcel .* saved\.$/).textContent()).trim();
-  report.picked = (await page.locator("table.props").textContent()).replace(/\s+/g, " ").trim();
+  report.picked = (await page.locator("table.props").first().textContent()).replace(/\s+/g, " ").trim();
   step("parcel drawn");
+  // Its tenure changed (ETag-guarded), then its history: registered, updated.
+  await page.getByRole("form", { name: "Change the parcel" }).getByLabel("Tenure").fill("leasehold");
+  await page.getByRole("button", { name: "Save change" }).click();
+  await page.getByTestId("history").locator("tbody tr", { hasText: "updated" }).waitFor();
+  report.history = await page.getByTestId("history").locator("tbody tr td:first-child").allTextContents();
+  step("parcel changed, history shown");
   await page.getByLabel("CQL2 filter").fill("tenure = ");
   await page.getByRole("button", { name: "Apply" }).click();
   const cql = page.locator("form[aria-label=Filter] .field-error").filter({ hasText: /\S/ }).first();

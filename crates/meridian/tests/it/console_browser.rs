@@ -109,6 +109,7 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "signed in again",
             "parcels map",
             "parcel drawn",
+            "parcel changed, history shown",
             "cql2 filter",
             "dem hillshade",
             "eo ndvi with zones",
@@ -161,6 +162,8 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     let id = features[0]["id"].as_str().unwrap();
     assert_eq!(report["drawn"].as_str(), Some(format!("Parcel {id} saved.").as_str()));
     assert_eq!(features[0]["geometry"]["coordinates"][0].as_array().unwrap().len(), 5);
+    assert_eq!(features[0]["properties"]["tenure"], "leasehold", "changed in the console");
+    assert_eq!(report["history"], serde_json::json!(["registered", "updated"]), "{report}");
     let picked = report["picked"].as_str().unwrap();
     assert!(picked.contains("lot2") && picked.contains("planSP2"), "{picked}");
     // The subscription's delivery and its attempt, as the API holds them; the key made in the
