@@ -2,7 +2,7 @@
 // delivery log with every attempt, redelivery) and the account's keys (scopes, expiry, revoke).
 
 import { call, nextLink } from "./api.js";
-import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
+import { banner, field, fieldsOf, h, mount, showProblem, table } from "./ui.js";
 
 /** Rows of a paged list into `body`; answers a function that loads the next page (or null). */
 function pager(path, key, body, row, status) {
@@ -15,10 +15,6 @@ function pager(path, key, body, row, status) {
     status.textContent = `${body.children.length} of ${r.body.total}`;
     return next;
   };
-}
-
-function table(caption, headers, body) {
-  return h("table", {}, h("caption", {}, caption), h("thead", {}, h("tr", {}, headers.map((t) => h("th", { scope: "col" }, t)))), body);
 }
 
 function secretBox(label, secret) {

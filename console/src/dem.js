@@ -3,7 +3,7 @@
 // slope, colour relief, with a legend), with the terrain in 3D from its Terrain-RGB tiles.
 
 import { bearer, call, Problem, root, upload } from "./api.js";
-import { banner, h, mount, showProblem } from "./ui.js";
+import { banner, h, mount, showProblem, table } from "./ui.js";
 import { plainMap } from "./maps.js";
 
 const OPERATIONS = {
@@ -33,13 +33,7 @@ export async function demPage(main, jobId) {
     bar,
   );
   const jobsBody = h("tbody");
-  const jobs = h(
-    "table",
-    {},
-    h("caption", {}, "Jobs"),
-    h("thead", {}, h("tr", {}, ["Job", "Status", "Progress", "Created"].map((t) => h("th", { scope: "col" }, t)))),
-    jobsBody,
-  );
+  const jobs = table("Jobs", ["Job", "Status", "Progress", "Created"], jobsBody);
   const mapEl = h("div", { class: "map", role: "region", "aria-label": "Map", "data-testid": "map" });
   const layers = h("fieldset", { class: "layers" }, h("legend", {}, "Layer"));
   const legend = h("div", { class: "legend", "aria-live": "polite" });

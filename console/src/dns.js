@@ -3,7 +3,7 @@
 // record to copy.
 
 import { call, nextLink } from "./api.js";
-import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
+import { banner, field, fieldsOf, h, mount, showProblem, table } from "./ui.js";
 
 const TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS", "SRV", "CAA", "PTR"];
 const EXTRA = { MX: ["priority"], SRV: ["priority", "weight", "port"], CAA: ["tag", "flags"] };
@@ -35,14 +35,7 @@ function pagedTable(caption, headers, path, key, row) {
     next = path;
     await load();
   }
-  const table = h(
-    "table",
-    {},
-    h("caption", {}, caption),
-    h("thead", {}, h("tr", {}, headers.map((t) => h("th", { scope: "col" }, t)))),
-    body,
-  );
-  return { el: h("div", {}, errors, table, status, more), load, reload, body };
+  return { el: h("div", {}, errors, table(caption, headers, body), status, more), load, reload, body };
 }
 
 export async function dnsPage(main) {

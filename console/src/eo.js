@@ -3,7 +3,7 @@
 // from the scene), and an index computed with parcel zones: its histogram and zonal table.
 
 import { bearer, call, Problem, root } from "./api.js";
-import { banner, field, h, mount, showProblem } from "./ui.js";
+import { banner, field, h, mount, showProblem, table } from "./ui.js";
 import { plainMap } from "./maps.js";
 
 const RAMP = "linear-gradient(to right, #a50026, #f46d43, #fee08b, #d9ef8b, #66bd63, #006837)";
@@ -51,7 +51,7 @@ export async function eoPage(main) {
     search,
     status,
     mapEl,
-    h("table", {}, h("caption", {}, "Scenes"), h("thead", {}, h("tr", {}, ["Scene", "Date", "Cloud cover"].map((t) => h("th", { scope: "col" }, t)))), rows),
+    table("Scenes", ["Scene", "Date", "Cloud cover"], rows),
     scenePanel,
   );
   let map;
@@ -144,11 +144,9 @@ export async function eoPage(main) {
               result,
               h("h3", {}, `${index.input.value.toUpperCase()} of ${scene}`),
               histogram(done.statistics),
-              h(
-                "table",
-                { "data-testid": "zones" },
-                h("caption", {}, `Parcel zones (${zones.length})`),
-                h("thead", {}, h("tr", {}, ["Parcel", "Lot", "Plan", "Pixels", "Mean", "Min", "Max"].map((t) => h("th", { scope: "col" }, t)))),
+              table(
+                `Parcel zones (${zones.length})`,
+                ["Parcel", "Lot", "Plan", "Pixels", "Mean", "Min", "Max"],
                 h(
                   "tbody",
                   {},
@@ -166,6 +164,7 @@ export async function eoPage(main) {
                     ),
                   ),
                 ),
+                { "data-testid": "zones" },
               ),
             );
           } catch (p) {

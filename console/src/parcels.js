@@ -5,7 +5,7 @@
 // MapLibre GL JS is loaded only when this page opens (maps.js).
 
 import { bearer, call, root } from "./api.js";
-import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
+import { banner, field, fieldsOf, h, mount, propsTable, showProblem, table } from "./ui.js";
 import { plainMap } from "./maps.js";
 
 const PICKABLE = 500;
@@ -20,13 +20,7 @@ export async function parcelsPage(main) {
   const mapEl = h("div", { class: "map", role: "region", "aria-label": "Map", "data-testid": "map" });
   const details = h("section", { "aria-labelledby": "picked", class: "picked" });
   const rows = h("tbody");
-  const table = h(
-    "table",
-    {},
-    h("caption", {}, "Features in view"),
-    h("thead", {}, h("tr", {}, ["Id", "Lot", "Plan", "Tenure"].map((t) => h("th", { scope: "col" }, t)))),
-    rows,
-  );
+  const inView = table("Features in view", ["Id", "Lot", "Plan", "Tenure"], rows);
   const drawErrors = banner();
   const lot = field("Lot", { name: "lot" });
   const plan = field("Plan", { name: "plan" });
@@ -45,7 +39,7 @@ export async function parcelsPage(main) {
     mapEl,
     h("section", { "aria-labelledby": "draw" }, h("h2", { id: "draw" }, "Draw a parcel"), drawErrors, drawForm),
     details,
-    table,
+    inView,
   );
 
   let collections;
@@ -146,12 +140,7 @@ export async function parcelsPage(main) {
 
   async function pick(f) {
     map.setFilter("picked", ["==", ["id"], f.id]);
-    const attributes = h(
-      "table",
-      { class: "props" },
-      h("caption", {}, "Attributes"),
-      h("tbody", {}, Object.entries(f.properties || {}).map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, typeof v === "object" ? JSON.stringify(v) : String(v))))),
-    );
+    const attributes = propsTable("Attributes", f.properties);
     mount(details, h("h2", { id: "picked" }, `Feature ${f.id}`), attributes);
     if (collection.input.value !== "parcels") return;
     // A parcel: its tenure changed with the parcel's ETag (a change made meanwhile is a 412), and
@@ -189,12 +178,11 @@ export async function parcelsPage(main) {
       const versions = (await call("GET", `/api/v1/cadastre/parcels/${f.id}/history`)).body.versions || [];
       mount(
         history,
-        h(
-          "table",
-          { class: "props" },
-          h("caption", {}, "History"),
-          h("thead", {}, h("tr", {}, ["Change", "Recorded", "Tenure"].map((t) => h("th", { scope: "col" }, t)))),
+        table(
+          "History",
+          ["Change", "Recorded", "Tenure"],
           h("tbody", {}, versions.map((v) => h("tr", {}, h("td", {}, v.change), h("td", {}, v.recorded_at), h("td", {}, v.properties?.tenure ?? "")))),
+          { class: "props" },
         ),
       );
     } catch (p) {

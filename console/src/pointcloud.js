@@ -3,7 +3,7 @@
 // histogram as a chart, and downloads (LAZ, the classified LAZ, COPC).
 
 import { bearer, call, followJob, root, upload } from "./api.js";
-import { banner, h, mount, showProblem } from "./ui.js";
+import { banner, h, mount, showProblem, table } from "./ui.js";
 
 const CLASSES = {
   0: "never classified", 1: "unclassified", 2: "ground", 3: "low vegetation", 4: "medium vegetation",
@@ -14,11 +14,9 @@ const COLOURS = { 2: "#a0703c", 3: "#9ccc65", 4: "#43a047", 5: "#1b5e20", 6: "#d
 function chart(histogram, caption) {
   const entries = Object.entries(histogram || {}).sort((a, b) => Number(a[0]) - Number(b[0]));
   const total = entries.reduce((n, [, c]) => n + c, 0) || 1;
-  return h(
-    "table",
-    { class: "classes", "data-testid": "class-chart" },
-    h("caption", {}, caption),
-    h("thead", {}, h("tr", {}, ["Class", "Points", ""].map((t) => h("th", { scope: "col" }, t)))),
+  return table(
+    caption,
+    ["Class", "Points", ""],
     h(
       "tbody",
       {},
@@ -37,6 +35,7 @@ function chart(histogram, caption) {
         ),
       ),
     ),
+    { class: "classes", "data-testid": "class-chart" },
   );
 }
 
@@ -79,7 +78,7 @@ export async function pointcloudPage(main) {
     errors,
     form,
     status,
-    h("table", {}, h("caption", {}, "Point clouds"), h("thead", {}, h("tr", {}, ["Name", "Status", "Points", "Classified"].map((t) => h("th", { scope: "col" }, t)))), rows),
+    table("Point clouds", ["Name", "Status", "Points", "Classified"], rows),
   );
   try {
     const r = (await call("GET", "/api/v1/pointcloud?limit=50")).body;

@@ -6,7 +6,7 @@
 // The twin's 3D Tiles on a globe are not here yet; the map is 2D.
 
 import { bearer, call, followJob, root } from "./api.js";
-import { banner, field, fieldsOf, h, mount, showProblem } from "./ui.js";
+import { banner, field, fieldsOf, h, mount, propsTable, showProblem, table } from "./ui.js";
 import { plainMap } from "./maps.js";
 
 export async function twinsPage(main) {
@@ -44,7 +44,7 @@ export async function twinsPage(main) {
     errors,
     form,
     status,
-    h("table", {}, h("caption", {}, "Twins"), h("thead", {}, h("tr", {}, ["Name", "Status", "Features", "Clock"].map((t) => h("th", { scope: "col" }, t)))), rows),
+    table("Twins", ["Name", "Status", "Features", "Clock"], rows),
   );
   try {
     const r = (await call("GET", "/api/v1/realtime/twins?limit=50")).body;
@@ -162,16 +162,10 @@ export async function twinPage(main, id) {
         picked,
         h("h2", {}, `Building ${f.id}`),
         h("p", { class: "muted" }, `As of ${f.as_of} · height ${f.height} m · area ${Math.round(f.area_m2)} m²`),
-        h(
-          "table",
-          { class: "props" },
-          h("caption", {}, "Attributes"),
-          h("tbody", {}, Object.entries(f.properties || {}).map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, typeof v === "object" ? JSON.stringify(v) : String(v))))),
-        ),
-        h(
-          "table",
-          { class: "props" },
-          h("caption", {}, "Sensors"),
+        propsTable("Attributes", f.properties),
+        table(
+          "Sensors",
+          [],
           h(
             "tbody",
             {},
@@ -187,6 +181,7 @@ export async function twinPage(main, id) {
               );
             }),
           ),
+          { class: "props" },
         ),
       );
     } catch (p) {

@@ -87,6 +87,23 @@ export function banner() {
   return h("div", { class: "problem", role: "alert", hidden: true });
 }
 
+/** A table with a caption, column headers (none when `headers` is empty) and `body` (a tbody). */
+export function table(caption, headers, body, attrs = {}) {
+  const head = headers.length ? h("thead", {}, h("tr", {}, headers.map((t) => h("th", { scope: "col" }, t)))) : null;
+  return h("table", attrs, h("caption", {}, caption), head, body);
+}
+
+/** A two-column table of an object's properties (objects shown as JSON). */
+export function propsTable(caption, props) {
+  const cell = (v) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
+  return table(
+    caption,
+    [],
+    h("tbody", {}, Object.entries(props || {}).map(([k, v]) => h("tr", {}, h("th", { scope: "row" }, k), h("td", {}, cell(v))))),
+    { class: "props" },
+  );
+}
+
 /** Replaces the children of `el`. */
 export function mount(el, ...children) {
   el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));

@@ -17,30 +17,15 @@
 //! kept as `target/test-artefacts/twin/cesium-engine.png`.
 #![allow(clippy::unwrap_used)]
 
-use meridian_testing::tools::{have_tool, missing};
+use meridian_testing::tools::{chromium, have_tool, npm_package, test_artefacts};
 use meridian_twin::{build_tileset, Footprint, TilesetOptions};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const TEST: &str = "cesium::cesium_loads_the_engine_tileset_and_picks_the_centre_building";
 const CENTRE: (f64, f64) = (153.02, -27.47);
 const TOKEN: &str = "s3cret-token";
-
-/// An npm package: `$ENV`, else the CI prefix; `None` (after [`missing`]) when `marker` is not in it.
-fn npm_package(env: &str, name: &str, marker: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os(env).map(PathBuf::from).or_else(|| {
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/meridian-ci/npm/node_modules").join(name))
-    });
-    match dir {
-        Some(d) if d.join(marker).is_file() => Some(d),
-        other => {
-            let at = other.map_or_else(|| format!("${env}"), |d| d.display().to_string());
-            missing(&format!("the npm package {name} (looked for {at}; set {env})"), TEST);
-            None
-        }
-    }
-}
 
 /// A square building of `side` metres centred `dx`, `dy` metres east and north of [`CENTRE`].
 /// It has no `tenure`, so no tile has that column: CesiumJS must give the schema's default.
@@ -77,26 +62,14 @@ fn write_tileset(dir: &Path, tileset: &Value, contents: &[(String, Vec<u8>)]) {
     }
 }
 
-/// The workspace's target directory, from this test's executable (`target/debug/deps/cesium-…`).
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors()
-        .nth(3)
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"), Path::to_path_buf)
-}
-
 #[test]
 fn cesium_loads_the_engine_tileset_and_picks_the_centre_building() {
     if !have_tool("node", TEST) {
         return;
     }
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
-    if !Path::new(&chromium).is_file() {
-        missing(&format!("Chromium ({chromium}; set CHROMIUM)"), TEST);
-        return;
-    }
-    let Some(cesium) = npm_package("CESIUM_DIR", "cesium", "Build/Cesium/Cesium.js") else { return };
-    let Some(playwright) = npm_package("PLAYWRIGHT_CORE_DIR", "playwright-core", "package.json") else { return };
+    let Some(chromium) = chromium(TEST) else { return };
+    let Some(cesium) = npm_package("CESIUM_DIR", "cesium", "Build/Cesium/Cesium.js", TEST) else { return };
+    let Some(playwright) = npm_package("PLAYWRIGHT_CORE_DIR", "playwright-core", "package.json", TEST) else { return };
 
     let fps = footprints();
     // Three buildings a tile at most: a quadtree of several levels for CesiumJS to refine.
@@ -127,7 +100,7 @@ fn cesium_loads_the_engine_tileset_and_picks_the_centre_building() {
     eprintln!("check.mjs: {report}");
 
     if shot.is_file() {
-        let artefacts = target_dir().join("test-artefacts/twin");
+        let artefacts = test_artefacts("twin");
         std::fs::create_dir_all(&artefacts).unwrap();
         std::fs::copy(&shot, artefacts.join("cesium-engine.png")).unwrap();
     }

@@ -8,42 +8,30 @@
 //! and again behind a reverse proxy at a path prefix. What the browser did is checked here
 //! against the API, and the maps in pixels. Screenshots go to `target/test-artefacts/console/`.
 
-use crate::tools::npm_package;
-use crate::{have_tool, missing, Server};
+use crate::tools::{chromium, npm_package, test_artefacts};
+use crate::{have_tool, Server};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const TEST: &str = "console_browser::a_person_uses_every_page_of_the_console";
-
-fn artefacts() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let target = exe
-        .ancestors()
-        .nth(3)
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"), Path::to_path_buf);
-    target.join("test-artefacts/console")
-}
 
 #[tokio::test]
 async fn a_person_uses_every_page_of_the_console() {
     if !have_tool("node", TEST) {
         return;
     }
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
-    if !Path::new(&chromium).is_file() {
-        missing(&format!("Chromium ({chromium}; set CHROMIUM)"), TEST);
-        return;
-    }
+    let Some(chromium) = chromium(TEST) else { return };
     let Some(playwright) = npm_package("PLAYWRIGHT_CORE_DIR", "playwright-core", "package.json", TEST) else { return };
     let Some(axe) = npm_package("AXE_CORE_DIR", "axe-core", "axe.min.js", TEST) else { return };
 
     let s = Server::start();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/console/flow.mjs");
     // Once at the server's own address, once behind a reverse proxy at a path prefix.
-    for (zone_name, prefix, out_dir) in
-        [("console.example", "", artefacts()), ("prefixed.example", "/meridian", artefacts().join("behind-a-prefix"))]
-    {
+    for (zone_name, prefix, out_dir) in [
+        ("console.example", "", test_artefacts("console")),
+        ("prefixed.example", "/meridian", test_artefacts("console").join("behind-a-prefix")),
+    ] {
         let args = Flow { script: &script, chromium: &chromium, playwright: &playwright, axe: &axe };
         let report = args.run(&s.base, zone_name, prefix, &out_dir).await;
         check(&s, &report, zone_name).await;

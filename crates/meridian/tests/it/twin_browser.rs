@@ -4,20 +4,12 @@
 //! tileset, downloaded as a directory. The screenshot is kept in
 //! `target/test-artefacts/twin/cesium-server.png`.
 
-use crate::tools::npm_package;
-use crate::{have_tool, missing, Server};
+use crate::tools::{chromium, npm_package, test_artefacts};
+use crate::{have_tool, Server};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const TEST: &str = "twin_browser::cesiumjs_loads_a_twin_and_picks_the_parcel_at_the_centre";
-
-fn target_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors()
-        .nth(3)
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"), Path::to_path_buf)
-}
 
 fn collect_uris(tile: &Value, out: &mut Vec<String>) {
     if let Some(u) = tile["content"]["uri"].as_str() {
@@ -33,11 +25,7 @@ async fn cesiumjs_loads_a_twin_and_picks_the_parcel_at_the_centre() {
     if !have_tool("node", TEST) {
         return;
     }
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
-    if !Path::new(&chromium).is_file() {
-        missing(&format!("Chromium ({chromium}; set CHROMIUM)"), TEST);
-        return;
-    }
+    let Some(chromium) = chromium(TEST) else { return };
     let Some(cesium) = npm_package("CESIUM_DIR", "cesium", "Build/Cesium/Cesium.js", TEST) else { return };
     let Some(playwright) = npm_package("PLAYWRIGHT_CORE_DIR", "playwright-core", "package.json", TEST) else { return };
 
@@ -120,7 +108,7 @@ async fn cesiumjs_loads_a_twin_and_picks_the_parcel_at_the_centre() {
     let report: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
     eprintln!("check.mjs: {report}");
     if shot.is_file() {
-        let artefacts = target_dir().join("test-artefacts/twin");
+        let artefacts = test_artefacts("twin");
         std::fs::create_dir_all(&artefacts).unwrap();
         std::fs::copy(&shot, artefacts.join("cesium-server.png")).unwrap();
     }
