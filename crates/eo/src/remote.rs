@@ -19,9 +19,11 @@ const BLOCK: u64 = 256 * 1024;
 /// cache starts afresh when full.
 const CACHED_BLOCKS: usize = 8;
 
-/// A client for remote assets under `policy`.
-pub fn client(policy: Policy) -> reqwest::Result<reqwest::Client> {
-    reqwest::Client::builder()
+/// A client for remote assets under `policy`. Building it fails only on a bad extra root or an
+/// invalid setting, and it has neither.
+pub fn client(policy: Policy) -> reqwest::Client {
+    meridian_egress::tls::client_builder(&[])
+        .expect("the bundled roots make a TLS configuration")
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .dns_resolver(Arc::new(GuardedResolver::new(policy)))
@@ -29,6 +31,7 @@ pub fn client(policy: Policy) -> reqwest::Result<reqwest::Client> {
         .timeout(Duration::from_secs(60))
         .user_agent(concat!("Meridian-EO/", env!("CARGO_PKG_VERSION")))
         .build()
+        .expect("a guarded client with fixed settings builds")
 }
 
 /// A remote file read by ranges.

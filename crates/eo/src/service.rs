@@ -113,9 +113,7 @@ impl EoService {
             allow_http: config.webhooks.allow_http,
             allow_private_networks: config.webhooks.allow_private_networks,
         };
-        // Building a client with these settings fails only without a TLS backend, which this
-        // build always has; the default client is the fallback.
-        let remote = crate::remote::client(policy).unwrap_or_default();
+        let remote = crate::remote::client(policy);
         Self {
             store,
             config: config.eo.clone(),

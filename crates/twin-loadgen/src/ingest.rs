@@ -87,7 +87,7 @@ impl Sink {
     }
 
     pub(crate) fn http(http: &str, twin: &str, key: &str) -> anyhow::Result<Self> {
-        let client = reqwest::Client::builder()
+        let client = meridian_egress::tls::client_builder(&[])?
             .pool_max_idle_per_host(HTTP_IN_FLIGHT)
             .timeout(Duration::from_secs(30))
             .build()?;

@@ -90,7 +90,7 @@ async fn main() {
     };
     std::thread::spawn(move || for _ in lines {});
 
-    let client = reqwest::Client::new();
+    let client = meridian_egress::tls::default_client();
     let signup: Value = client
         .post(format!("{base}/api/v1/accounts"))
         .json(&json!({"name": "bench", "email": "bench@example.com"}))

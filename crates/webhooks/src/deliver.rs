@@ -50,8 +50,17 @@ struct Answer {
 /// Builds the HTTP client deliveries use: rustls with the web PKI roots plus
 /// `webhooks.extra_ca_file`, the guard as its resolver, no proxies, no redirects.
 pub fn http_client(config: &WebhooksConfig) -> Result<reqwest::Client, Error> {
-    let mut builder = reqwest::Client::builder()
-        .use_rustls_tls()
+    let mut extra_roots = Vec::new();
+    if let Some(path) = &config.extra_ca_file {
+        let fail = |reason: String| Error::ExtraCa { path: path.display().to_string(), reason };
+        let pem = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+        extra_roots = meridian_egress::tls::pem_certificates(&pem).map_err(fail)?;
+        if extra_roots.is_empty() {
+            return Err(fail("holds no PEM certificate".into()));
+        }
+    }
+    let builder = meridian_egress::tls::client_builder(&extra_roots)
+        .map_err(|e| Error::ExtraCa { path: ca_path(config), reason: e.to_string() })?
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .dns_resolver(Arc::new(GuardedResolver::new(crate::policy(config))))
@@ -59,18 +68,11 @@ pub fn http_client(config: &WebhooksConfig) -> Result<reqwest::Client, Error> {
         .pool_idle_timeout(Duration::from_secs(30))
         .pool_max_idle_per_host(config.per_subscription_concurrency as usize)
         .user_agent(concat!("Meridian-Webhooks/", env!("CARGO_PKG_VERSION")));
-    if let Some(path) = &config.extra_ca_file {
-        let fail = |reason: String| Error::ExtraCa { path: path.display().to_string(), reason };
-        let pem = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
-        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| fail(e.to_string()))?;
-        if certs.is_empty() {
-            return Err(fail("holds no PEM certificate".into()));
-        }
-        for cert in certs {
-            builder = builder.add_root_certificate(cert);
-        }
-    }
     Ok(builder.build()?)
+}
+
+fn ca_path(config: &WebhooksConfig) -> String {
+    config.extra_ca_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
 }
 
 /// Sends due deliveries until shut down.

@@ -400,7 +400,7 @@ async fn the_guides_three_nodes_behind_nginx_start_serve_and_stop() {
         }
     }
     let base = format!("http://{listen}");
-    let client = reqwest::Client::new();
+    let client = meridian_egress::tls::default_client();
     let r = client
         .post(format!("{base}/api/v1/accounts"))
         .json(&json!({"name": "Ops", "email": "ops@example.com"}))

@@ -309,7 +309,7 @@ async fn prepare(a: &Server, rx: &Receiver, bases: Vec<String>) -> Load {
     }
     Load {
         bases: Arc::new(Mutex::new(bases)),
-        client: reqwest::Client::builder().timeout(Duration::from_secs(15)).build().unwrap(),
+        client: meridian_egress::tls::client_builder(&[]).unwrap().timeout(Duration::from_secs(15)).build().unwrap(),
         dataset: dem_dataset(a, &key).await,
         key,
         zone: zone["id"].as_str().unwrap().to_owned(),

@@ -173,7 +173,15 @@ impl Server {
         let addr = http.unwrap();
         // Keep draining stdout so the child never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Server { child, base: format!("http://{addr}"), dns, dir, client: reqwest::Client::new(), blobs, database_url }
+        Server {
+            child,
+            base: format!("http://{addr}"),
+            dns,
+            dir,
+            client: meridian_egress::tls::default_client(),
+            blobs,
+            database_url,
+        }
     }
 
     /// The keys of the stored blobs that start with `prefix` (`<account>/dem/...`), sorted.
