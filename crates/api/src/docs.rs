@@ -242,7 +242,7 @@ fn render(doc: &Value) -> String {
     out
 }
 
-/// The catalogue of problem codes, the target of every problem's `type`.
+/// The registry of problem codes, the target of every problem's `type`.
 pub fn problems_html() -> String {
     let mut out = format!(
         "<!doctype html><html lang=en><meta charset=utf-8><title>Problem codes</title><style>{STYLE}</style>\
@@ -252,7 +252,7 @@ pub fn problems_html() -> String {
          This is every <code>code</code> the platform uses; each problem's <code>type</code> links to its row.</p>\
          <table><tr><th>code</th><th>status</th><th>meaning</th></tr>"
     );
-    for (code, status, meaning) in meridian_core::problem::CATALOGUE {
+    for (code, status, meaning) in meridian_core::problem::REGISTRY {
         let _ = write!(
             out,
             "<tr id=\"{code}\"><td><a href=\"#{code}\"><code>{code}</code></a></td><td>{status}</td><td>{}</td></tr>",
@@ -292,7 +292,7 @@ mod tests {
         let problems = problems_html();
         assert!(!problems.contains('`'), "backticks left in /docs/problems");
         assert!(problems.contains("<code>Retry-After</code>"));
-        for (code, _, _) in meridian_core::problem::CATALOGUE {
+        for (code, _, _) in meridian_core::problem::REGISTRY {
             assert!(problems.contains(&format!("<tr id=\"{code}\">")), "no anchor for {code}");
         }
         let reference = reference_html();

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Every event type the platform emits. An area's events are listed once the area exists (no
-/// subscription can be made to, and no catalogue shows, an event nothing sends).
+/// subscription can be made to, and no list shows, an event nothing sends).
 pub const EVENT_TYPES: &[&str] = &[
     "dns.zone.created",
     "dns.zone.deleted",

@@ -54,8 +54,8 @@ pub fn type_uri(code: &str) -> String {
 }
 
 /// The stable problem codes. Use these constants rather than string literals; each one is in
-/// [`CATALOGUE`], which `/docs/problems` publishes (a test fails on a code used in the source
-/// but missing from the catalogue).
+/// [`REGISTRY`], which `/docs/problems` publishes (a test fails on a code used in the source
+/// but missing from the registry).
 pub mod code {
     /// `malformed_request`.
     pub const MALFORMED_REQUEST: &str = "malformed_request";
@@ -162,7 +162,7 @@ pub mod code {
 }
 
 /// Every problem code the platform uses, with its status and a sentence for the docs.
-pub const CATALOGUE: &[(&str, u16, &str)] = &[
+pub const REGISTRY: &[(&str, u16, &str)] = &[
     (code::MALFORMED_REQUEST, 400, "The body or a parameter could not be parsed (malformed JSON, a query parameter of the wrong type)."),
     (code::INVALID_PARAMETER, 400, "A query parameter has a value the operation does not accept (`errors` names it); for example `f=xml` or an unknown `sortby` property."),
     (code::UNKNOWN_PARAMETER, 400, "The query names a parameter the operation does not have."),
@@ -216,7 +216,7 @@ pub const CATALOGUE: &[(&str, u16, &str)] = &[
     (code::SERVER_BUSY, 503, "The server holds as many HTTP connections as it allows (`server.max_connections`, or `server.max_connections_per_ip` from this address); the connection was closed. Retry shortly."),
 ];
 
-/// The catalogue entry of `code`: its status and meaning.
+/// The registry entry of `code`: its status and meaning.
 pub fn lookup(code: &str) -> Option<(u16, &'static str)> {
-    CATALOGUE.iter().find(|(c, _, _)| *c == code).map(|(_, status, meaning)| (*status, *meaning))
+    REGISTRY.iter().find(|(c, _, _)| *c == code).map(|(_, status, meaning)| (*status, *meaning))
 }

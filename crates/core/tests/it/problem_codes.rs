@@ -1,10 +1,10 @@
-//! Every problem code the source passes to a problem constructor is in the published catalogue
-//! (`meridian_core::problem::CATALOGUE`, rendered at `/docs/problems`), so that each problem's
+//! Every problem code the source passes to a problem constructor is in the published registry
+//! (`meridian_core::problem::REGISTRY`, rendered at `/docs/problems`), so that each problem's
 //! `type` link has its anchor. The scan reads `crates/*/src/**/*.rs` as text: it finds calls of the
 //! constructors below and of any function in the same file with a parameter named `code` that it
 //! passes on, and takes the code argument when it is a string literal or a `code::NAME` constant.
 
-use meridian_core::problem::{code, lookup, CATALOGUE};
+use meridian_core::problem::{code, lookup, REGISTRY};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -214,7 +214,7 @@ fn problem_constants() -> BTreeMap<String, String> {
 }
 
 #[test]
-fn every_problem_code_in_the_source_is_in_the_catalogue() {
+fn every_problem_code_in_the_source_is_in_the_registry() {
     let constants = problem_constants();
     let mut files = Vec::new();
     for krate in std::fs::read_dir(workspace().join("crates")).unwrap().flatten() {
@@ -232,11 +232,7 @@ fn every_problem_code_in_the_source_is_in_the_catalogue() {
             seen.insert(u.code);
         }
     }
-    assert!(
-        missing.is_empty(),
-        "problem codes missing from meridian_core::problem::CATALOGUE:\n{}",
-        missing.join("\n")
-    );
+    assert!(missing.is_empty(), "problem codes missing from meridian_core::problem::REGISTRY:\n{}", missing.join("\n"));
     // The scan does find the codes of each kind of constructor.
     for code in ["validation_failed", "zone_exists", "invalid_bbox", "signup_closed", "job_input_invalid"] {
         assert!(seen.contains(code), "the scan did not find {code}; found {seen:?}");
@@ -244,9 +240,9 @@ fn every_problem_code_in_the_source_is_in_the_catalogue() {
 }
 
 #[test]
-fn the_catalogue_lists_each_code_once_and_every_constant() {
+fn the_registry_lists_each_code_once_and_every_constant() {
     let mut codes = BTreeSet::new();
-    for (c, status, meaning) in CATALOGUE {
+    for (c, status, meaning) in REGISTRY {
         assert!(codes.insert(*c), "{c} is listed twice");
         assert!((400..600).contains(status), "{c}: {status}");
         assert!(meaning.ends_with('.') && !meaning.is_empty(), "{c}: {meaning}");
@@ -255,7 +251,7 @@ fn the_catalogue_lists_each_code_once_and_every_constant() {
     let constants = problem_constants();
     assert!(constants.len() >= 30, "{constants:?}");
     for (name, value) in &constants {
-        assert!(codes.contains(value.as_str()), "code::{name} = {value} is not in CATALOGUE");
+        assert!(codes.contains(value.as_str()), "code::{name} = {value} is not in REGISTRY");
     }
     assert_eq!(code::EMAIL_TAKEN, "email_taken");
 }

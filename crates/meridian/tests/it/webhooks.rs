@@ -188,7 +188,7 @@ async fn webhook_subscriptions_end_to_end_over_https() {
     let replayed: HashSet<String> = got[3..].iter().map(Received::event_id).collect();
     assert_eq!(replayed, [event.clone(), second.clone()].into_iter().collect());
 
-    // The catalogue.
+    // The list of event types.
     let types: Value = s.get("/api/v1/webhooks/event-types", &key).await.json().await.unwrap();
     let dns = types["event_types"].as_array().unwrap().iter().find(|t| t["name"] == "dns.record.updated").unwrap();
     assert_eq!(dns["example"]["event"], "dns.record.updated");

@@ -158,7 +158,7 @@ async fn a_request_past_its_deadline_is_503_and_its_work_is_cancelled() {
     let body: Value = serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
     assert_eq!(body["code"], "deadline_exceeded");
     assert!(wait_for(&stopped).await, "the blocking work did not see the cancellation");
-    assert!(meridian_core::problem::CATALOGUE
+    assert!(meridian_core::problem::REGISTRY
         .iter()
         .any(|(code, status, _)| *code == "deadline_exceeded" && *status == 503));
 }
