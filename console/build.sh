@@ -8,7 +8,12 @@ cd "$(dirname "$0")"
 npm ci --no-audit --no-fund --loglevel=error
 rm -rf dist && mkdir -p dist
 node_modules/.bin/esbuild src/main.js --bundle --format=esm --minify --target=es2020 \
-  --legal-comments=none --outfile=dist/console.js --log-level=warning
+  --external:./viewer3d.js --legal-comments=none --outfile=dist/console.js --log-level=warning
+# The 3D part (three.js, 3d-tiles-renderer, copc.js, laz-perf), imported by the pages only when a
+# 3D view opens; laz-perf's WebAssembly beside it.
+node_modules/.bin/esbuild src/viewer3d/index.js --bundle --format=esm --minify --target=es2020 \
+  --legal-comments=none --outfile=dist/viewer3d.js --log-level=warning
+cp node_modules/laz-perf/lib/web/laz-perf.wasm dist/laz-perf.wasm
 node_modules/.bin/esbuild src/style.css --minify --outfile=dist/console.css --log-level=warning
 cp src/index.html dist/index.html
 # MapLibre GL JS, as published (its CSP build: the worker is a file of this server, not a blob),
@@ -25,6 +30,18 @@ cp "$maplibre/maplibre-gl.css" dist/maplibre-gl.css
   echo "$(node -p "require('./node_modules/maplibre-gl/package.json').version"), under this licence:"
   echo
   cat "$maplibre/LICENSE.txt"
+  for pkg in three 3d-tiles-renderer copc laz-perf; do
+    echo
+    echo "viewer3d.js$( [ "$pkg" = laz-perf ] && echo " and laz-perf.wasm") include $pkg $(node -p "require('./node_modules/$pkg/package.json').version") ($(node -p "require('./node_modules/$pkg/package.json').license")), under this licence:"
+    echo
+    lic=$(ls node_modules/$pkg | grep -i -m1 -E '^licen[cs]e' || true)
+    if [ -n "$lic" ]; then
+      cat "node_modules/$pkg/$lic"
+    else
+      # laz-perf's package names Apache-2.0 and ships no text of it: the text is the one above.
+      echo "(the package ships no licence file; its package.json names Apache-2.0, the Apache License 2.0 whose text is given above for 3d-tiles-renderer)"
+    fi
+  done
 } > dist/LICENSES.txt
 for f in dist/*; do
   printf '%s %s bytes, %s gzipped\n' "$f" "$(wc -c < "$f")" "$(gzip -9n < "$f" | wc -c)"

@@ -42,8 +42,7 @@ function layout(current, content) {
         class: "link",
         onclick: () => {
           signOut();
-          window.location.hash = "#/";
-          route();
+          go("#/");
         },
       },
       "Sign out",
@@ -65,8 +64,7 @@ function signInPage() {
         e.preventDefault();
         try {
           await signIn(key.input.value.trim());
-          window.location.hash = "#/dns";
-          route();
+          go("#/dns");
         } catch (p) {
           showProblem(p, errors, fieldsOf(form));
         }
@@ -149,6 +147,15 @@ async function route() {
     await dnsPage(layout("#/dns", h("p", {}, "Loading…")));
   }
   document.getElementById("main")?.focus();
+}
+
+/**
+ * Shows the page of `hash`, once: through the hashchange event when the hash changes (a second,
+ * direct call would draw the page twice, and whatever was typed into the first would be lost).
+ */
+function go(hash) {
+  if (window.location.hash === hash) route();
+  else window.location.hash = hash;
 }
 
 window.addEventListener("hashchange", route);

@@ -1,9 +1,17 @@
 // What the map pages share: MapLibre loaded once from this server, and a map with no basemap
-// (a plain background and a graticule at a step that suits the view).
+// (a plain background and a graticule at a step that suits the view); and the 3D bundle, loaded
+// once when a page first opens a 3D view.
 
 import { h } from "./ui.js";
 
 let loading = null;
+let loading3d = null;
+
+/** The 3D viewers (viewer3d.js, a bundle of its own), loaded once. */
+export function viewer3d() {
+  if (!loading3d) loading3d = import("./viewer3d.js");
+  return loading3d;
+}
 
 /** Loads MapLibre once (its CSP build, script, worker and styles from this server). */
 export function maplibre() {

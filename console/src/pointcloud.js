@@ -1,8 +1,10 @@
 // Point clouds: the account's clouds, an upload with a progress bar (then its indexing followed),
 // and a cloud's page: what the file holds, classification with its progress, the class
-// histogram as a chart, and downloads (LAZ, the classified LAZ, COPC).
+// histogram as a chart, downloads (LAZ, the classified LAZ, COPC), and a 3D view of the points
+// coloured by class, streamed from the COPC file node by node.
 
 import { bearer, call, followJob, root, upload } from "./api.js";
+import { viewer3d } from "./maps.js";
 import { banner, h, mount, showProblem, table } from "./ui.js";
 
 const CLASSES = {
@@ -168,6 +170,32 @@ export async function cloudPage(main, id) {
     },
     "Classify",
   );
+  // The 3D view: the classified version when there is one, else the file as uploaded.
+  const view3d = h("div", { class: "view3d", "data-testid": "cloud-3d-view" });
+  let viewer = null;
+  const open3d = h(
+    "button",
+    {
+      type: "button",
+      onclick: async () => {
+        open3d.disabled = true;
+        viewer?.dispose();
+        mount(view3d, h("p", { class: "muted" }, "Loading the 3D viewer…"));
+        try {
+          const { cloudView } = await viewer3d();
+          const version = pc.classification?.status === "succeeded" ? "classified" : "original";
+          viewer = await cloudView(view3d, { url: `${root()}${base}/download?format=copc&version=${version}`, token: bearer });
+          showProblem(null, errors);
+        } catch (p) {
+          mount(view3d);
+          showProblem(p, errors);
+        }
+        open3d.disabled = false;
+      },
+    },
+    "Show in 3D",
+  );
+  window.addEventListener("hashchange", () => viewer?.dispose(), { once: true });
   const crs = pc.crs?.epsg ? `EPSG:${pc.crs.epsg}` : pc.crs?.name || "no CRS";
   mount(
     main,
@@ -175,9 +203,10 @@ export async function cloudPage(main, id) {
     h("h1", {}, pc.name || pc.filename || pc.id),
     h("p", { class: "muted" }, `${pc.points ?? "?"} points · LAS ${pc.las_version ?? "?"} format ${pc.point_format ?? "?"} · ${crs} · ${pc.status}`),
     errors,
-    h("div", { class: "inline" }, classify, progress),
+    h("div", { class: "inline" }, classify, progress, open3d),
     status,
     result,
+    view3d,
   );
   drawResult();
 }

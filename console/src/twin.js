@@ -1,13 +1,12 @@
-// Digital twins: the twins and their builds, and a twin's page: its buildings on the map (the
-// footprints of its collection in its box), a building picked to see its attributes as of the
-// clock and its sensors, the clock (play, pause, rate, time travel) set through the API, and the
-// sensors' readings live from the twin's WebSocket, with a small chart.
-//
-// The twin's 3D Tiles on a globe are not here yet; the map is 2D.
+// Digital twins: the twins and their builds, and a twin's page: its 3D Tiles on a globe (the 3D
+// bundle loads when the page opens) or its footprints on a 2D map, a building picked on either to
+// see its attributes as of the clock and its sensors, the clock (play, pause, rate, time travel)
+// set through the API, and the sensors' readings live from the twin's WebSocket, with a small
+// chart.
 
 import { bearer, call, followJob, root } from "./api.js";
 import { banner, field, fieldsOf, h, mount, propsTable, showProblem, table } from "./ui.js";
-import { plainMap } from "./maps.js";
+import { plainMap, viewer3d } from "./maps.js";
 
 export async function twinsPage(main) {
   const errors = banner();
@@ -102,7 +101,24 @@ export async function twinPage(main, id) {
   const clockText = h("p", { "aria-live": "polite", "data-testid": "clock" });
   const when = field("Time travel to", { name: "time", type: "datetime-local", step: 1 });
   const rate = field("Rate", { name: "rate" }, "select", ["1", "60", "3600", "-3600"]);
-  const mapEl = h("div", { class: "map", role: "region", "aria-label": "Map", "data-testid": "map" });
+  let map = null;
+  let fitted = false;
+  const mapEl = h("div", { class: "map", role: "region", "aria-label": "Map", "data-testid": "map", hidden: true });
+  const globeEl = h("div", { class: "view3d", role: "region", "aria-label": "Globe", "data-testid": "globe-view" });
+  const showGlobe = h("button", { type: "button", "aria-pressed": "true", onclick: () => choose(true) }, "Globe (3D)");
+  const showMap = h("button", { type: "button", "aria-pressed": "false", onclick: () => choose(false) }, "Map (2D)");
+  function choose(globe) {
+    globeEl.hidden = !globe;
+    mapEl.hidden = globe;
+    showGlobe.setAttribute("aria-pressed", String(globe));
+    showMap.setAttribute("aria-pressed", String(!globe));
+    if (!globe && map) {
+      // A map made while hidden has no size: sized and fitted when first shown.
+      map.resize();
+      if (!fitted) map.fitBounds([[twin.bbox[0], twin.bbox[1]], [twin.bbox[2], twin.bbox[3]]], { padding: 20, animate: false });
+      fitted = true;
+    }
+  }
   const picked = h("section", { "aria-live": "polite", "data-testid": "picked" });
   const live = h("p", { class: "muted", "aria-live": "polite", "data-testid": "live" });
   let clock = twin.clock;
@@ -146,6 +162,8 @@ export async function twinPage(main, id) {
     clockText,
     clockForm,
     live,
+    h("div", { class: "inline", role: "group", "aria-label": "View" }, showGlobe, showMap),
+    globeEl,
     mapEl,
     picked,
   );
@@ -157,7 +175,7 @@ export async function twinPage(main, id) {
     current = fid;
     try {
       const f = (await call("GET", `/api/v1/realtime/twin/${id}/features/${encodeURIComponent(fid)}`)).body;
-      if (map.getLayer("picked")) map.setFilter("picked", ["==", ["id"], fid]);
+      if (map?.getLayer("picked")) map.setFilter("picked", ["==", ["id"], fid]);
       mount(
         picked,
         h("h2", {}, `Building ${f.id}`),
@@ -195,7 +213,19 @@ export async function twinPage(main, id) {
     }
   }
 
-  const { map } = await plainMap(mapEl);
+  // The globe: the twin's tileset, streamed with the API's token.
+  let globe = null;
+  viewer3d()
+    .then(({ twinGlobe }) =>
+      twinGlobe(globeEl, { url: `${window.location.origin}${root()}/api/v1/realtime/twin/${id}/tileset`, token: bearer, bbox: twin.bbox, onPick: pick }),
+    )
+    .then((g) => (globe = g))
+    .catch((p) => {
+      mount(globeEl, h("p", { class: "muted" }, `The globe could not be shown: ${p.message || p}`));
+    });
+  window.addEventListener("hashchange", () => globe?.dispose(), { once: true });
+
+  ({ map } = await plainMap(mapEl));
   const [w, s, e, n] = twin.bbox;
   map.fitBounds([[w, s], [e, n]], { padding: 20, animate: false });
   try {

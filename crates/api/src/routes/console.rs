@@ -50,6 +50,16 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../../../../console/dist/maplibre-gl.css"),
     },
     Asset {
+        name: "viewer3d.js",
+        media_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../../console/dist/viewer3d.js"),
+    },
+    Asset {
+        name: "laz-perf.wasm",
+        media_type: "application/wasm",
+        bytes: include_bytes!("../../../../console/dist/laz-perf.wasm"),
+    },
+    Asset {
         name: "LICENSES.txt",
         media_type: "text/plain; charset=utf-8",
         bytes: include_bytes!("../../../../console/dist/LICENSES.txt"),
@@ -57,10 +67,11 @@ const ASSETS: &[Asset] = &[
 ];
 
 /// What the page may load and call: only this server (the API, its WebSocket, the map worker's
-/// file) and images it makes itself. No inline or evaluated script.
-const CSP: &str = "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data: blob:; \
-                   worker-src 'self'; style-src 'self' 'unsafe-inline'; object-src 'none'; \
-                   base-uri 'none'; frame-ancestors 'none'";
+/// file) and images it makes itself. No inline or evaluated script; WebAssembly may be compiled
+/// (`'wasm-unsafe-eval'`: laz-perf, which decodes the point cloud's COPC nodes, from this server).
+const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self' ws: wss:; \
+                   img-src 'self' data: blob:; worker-src 'self'; style-src 'self' 'unsafe-inline'; \
+                   object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /// The routes of the console.
 pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {

@@ -111,9 +111,9 @@ async function axe(page, name) {
 }
 
 const watchdog = setTimeout(() => {
-  process.stderr.write("flow.mjs: no result after 120 s\n");
+  process.stderr.write("flow.mjs: no result after 180 s\n");
   process.exit(2);
-}, 120000);
+}, 180000);
 
 let browser;
 try {
@@ -360,6 +360,51 @@ try {
     await axe(page, "pointcloud");
     await page.screenshot({ path: path.join(out, "pointcloud.png"), fullPage: true });
     step("point cloud classified");
+
+    // The 3D view: the classified COPC read by range requests, node by node, drawn by class.
+    const copcRequests = [];
+    const onRequest = (r) => {
+      if (r.url().includes("format=copc")) copcRequests.push(r.headers()["range"] || "");
+    };
+    page.on("request", onRequest);
+    await page.getByRole("button", { name: "Show in 3D" }).click();
+    await page.waitForFunction(() => {
+      const s = document.querySelector("[data-testid=cloud-3d-status]");
+      return s && (s.dataset.error || (Number(s.dataset.points) > 0 && !/loading/.test(s.textContent)));
+    }, null, { timeout: 60000 });
+    await page.waitForTimeout(300);
+    page.off("request", onRequest);
+    const status3d = page.getByTestId("cloud-3d-status");
+    report.cloud3d = {
+      points: Number(await status3d.getAttribute("data-points")),
+      total: Number(await status3d.getAttribute("data-total")),
+      nodes: Number(await status3d.getAttribute("data-nodes")),
+      error: await status3d.getAttribute("data-error"),
+      requests: copcRequests.length,
+      withoutRange: copcRequests.filter((r) => !r.startsWith("bytes=")).length,
+      // Pixels of each class colour on the canvas.
+      pixels: await page.getByTestId("cloud-3d").evaluate((canvas) => {
+        const palette = { 1: [0xb0, 0xb7, 0xbf], 2: [0xa0, 0x70, 0x3c], 3: [0x9c, 0xcc, 0x65], 4: [0x43, 0xa0, 0x47], 5: [0x1b, 0x5e, 0x20], 6: [0xd9, 0x48, 0x0f], 7: [0x77, 0x77, 0x77], 9: [0x1e, 0x88, 0xe5], 17: [0x8e, 0x24, 0xaa], 18: [0x44, 0x44, 0x44] };
+        const c2 = document.createElement("canvas");
+        c2.width = canvas.width;
+        c2.height = canvas.height;
+        const g = c2.getContext("2d");
+        g.drawImage(canvas, 0, 0);
+        const data = g.getImageData(0, 0, c2.width, c2.height).data;
+        const counts = {};
+        for (let i = 0; i < data.length; i += 4) {
+          for (const [code, [r, gg, b]] of Object.entries(palette)) {
+            if (Math.abs(data[i] - r) <= 3 && Math.abs(data[i + 1] - gg) <= 3 && Math.abs(data[i + 2] - b) <= 3) {
+              counts[code] = (counts[code] || 0) + 1;
+              break;
+            }
+          }
+        }
+        return counts;
+      }),
+    };
+    await page.screenshot({ path: path.join(out, "pointcloud-3d.png"), fullPage: true });
+    step("point cloud in 3d");
   }
 
   // A twin (built through the API over a parcel with a sensor): pick the building on the map,
@@ -390,6 +435,28 @@ try {
     await page.getByRole("link", { name: "Twins" }).click();
     await page.getByRole("link", { name: "Old town" }).click();
     await page.locator("[data-testid=live][data-connected=true]").waitFor({ timeout: 30000 });
+    // The globe: the tileset streamed, the building picked by clicking its roof.
+    await page.locator("[data-testid=globe][data-contents]").waitFor({ timeout: 60000 });
+    // The camera settles (the controls ease it after the first frames): the roof's place on the
+    // screen is read until it stays put.
+    let roof = null;
+    for (let i = 0; i < 40; i++) {
+      await page.waitForTimeout(250);
+      const now = await page.getByTestId("globe").evaluate((c) => c.project(7.10025, 45.92025, 11));
+      if (roof && Math.abs(now.x - roof.x) < 0.5 && Math.abs(now.y - roof.y) < 0.5) break;
+      roof = now;
+    }
+    report.globeRoof = roof;
+    await page.getByTestId("globe").click({ position: { x: roof.x, y: roof.y } });
+    await page.waitForTimeout(300);
+    report.globeMet = await page.getByTestId("globe").getAttribute("data-met");
+    await page.getByTestId("picked").getByRole("heading", { name: `Building ${parcel.id}` }).waitFor({ timeout: 10000 });
+    report.globePicked = await page.getByTestId("globe").getAttribute("data-picked");
+    await axe(page, "twin-globe");
+    await page.screenshot({ path: path.join(out, "twin-globe.png"), fullPage: true });
+    step("twin building picked on the globe");
+    await page.getByRole("button", { name: "Map (2D)" }).click();
+    await page.getByTestId("picked").getByRole("heading").evaluate((el) => (el.textContent = ""));
     const mapBox = await page.getByTestId("map").boundingBox();
     await page.waitForTimeout(500);
     await page.mouse.click(mapBox.x + mapBox.width / 2, mapBox.y + mapBox.height / 2);

@@ -2,8 +2,9 @@
 //! `chromium`, through playwright-core) through every page: sign-up, a zone and its records (one
 //! the API refuses, its message under the field), an ETag-guarded edit, DNSSEC and a zone-file
 //! import, signing in again with the key; a parcel drawn on the map; a DEM uploaded and its
-//! hillshade drawn; a scene's NDVI with parcel zones; a point cloud classified; a twin's building
-//! picked with a reading arriving live and its clock moved; a webhook's delivery log; a scoped
+//! hillshade drawn; a scene's NDVI with parcel zones; a point cloud classified and shown in 3D
+//! from its COPC file; a twin's building picked on the globe and on the map, with a reading
+//! arriving live and its clock moved; a webhook's delivery log; a scoped
 //! key made and revoked. axe-core checks each page. The flow runs at the server's own address
 //! and again behind a reverse proxy at a path prefix. What the browser did is checked here
 //! against the API, and the maps in pixels. Screenshots go to `target/test-artefacts/console/`.
@@ -102,6 +103,8 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "dem hillshade",
             "eo ndvi with zones",
             "point cloud classified",
+            "point cloud in 3d",
+            "twin building picked on the globe",
             "twin building picked, reading live",
             "twin clock",
             "webhooks",
@@ -110,7 +113,9 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
         ],
         "{report}"
     );
-    for page in ["sign-in", "zone", "zones", "parcels", "dem", "eo", "pointcloud", "twin", "webhooks", "keys"] {
+    for page in
+        ["sign-in", "zone", "zones", "parcels", "dem", "eo", "pointcloud", "twin-globe", "twin", "webhooks", "keys"]
+    {
         assert_eq!(report["axe"][page], serde_json::json!([]), "serious or critical axe-core violations on {page}");
     }
 
@@ -188,12 +193,15 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     let pc: Value = s.get(&format!("/api/v1/pointcloud/{cloud}"), key).await.json().await.unwrap();
     assert_eq!(pc["classification"]["status"], "succeeded", "{pc}");
     assert_eq!(report["classes"], pc["classification"]["histogram"], "{pc}");
+    check_cloud_3d(&report["cloud3d"], &pc);
     // The twin's clock is where the console left it: paused at the time travelled to.
     let twin = report["twin"].as_str().unwrap();
     let clock: Value = s.get(&format!("/api/v1/realtime/twin/{twin}/time"), key).await.json().await.unwrap();
     assert_eq!((clock["mode"].as_str(), clock["playing"].as_bool()), (Some("simulated"), Some(false)), "{clock}");
     assert!(clock["time"].as_str().unwrap().starts_with("2024-06-01"), "{clock}");
     assert!(report["liveText"].as_str().unwrap().contains("pump-3 = 12.5"), "{report}");
+    // The building picked on the globe is the twin's parcel, read from the tile's property table.
+    assert_eq!(report["globePicked"], report["twinParcel"], "{report}");
     // The CQL2 mistake is shown as the API words it.
     let refused = s
         .get("/api/v1/ogc/v1/features/collections/parcels/items?filter=tenure%20%3D%20&filter-lang=cql2-text", key)
@@ -204,6 +212,29 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     assert!(!shown.is_empty(), "{report}");
     let expected = problem["errors"][0]["detail"].as_str().or(problem["detail"].as_str()).unwrap();
     assert_eq!(shown, expected, "{problem}");
+}
+
+/// The 3D view of the classified cloud: read from the COPC file by range requests only (the
+/// header, the hierarchy, then nodes), at most every point of the file shown, and drawn in the
+/// colours of the classes the file holds, the commonest of them plainly visible.
+fn check_cloud_3d(c3: &Value, pc: &Value) {
+    assert!(c3["error"].is_null(), "{c3}");
+    let total = c3["total"].as_u64().unwrap();
+    assert_eq!(Some(total), pc["points"].as_u64(), "{c3} {pc}");
+    let shown = c3["points"].as_u64().unwrap();
+    assert!(shown > 0 && shown <= total && c3["nodes"].as_u64().unwrap() >= 1, "{c3}");
+    assert!(c3["requests"].as_u64().unwrap() >= 3, "{c3}");
+    assert_eq!(c3["withoutRange"], 0, "every COPC read is a range request: {c3}");
+    let histogram = pc["classification"]["histogram"].as_object().unwrap();
+    let pixels = c3["pixels"].as_object().unwrap();
+    for (class, n) in pixels {
+        if n.as_u64().unwrap() > 200 {
+            assert!(histogram.contains_key(class), "class {class} drawn on {n} pixels, not in {histogram:?}");
+        }
+    }
+    let (commonest, _) = histogram.iter().max_by_key(|(_, n)| n.as_u64().unwrap()).unwrap();
+    let drawn = pixels.get(commonest).and_then(Value::as_u64).unwrap_or(0);
+    assert!(drawn >= 500, "the commonest class {commonest} is on {drawn} pixels: {c3}");
 }
 
 /// The map as drawn: the seeded parcel fills the middle, the drawn one the top left (corners at
