@@ -1,5 +1,6 @@
-// DEM: upload a GeoTIFF with the operations to run (a progress bar while it uploads), the jobs
-// with their progress while they run, and a job's results as tile layers on the map (hillshade,
+// DEM: upload a GeoTIFF with the operations to run (a progress bar while it uploads), the
+// datasets already uploaded (processed again without a new upload), the jobs with their progress
+// while they run, and a job's results as tile layers on the map (hillshade,
 // slope, colour relief, with a legend), with the terrain in 3D from its Terrain-RGB tiles.
 
 import { bearer, call, Problem, root, upload } from "./api.js";
@@ -34,6 +35,8 @@ export async function demPage(main, jobId) {
   );
   const jobsBody = h("tbody");
   const jobs = table("Jobs", ["Job", "Status", "Progress", "Created"], jobsBody);
+  const datasetsBody = h("tbody");
+  const datasets = table("Datasets", ["File", "Size", "CRS", "Uploaded", ""], datasetsBody, { "data-testid": "datasets" });
   const mapEl = h("div", { class: "map", role: "region", "aria-label": "Map", "data-testid": "map" });
   const layers = h("fieldset", { class: "layers" }, h("legend", {}, "Layer"));
   const legend = h("div", { class: "legend", "aria-live": "polite" });
@@ -45,6 +48,7 @@ export async function demPage(main, jobId) {
     h("h1", {}, "DEM"),
     errors,
     form,
+    datasets,
     jobs,
     h("h2", {}, "Results"),
     jobStatus,
@@ -74,9 +78,54 @@ export async function demPage(main, jobId) {
     }
   }
 
+  const chosenOperations = () => [...form.querySelectorAll("input[name=op]:checked")].map((c) => OPERATIONS[c.value]);
+
+  /** The uploads kept as datasets: each can run the checked operations again, with no upload. */
+  async function listDatasets() {
+    try {
+      const r = await call("GET", "/api/v1/dem/datasets?limit=20");
+      mount(
+        datasetsBody,
+        r.body.datasets.map((d) =>
+          h(
+            "tr",
+            { "data-dataset": d.id },
+            h("td", {}, d.filename || d.id),
+            h("td", {}, `${d.width} × ${d.height} ${d.data_type}`),
+            h("td", {}, d.epsg ? `EPSG:${d.epsg}` : "—"),
+            h("td", {}, d.created_at),
+            h(
+              "td",
+              {},
+              h(
+                "button",
+                {
+                  type: "button",
+                  "aria-label": `Process again: ${d.filename || d.id}, with the checked operations`,
+                  onclick: async () => {
+                    try {
+                      const job = (await call("POST", "/api/v1/dem/process", { body: { source: { dataset_id: d.id }, params: { operations: chosenOperations() } } })).body;
+                      showProblem(null, errors);
+                      window.location.hash = `#/dem/${job.id}`;
+                    } catch (p) {
+                      showProblem(p, errors);
+                    }
+                  },
+                },
+                "Process again",
+              ),
+            ),
+          ),
+        ),
+      );
+    } catch (p) {
+      showProblem(p, errors);
+    }
+  }
+
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
-    const chosen = [...form.querySelectorAll("input[name=op]:checked")].map((c) => OPERATIONS[c.value]);
+    const chosen = chosenOperations();
     if (!file.files.length) return;
     const body = new FormData();
     body.append("file", file.files[0]);
@@ -91,7 +140,7 @@ export async function demPage(main, jobId) {
     }
   });
 
-  await listJobs();
+  await Promise.all([listJobs(), listDatasets()]);
   if (!jobId) {
     jobStatus.textContent = "Choose a job to see its results.";
     return;

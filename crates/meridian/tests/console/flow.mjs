@@ -242,6 +242,22 @@ try {
   await page.getByTestId("history").locator("tbody tr", { hasText: "updated" }).waitFor();
   report.history = await page.getByTestId("history").locator("tbody tr td:first-child").allTextContents();
   step("parcel changed, history shown");
+  // Its shape: the bottom-right corner dragged out on the map and saved with the parcel's ETag.
+  await page.getByRole("button", { name: "Edit shape" }).click();
+  await page.getByTestId("shape-status").filter({ hasText: "Drag" }).waitFor();
+  await page.waitForTimeout(300);
+  // The page scrolled to the button: the map's place is read again.
+  await map.scrollIntoViewIfNeeded();
+  const at = await map.boundingBox();
+  await page.mouse.move(at.x + 160, at.y + 120);
+  await page.mouse.down();
+  await page.mouse.move(at.x + 200, at.y + 150, { steps: 8 });
+  await page.mouse.up();
+  await page.getByRole("button", { name: "Save shape" }).click();
+  await page.getByTestId("shape-status").filter({ hasText: "Shape saved" }).waitFor();
+  await page.getByTestId("history").locator("tbody tr").nth(2).waitFor();
+  report.shapeHistory = await page.getByTestId("history").locator("tbody tr td:first-child").allTextContents();
+  step("parcel shape edited");
   await page.getByLabel("CQL2 filter").fill("tenure = ");
   await page.getByRole("button", { name: "Apply" }).click();
   const cql = page.locator("form[aria-label=Filter] .field-error").filter({ hasText: /\S/ }).first();
@@ -260,6 +276,22 @@ try {
   await axe(page, "parcels");
   await page.screenshot({ path: path.join(out, "parcels-page.png"), fullPage: true });
 
+  // A collection uploaded from a GeoJSON file, with its progress, then shown on the map.
+  const trees = path.join(out, "trees.geojson");
+  fs.writeFileSync(trees, JSON.stringify({
+    type: "FeatureCollection",
+    features: [[151.2, -33.86], [151.2005, -33.8604], [151.201, -33.8601]].map((c, i) => ({ type: "Feature", properties: { name: `Tree ${i + 1}`, species: "Ficus" }, geometry: { type: "Point", coordinates: c } })),
+  }));
+  const upForm = page.getByRole("form", { name: "Upload a collection" });
+  await upForm.getByLabel("GeoJSON or FlatGeobuf file").setInputFiles(trees);
+  await upForm.getByLabel("Collection id").fill("trees");
+  await upForm.getByLabel("Title").fill("Street trees");
+  await upForm.getByRole("button", { name: "Upload collection" }).click();
+  await page.getByTestId("upload-status").filter({ hasText: "Collection trees: 3 features." }).waitFor();
+  await page.getByText("3 features in view.").waitFor();
+  report.uploadProgress = await upForm.locator("progress").evaluate((p) => p.value);
+  step("collection uploaded");
+
   // DEM: upload a GeoTIFF, follow the job, see its hillshade on the map (dem.png, checked in
   // pixels by the caller).
   if (dem) {
@@ -276,6 +308,17 @@ try {
     await axe(page, "dem");
     await page.screenshot({ path: path.join(out, "dem-page.png"), fullPage: true });
     step("dem hillshade");
+    // The upload is a dataset: processed again (slope only) without a new upload.
+    const firstJob = page.url().split("#/dem/")[1];
+    await page.getByRole("checkbox", { name: "hillshade" }).uncheck();
+    await page.getByRole("checkbox", { name: "color-relief" }).uncheck();
+    await page.getByRole("checkbox", { name: "slope" }).check();
+    await page.getByTestId("datasets").getByRole("button", { name: /^Process again/ }).first().click();
+    await page.waitForURL((u) => u.hash.startsWith("#/dem/") && !u.hash.endsWith(firstJob));
+    await page.getByTestId("job-status").filter({ hasText: /succeeded/ }).waitFor({ timeout: 60000 });
+    report.demAgain = page.url().split("#/dem/")[1];
+    report.demAgainLegend = (await page.locator(".legend").textContent()).trim();
+    step("dem dataset processed again");
   }
 
   // Earth observation: a scene and a parcel inside it made through the API, then the page's

@@ -99,8 +99,11 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "parcels map",
             "parcel drawn",
             "parcel changed, history shown",
+            "parcel shape edited",
             "cql2 filter",
+            "collection uploaded",
             "dem hillshade",
+            "dem dataset processed again",
             "eo ndvi with zones",
             "point cloud classified",
             "point cloud in 3d",
@@ -157,6 +160,24 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     assert_eq!(features[0]["geometry"]["coordinates"][0].as_array().unwrap().len(), 5);
     assert_eq!(features[0]["properties"]["tenure"], "leasehold", "changed in the console");
     assert_eq!(report["history"], serde_json::json!(["registered", "updated"]), "{report}");
+    // Its shape, changed on the map: a third version, its corner dragged out, so a larger area.
+    assert_eq!(report["shapeHistory"], serde_json::json!(["registered", "updated", "updated"]), "{report}");
+    let history: Value = s.get(&format!("/api/v1/cadastre/parcels/{id}/history"), key).await.json().await.unwrap();
+    let areas: Vec<f64> = history["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["properties"]["area_m2"].as_f64().unwrap_or(f64::NAN))
+        .collect();
+    assert!(areas.len() == 3 && areas[2] > areas[1] * 1.05, "the shape did not grow: {areas:?} {history}");
+    // The collection uploaded from the page holds the file's three trees.
+    let trees: Value = s.get("/api/v1/ogc/v1/features/collections/trees/items", key).await.json().await.unwrap();
+    assert_eq!(trees["features"].as_array().map(Vec::len), Some(3), "{trees}");
+    assert_eq!(report["uploadProgress"], 100, "{report}");
+    // The DEM dataset processed again: a second job over the same dataset, slope only.
+    let again: Value = s.get(&format!("/api/v1/dem/jobs/{}", report["demAgain"].as_str().unwrap()), key).await.json().await.unwrap();
+    assert_eq!(again["status"], "succeeded", "{again}");
+    assert!(report["demAgainLegend"].as_str().unwrap().starts_with("slope"), "{report}");
     let picked = report["picked"].as_str().unwrap();
     assert!(picked.contains("lot2") && picked.contains("planSP2"), "{picked}");
     // The subscription's delivery and its attempt, as the API holds them; the key made in the
