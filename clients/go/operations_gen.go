@@ -2066,6 +2066,46 @@ func (c *Client) ListAPIKeys(ctx context.Context, params *ListAPIKeysParams, opt
 	return &out, nil
 }
 
+// ListChangesParams holds the query and header parameters of ListChanges. Zero values are not sent
+// unless the parameter is required.
+type ListChangesParams struct {
+	// Limit (query parameter "limit"): Page size: 1 to `limits.max_page_size` (1000 unless the operator changed it); default 100.
+	Limit int64
+	// Offset (query parameter "offset"): Items to skip.
+	Offset int64
+	// Cursor (query parameter "cursor"): Where the page starts: the `cursor` of a `next` link (it replaces `offset`).
+	Cursor string
+}
+
+func (p *ListChangesParams) encode(req *apiRequest) {
+	if p == nil {
+		return
+	}
+	if p.Limit != 0 {
+		req.setQuery("limit", strconv.FormatInt(int64(p.Limit), 10))
+	}
+	if p.Offset != 0 {
+		req.setQuery("offset", strconv.FormatInt(int64(p.Offset), 10))
+	}
+	if p.Cursor != "" {
+		req.setQuery("cursor", p.Cursor)
+	}
+}
+
+// ListChanges calls the API (GET /v1/dns/zones/{zone_id}/changes, operation list_changes).
+//
+// Answers 200: The zone's changes, newest first (the `dns.*` events about it, kept for `events.retention`); `Link` has next/prev
+func (c *Client) ListChanges(ctx context.Context, zoneID string, params *ListChangesParams, opts ...RequestOption) (*ChangeList, error) {
+	req := &apiRequest{method: "GET", path: "/v1/dns/zones/" + url.PathEscape(zoneID) + "/changes"}
+	params.encode(req)
+	var out ChangeList
+	ok, err := c.doJSON(ctx, req, opts, &out)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // ListCollections calls the API (GET /api/v1/ogc/v1/features/collections, operation list_collections).
 //
 // Answers 200: The account's collections

@@ -268,6 +268,17 @@ type BatchUpdateBody struct {
 	Weight   *int64  `json:"weight,omitempty"`
 }
 
+// ChangeList is the schema "ChangeList" of the OpenAPI document.
+//
+// A page of a zone's changes.
+type ChangeList struct {
+	// Each change as a webhook receiver gets it: `id` (the event id), `event` (its type, such as
+	// `dns.record.updated`), `timestamp`, `zone`, `zone_id`, and what changed (`record`, ...).
+	Changes []map[string]any `json:"changes"`
+	// All the zone's changes still kept (`events.retention`).
+	Total int64 `json:"total"`
+}
+
 // ClassifyBody is the schema "ClassifyBody" of the OpenAPI document.
 //
 // The body of `POST /api/v1/pointcloud/{id}/classify` (every member optional; `{}` or no body

@@ -1,6 +1,6 @@
 // DNS: zones (paged by the API's next links), a zone's records (create, edit, delete inline, with
-// the API's validation messages under the fields), zone files in and out, and DNSSEC with the DS
-// record to copy.
+// the API's validation messages under the fields), zone files in and out, DNSSEC with the DS
+// record to copy, and the zone's change history (its `dns.*` events, newest first).
 
 import { call, nextLink } from "./api.js";
 import { banner, field, fieldsOf, h, mount, showProblem, table } from "./ui.js";
@@ -109,9 +109,24 @@ export async function zonePage(main, zoneId) {
   const base = `/v1/dns/zones/${zoneId}`;
   const heading = h("h1", {}, zone.name);
   const summary = h("p", { class: "muted", "aria-live": "polite" });
+  // The history: every change to the zone as its webhook receivers got it.
+  const changes = pagedTable("Changes", ["When", "Change", "Record", "Content"], `${base}/changes?limit=20`, "changes", (c) =>
+    h(
+      "tr",
+      { "data-event": c.event },
+      h("td", {}, c.timestamp),
+      h("td", {}, c.event.replace(/^dns\./, "")),
+      h("td", {}, c.record ? `${c.record.name} ${c.record.type}` : ""),
+      h("td", {}, c.record?.content ?? ""),
+    ),
+  );
+  let summarised = false;
   async function refreshSummary() {
     const z = (await call("GET", base)).body;
     summary.textContent = `${z.records} records · serial ${z.soa_serial} · DNSSEC ${z.dnssec}`;
+    // Every change goes through here: the history is read again after each one.
+    if (summarised) await changes.reload();
+    summarised = true;
   }
 
   // New record: the type chooses the extra fields.
@@ -313,6 +328,7 @@ export async function zonePage(main, zoneId) {
       importResult,
     ),
     h("section", { "aria-labelledby": "dnssec" }, h("h2", { id: "dnssec" }, "DNSSEC"), dnssecErrors, dnssec),
+    h("section", { "aria-label": "Change history", "data-testid": "changes" }, changes.el),
   );
-  await Promise.all([refreshSummary(), records.load(), drawDnssec()]);
+  await Promise.all([refreshSummary(), records.load(), drawDnssec(), changes.load()]);
 }

@@ -9,11 +9,12 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use meridian_core::config::DnsConfig;
 use meridian_core::error::FieldError;
-use meridian_core::event::NewEvent;
+use meridian_core::event::{Event, NewEvent};
 use meridian_core::id::{AccountId, DnsKeyId, RecordId, ZoneId};
 use meridian_core::page::Page;
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::dns::{ChangeSet, DnsKey, Record, RecordFilter, Zone};
+use meridian_store::repo::EventFilter;
 use meridian_store::{Store, StoreError};
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -428,6 +429,16 @@ impl DnsService {
         let filter = RecordFilter { rtype, name, content: content.map(str::to_owned) };
         let (records, total) = self.store.dns.list_records(&zone.id, &filter, page).await?;
         Ok((zone, records, total))
+    }
+
+    /// The zone's changes, newest first: the `dns.*` events about it (zone, records, DNSSEC,
+    /// imports), as webhook receivers got them, for as long as `events.retention` keeps them.
+    pub async fn changes(&self, account: &AccountId, zone_id: &str, page: Page) -> Result<(Zone, Vec<Event>, u64)> {
+        let zone = self.zone(account, zone_id).await?;
+        let filter =
+            EventFilter { type_prefix: Some("dns.".into()), field: Some(("zone_id".into(), zone.id.0.clone())) };
+        let (events, total) = self.store.outbox.list_events(account, &filter, page).await?;
+        Ok((zone, events, total))
     }
 
     /// One record.

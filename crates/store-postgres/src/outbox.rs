@@ -5,7 +5,7 @@ use meridian_core::event::{Event, NewEvent};
 use meridian_core::id::{AccountId, EventId};
 use meridian_core::page::Page;
 use meridian_core::Timestamp;
-use meridian_store::repo::OutboxRepo;
+use meridian_store::repo::{EventFilter, OutboxRepo};
 use meridian_store::Notice;
 use meridian_store::Result;
 use sqlx::postgres::PgRow;
@@ -123,18 +123,35 @@ impl OutboxRepo for PgDb {
         Ok(n)
     }
 
-    async fn list_events(&self, account: &AccountId, page: Page) -> Result<(Vec<Event>, u64)> {
+    async fn list_events(&self, account: &AccountId, filter: &EventFilter, page: Page) -> Result<(Vec<Event>, u64)> {
+        if filter.field.is_some() && filter.field_name().is_none() {
+            return Ok((Vec::new(), 0));
+        }
+        let anchor: Option<(i64,)> =
+            self.anchor("SELECT seq FROM outbox WHERE account_id = $1 AND id = $2", account.as_str(), &page).await?;
+        let name = filter.field_name();
+        let value = filter.field.as_ref().map(|(_, v)| v.as_str());
+        const WHERE: &str = "account_id = $1 AND ($2::text IS NULL OR starts_with(event_type, $2))
+             AND ($3::text IS NULL OR (payload::jsonb ->> $3) = $4)";
         let rows = sqlx::query(&format!(
-            "SELECT {EVENT_COLUMNS} FROM outbox WHERE account_id = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3"
+            "SELECT {EVENT_COLUMNS} FROM outbox WHERE {WHERE} AND ($7::bigint IS NULL OR seq < $7)
+             ORDER BY seq DESC LIMIT $5 OFFSET $6"
         ))
         .bind(account.as_str())
+        .bind(filter.type_prefix.as_deref())
+        .bind(name)
+        .bind(value)
         .bind(i64::from(page.limit))
-        .bind(i64::try_from(page.offset).unwrap_or(i64::MAX))
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;
-        let total: i64 = sqlx::query_scalar("SELECT count(*) FROM outbox WHERE account_id = $1")
+        let total: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM outbox WHERE {WHERE}"))
             .bind(account.as_str())
+            .bind(filter.type_prefix.as_deref())
+            .bind(name)
+            .bind(value)
             .fetch_one(self.read())
             .await
             .map_err(db)?;

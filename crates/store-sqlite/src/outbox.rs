@@ -5,7 +5,7 @@ use meridian_core::event::{Event, NewEvent};
 use meridian_core::id::{AccountId, EventId};
 use meridian_core::page::Page;
 use meridian_core::Timestamp;
-use meridian_store::repo::OutboxRepo;
+use meridian_store::repo::{EventFilter, OutboxRepo};
 use meridian_store::{Result, StoreError};
 use sqlx::sqlite::SqliteRow;
 use sqlx::{Row, SqliteConnection};
@@ -200,19 +200,35 @@ impl OutboxRepo for SqliteDb {
         Ok(())
     }
 
-    async fn list_events(&self, account: &AccountId, page: Page) -> Result<(Vec<Event>, u64)> {
-        let rows = sqlx::query(
+    async fn list_events(&self, account: &AccountId, filter: &EventFilter, page: Page) -> Result<(Vec<Event>, u64)> {
+        if filter.field.is_some() && filter.field_name().is_none() {
+            return Ok((Vec::new(), 0));
+        }
+        let anchor: Option<(i64,)> =
+            self.anchor("SELECT seq FROM outbox WHERE account_id = ? AND id = ?", account.as_str(), &page).await?;
+        let path = filter.field_name().map(|n| format!("$.{n}"));
+        let value = filter.field.as_ref().map(|(_, v)| v.as_str());
+        const WHERE: &str = "account_id = ?1 AND (?2 IS NULL OR substr(event_type, 1, length(?2)) = ?2)
+             AND (?3 IS NULL OR json_extract(payload, ?3) = ?4)";
+        let rows = sqlx::query(&format!(
             "SELECT seq, id, account_id, event_type, payload, created_at FROM outbox
-             WHERE account_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?",
-        )
+             WHERE {WHERE} AND (?7 IS NULL OR seq < ?7) ORDER BY seq DESC LIMIT ?5 OFFSET ?6"
+        ))
         .bind(account.as_str())
+        .bind(filter.type_prefix.as_deref())
+        .bind(path.as_deref())
+        .bind(value)
         .bind(i64::from(page.limit))
-        .bind(page.offset as i64)
+        .bind(page.skip(anchor.is_some()))
+        .bind(anchor.map(|a| a.0))
         .fetch_all(self.read())
         .await
         .map_err(db)?;
-        let total: i64 = sqlx::query_scalar("SELECT count(*) FROM outbox WHERE account_id = ?")
+        let total: i64 = sqlx::query_scalar(&format!("SELECT count(*) FROM outbox WHERE {WHERE}"))
             .bind(account.as_str())
+            .bind(filter.type_prefix.as_deref())
+            .bind(path.as_deref())
+            .bind(value)
             .fetch_one(self.read())
             .await
             .map_err(db)?;

@@ -89,8 +89,30 @@ pub trait OutboxRepo: Send + Sync {
     async fn pending_after(&self, after: i64, limit: u32) -> Result<Vec<Event>>;
     /// Removes at most `limit` dispatched events committed before `before`; returns how many.
     async fn purge_dispatched(&self, before: Timestamp, limit: u32) -> Result<u64>;
-    /// The account's events, newest first, and how many there are.
-    async fn list_events(&self, account: &AccountId, page: Page) -> Result<(Vec<Event>, u64)>;
+    /// The account's events that pass `filter`, newest first (a cursor seeks after its event),
+    /// and how many pass it. Only events the dispatcher has not purged yet are there
+    /// (`events.retention`).
+    async fn list_events(&self, account: &AccountId, filter: &EventFilter, page: Page) -> Result<(Vec<Event>, u64)>;
+}
+
+/// Which events a list holds: `EventFilter::default()` holds them all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    /// Types starting with this (`"dns."`: every DNS event).
+    pub type_prefix: Option<String>,
+    /// A top-level member of the payload and the string it must equal (`("zone_id", "zone_...")`).
+    /// The member's name is the caller's, never a request's: it must be letters, digits and `_`.
+    pub field: Option<(String, String)>,
+}
+
+impl EventFilter {
+    /// The member name of `field`, checked (a name it refuses selects nothing).
+    pub fn field_name(&self) -> Option<&str> {
+        self.field
+            .as_ref()
+            .map(|(name, _)| name.as_str())
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    }
 }
 
 /// Webhook subscriptions, their deliveries and every attempt. Another account's subscription or

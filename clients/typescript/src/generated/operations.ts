@@ -523,6 +523,12 @@ export const operationIndex = {
         requestTypes: [],
         bodyRequired: false,
     },
+    "list_changes": {
+        method: "get",
+        path: "/v1/dns/zones/{zone_id}/changes",
+        requestTypes: [],
+        bodyRequired: false,
+    },
     "list_collections": {
         method: "get",
         path: "/api/v1/ogc/v1/features/collections",

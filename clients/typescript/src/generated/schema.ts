@@ -1352,6 +1352,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/dns/zones/{zone_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["list_changes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dns/zones/{zone_id}/dnssec": {
         parameters: {
             query?: never;
@@ -1588,6 +1604,19 @@ export interface components {
             type?: string | null;
             /** Format: int64 */
             weight?: number | null;
+        };
+        /** @description A page of a zone's changes. */
+        ChangeList: {
+            /**
+             * @description Each change as a webhook receiver gets it: `id` (the event id), `event` (its type, such as
+             *     `dns.record.updated`), `timestamp`, `zone`, `zone_id`, and what changed (`record`, ...).
+             */
+            changes: Record<string, unknown>[];
+            /**
+             * Format: int64
+             * @description All the zone's changes still kept (`events.retention`).
+             */
+            total: number;
         };
         /**
          * @description The body of `POST /api/v1/pointcloud/{id}/classify` (every member optional; `{}` or no body
@@ -7435,6 +7464,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description An error, as an RFC 7807 problem document */
+            default: components["responses"]["Problem"];
+        };
+    };
+    list_changes: {
+        parameters: {
+            query?: {
+                /** @description Page size: 1 to `limits.max_page_size` (1000 unless the operator changed it); default 100. */
+                limit?: number;
+                /** @description Items to skip. */
+                offset?: number;
+                /** @description Where the page starts: the `cursor` of a `next` link (it replaces `offset`). */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description `zone_...` */
+                zone_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zone's changes, newest first (the `dns.*` events about it, kept for `events.retention`); `Link` has next/prev */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeList"];
                 };
             };
             /** @description An error, as an RFC 7807 problem document */

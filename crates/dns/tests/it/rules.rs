@@ -121,7 +121,7 @@ async fn batches_are_all_or_nothing_with_one_serial_step_and_one_event_per_recor
     let out = h.service.batch(&h.account, id, &good).await.unwrap();
     assert_eq!((out.created.len(), out.updated.len(), out.deleted.len()), (2, 1, 1));
     assert_eq!((out.zone.soa_serial, out.zone.records), (before.soa_serial + 1, 3));
-    let (events, _) = h.store.outbox.list_events(&h.account, Page::at(100, 0)).await.unwrap();
+    let (events, _) = h.store.outbox.list_events(&h.account, &Default::default(), Page::at(100, 0)).await.unwrap();
     let kinds: Vec<&str> = events.iter().take(4).map(|e| e.event_type.as_str()).collect();
     assert_eq!(kinds.iter().filter(|k| **k == "dns.record.created").count(), 2);
     assert!(kinds.contains(&"dns.record.updated") && kinds.contains(&"dns.record.deleted"));

@@ -178,7 +178,7 @@ async fn dynamic_updates_with_tsig_go_through_the_same_rules_and_events() {
     assert_eq!(m.metadata.response_code, ResponseCode::NoError);
     let z = h.service.zone(&h.account, zone.id.as_str()).await.unwrap();
     assert_eq!((z.records, z.soa_serial), (0, zone.soa_serial + 2));
-    let (events, _) = h.store.outbox.list_events(&h.account, Page::at(10, 0)).await.unwrap();
+    let (events, _) = h.store.outbox.list_events(&h.account, &Default::default(), Page::at(10, 0)).await.unwrap();
     assert_eq!(events[0].event_type, "dns.record.deleted");
     assert_eq!(events[1].event_type, "dns.record.created");
     assert_eq!(events[1].payload["record"]["name"], "_acme-challenge.example.com");

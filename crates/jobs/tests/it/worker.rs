@@ -95,7 +95,7 @@ async fn submit(store: &Store, account: &AccountId, max_attempts: u32) -> TestRe
 
 /// The types of the account's events, oldest first.
 async fn event_types(store: &Store, account: &AccountId) -> TestResult<Vec<(String, Value)>> {
-    let (mut events, _) = store.outbox.list_events(account, Page::at(100, 0)).await?;
+    let (mut events, _) = store.outbox.list_events(account, &Default::default(), Page::at(100, 0)).await?;
     events.reverse();
     Ok(events.into_iter().map(|e| (e.event_type, e.payload["job_id"].clone())).collect())
 }

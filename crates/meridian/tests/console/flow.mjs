@@ -156,7 +156,7 @@ try {
   await add.getByLabel("Name").fill("www");
   await add.getByLabel("Content").fill("192.0.2.10");
   await page.getByRole("button", { name: "Add record" }).click();
-  const row = page.locator("tr", { hasText: "192.0.2.10" });
+  const row = page.getByRole("region", { name: "Records" }).locator("tr", { hasText: "192.0.2.10" });
   await row.waitFor();
   report.record = await row.getAttribute("data-record");
   step("record added");
@@ -173,7 +173,7 @@ try {
   const edit = page.getByRole("form", { name: `Edit A www.${zoneName}` });
   await edit.getByLabel("TTL").fill("600");
   await edit.getByRole("button", { name: "Save" }).click();
-  await page.locator("tr", { hasText: "192.0.2.10" }).locator("td", { hasText: /^600$/ }).waitFor();
+  await page.getByRole("region", { name: "Records" }).locator("tr", { hasText: "192.0.2.10" }).locator("td", { hasText: /^600$/ }).waitFor();
   step("record edited");
 
   // DNSSEC: sign, then the DS record to copy.
@@ -191,8 +191,12 @@ try {
   const imported = page.getByText(/added, \d+ skipped/);
   await imported.waitFor();
   report.imported = (await imported.textContent()).trim();
-  await page.locator("tr", { hasText: "192.0.2.25" }).waitFor();
+  await page.getByRole("region", { name: "Records" }).locator("tr", { hasText: "192.0.2.25" }).waitFor();
   step("zone file imported");
+  // The zone's history: every change so far, newest first (the import's record on top).
+  await page.locator("[data-testid=changes] tbody tr", { hasText: "192.0.2.25" }).waitFor();
+  report.changes = await page.locator("[data-testid=changes] tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.event));
+  step("zone history");
   await axe(page, "zone");
   await page.screenshot({ path: path.join(out, "zone.png"), fullPage: true });
 

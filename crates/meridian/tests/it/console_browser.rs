@@ -95,6 +95,7 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
             "record edited",
             "zone signed",
             "zone file imported",
+            "zone history",
             "signed in again",
             "parcels map",
             "parcel drawn",
@@ -147,6 +148,12 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     let problem: Value = refused.json().await.unwrap();
     let detail = problem["errors"][0]["detail"].as_str().unwrap();
     assert_eq!(report["fieldError"].as_str(), Some(detail), "{problem}");
+    // The history shown is the zone's changes as the API lists them.
+    let changes: Value = s.get(&format!("/v1/dns/zones/{zone}/changes?limit=20"), key).await.json().await.unwrap();
+    let kinds: Vec<&str> =
+        changes["changes"].as_array().unwrap().iter().map(|c| c["event"].as_str().unwrap()).collect();
+    assert_eq!(report["changes"], serde_json::json!(kinds), "{changes}");
+    assert!(kinds.contains(&"dns.record.updated") && kinds.last() == Some(&"dns.zone.created"), "{kinds:?}");
     let ds: Value = s.get(&format!("/v1/dns/zones/{zone}/dnssec"), key).await.json().await.unwrap();
     assert_eq!(report["ds"], ds["ds"][0]["ds"]);
 
@@ -175,7 +182,8 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     assert_eq!(trees["features"].as_array().map(Vec::len), Some(3), "{trees}");
     assert_eq!(report["uploadProgress"], 100, "{report}");
     // The DEM dataset processed again: a second job over the same dataset, slope only.
-    let again: Value = s.get(&format!("/api/v1/dem/jobs/{}", report["demAgain"].as_str().unwrap()), key).await.json().await.unwrap();
+    let again: Value =
+        s.get(&format!("/api/v1/dem/jobs/{}", report["demAgain"].as_str().unwrap()), key).await.json().await.unwrap();
     assert_eq!(again["status"], "succeeded", "{again}");
     assert!(report["demAgainLegend"].as_str().unwrap().starts_with("slope"), "{report}");
     let picked = report["picked"].as_str().unwrap();

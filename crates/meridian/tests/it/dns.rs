@@ -406,3 +406,45 @@ async fn txt_strings_and_import_limits_over_http() {
     let r = import(big).await.unwrap();
     problem(r, 413, "payload_too_large").await;
 }
+
+/// A zone's change history: its own `dns.*` events, newest first, as receivers get them, paged by
+/// cursor; another zone's and another account's are not there.
+#[tokio::test]
+async fn a_zone_lists_its_changes_newest_first() {
+    let s = Server::start();
+    let (_, key) = s.signup("dns-changes@example.com").await;
+    let (_, other) = s.signup("dns-changes-other@example.com").await;
+    let zone = create_zone(&s, &key, "changes.example").await;
+    let zid = zone["id"].as_str().unwrap();
+    let elsewhere = create_zone(&s, &key, "elsewhere.example").await;
+    let r = create_record(&s, &key, zid, json!({"type": "A", "name": "www", "content": "192.0.2.1"})).await;
+    let rid = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_owned();
+    let eid = elsewhere["id"].as_str().unwrap();
+    assert_eq!(
+        create_record(&s, &key, eid, json!({"type": "A", "name": "x", "content": "192.0.2.9"})).await.status(),
+        201
+    );
+    let path = format!("/v1/dns/zones/{zid}/records/{rid}");
+    assert_eq!(api(&s, "PATCH", &path, &key, Some(json!({"content": "192.0.2.2"}))).await.status(), 200);
+    assert_eq!(api(&s, "DELETE", &path, &key, None).await.status(), 200);
+
+    let list: Value = s.get(&format!("/v1/dns/zones/{zid}/changes"), &key).await.json().await.unwrap();
+    let kinds: Vec<&str> = list["changes"].as_array().unwrap().iter().map(|c| c["event"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["dns.record.deleted", "dns.record.updated", "dns.record.created", "dns.zone.created"], "{list}");
+    assert_eq!(list["total"], 4);
+    assert!(list["changes"].as_array().unwrap().iter().all(|c| c["zone_id"] == zid));
+    assert_eq!(list["changes"][1]["record"]["content"], "192.0.2.2");
+
+    // Two at a time by the next link's cursor: the same changes.
+    let first = s.get(&format!("/v1/dns/zones/{zid}/changes?limit=2"), &key).await;
+    let link = first.headers()["link"].to_str().unwrap().to_owned();
+    let next = link.split(',').find(|l| l.contains("rel=\"next\"")).unwrap();
+    let next = next[next.find('<').unwrap() + 1..next.find('>').unwrap()].to_owned();
+    assert!(next.contains("cursor="), "{link}");
+    let page: Value = first.json().await.unwrap();
+    let rest: Value = s.get(&next[next.find("/v1/").unwrap()..], &key).await.json().await.unwrap();
+    let ids = |v: &Value| v["changes"].as_array().unwrap().iter().map(|c| c["id"].clone()).collect::<Vec<_>>();
+    assert_eq!([ids(&page), ids(&rest)].concat(), ids(&list));
+
+    crate::problem(s.get(&format!("/v1/dns/zones/{zid}/changes"), &other).await, 404, "not_found").await;
+}

@@ -527,7 +527,8 @@ async fn transactions_go_through_the_write_path() -> TestResult {
     let history = f.features.history(&f.ctx.account, PARCELS, &id).await?;
     let changes: Vec<&str> = history.iter().map(|v| v.change.as_str()).collect();
     assert_eq!(changes, ["registered", "updated", "retired"]);
-    let (events, _) = f.store.outbox.list_events(&f.ctx.account, Page::new(Some(10), None, 10, 100)?).await?;
+    let (events, _) =
+        f.store.outbox.list_events(&f.ctx.account, &Default::default(), Page::new(Some(10), None, 10, 100)?).await?;
     let mut kinds: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
     kinds.reverse();
     assert_eq!(kinds, ["cadastre.parcel.registered", "cadastre.parcel.updated", "cadastre.parcel.retired"]);

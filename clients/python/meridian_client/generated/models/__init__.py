@@ -12,6 +12,8 @@ from .batch_body import BatchBody
 from .batch_result import BatchResult
 from .batch_update_body import BatchUpdateBody
 from .batch_update_body_flags import BatchUpdateBodyFlags
+from .change_list import ChangeList
+from .change_list_changes_item import ChangeListChangesItem
 from .classify_body import ClassifyBody
 from .classify_classes import ClassifyClasses
 from .classify_ground import ClassifyGround
@@ -227,6 +229,8 @@ __all__ = (
     "BatchResult",
     "BatchUpdateBody",
     "BatchUpdateBodyFlags",
+    "ChangeList",
+    "ChangeListChangesItem",
     "ClassifyBody",
     "ClassifyClasses",
     "ClassifyGround",

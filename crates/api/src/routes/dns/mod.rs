@@ -1,7 +1,8 @@
-//! The DNS API under `/v1/dns`: zones, records, batches, zone files and DNSSEC. Handlers are thin:
+//! The DNS API under `/v1/dns`: zones, records, batches, zone files, DNSSEC and change history. Handlers are thin:
 //! the rules, the serial bumps and the events live in the DNS engine's service.
 
 pub mod batch;
+pub mod changes;
 pub mod dnssec;
 pub mod records;
 pub mod zonefile;
@@ -23,6 +24,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(batch::router())
         .merge(zonefile::router())
         .merge(dnssec::router())
+        .merge(changes::router())
 }
 
 /// A zone.
