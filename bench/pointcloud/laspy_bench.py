@@ -1,6 +1,7 @@
 """laspy + lazrs, the peer of Meridian's LAZ decoding and encoding: reads FILE (best of REPEAT)
-with the single-threaded and the parallel lazrs backend, writes it back as LAZ, and prints one
-JSON line per measurement with points, seconds, Mpts/s and the process's peak RSS.
+with the single-threaded and the parallel lazrs backend, writes the points it holds as LAZ
+(encode), reads and writes in one go (rewrite, file to file as Meridian's rewrite), and prints
+one JSON line per measurement with points, seconds, Mpts/s and the process's peak RSS.
 
 usage: laspy_bench.py FILE OUT_DIR [REPEAT]
 """
@@ -40,4 +41,8 @@ n = len(las.points)
 out = os.path.join(out_dir, "laspy-out.laz")
 for name, backend in [("encode", laspy.LazBackend.Lazrs), ("encode_parallel", laspy.LazBackend.LazrsParallel)]:
     seconds, _ = best(lambda: las.write(out, laz_backend=backend))
+    print(json.dumps({"tool": "laspy", "op": name, "points": n, "seconds": seconds, "mpts": n / seconds / 1e6, "peak_mib": peak_mib()}))
+
+for name, backend in [("rewrite", laspy.LazBackend.Lazrs), ("rewrite_parallel", laspy.LazBackend.LazrsParallel)]:
+    seconds, _ = best(lambda: laspy.read(path, laz_backend=backend).write(out, laz_backend=backend))
     print(json.dumps({"tool": "laspy", "op": name, "points": n, "seconds": seconds, "mpts": n / seconds / 1e6, "peak_mib": peak_mib()}))

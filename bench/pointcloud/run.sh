@@ -48,7 +48,7 @@ RESULTS=$WORK/results.jsonl
 : > "$RESULTS"
 for file in "$SRC" "$BIG"; do
   label=$(basename "$file")
-  for op in decode encode copc; do
+  for op in decode encode rewrite copc; do
     "$BENCH" "$op" "$file" "$WORK/out-$op.laz" "$REPEAT" | sed "s/^{/{\"file\": \"$label\", /" >> "$RESULTS"
   done
   "$VPY" bench/pointcloud/laspy_bench.py "$file" "$WORK" "$REPEAT" | sed "s/^{/{\"file\": \"$label\", /" >> "$RESULTS"

@@ -230,8 +230,15 @@ fn rewrite_inner(
             Some(vlr) => Sink::Laz(Box::new(ParLasZipCompressor::new(&mut *output, vlr.clone())?)),
             None => Sink::Las(&mut *output),
         };
+        // The LAZ compressor compresses whole chunks in parallel, but a part-chunk it is given
+        // waits for the next call and is then compressed alone: points are handed to it in whole
+        // chunks only, two for every thread, and the rest kept for the next batch.
+        let chunk_bytes = LAZ_CHUNK as usize * out_len;
+        let flush_at = 2 * rayon::current_num_threads().max(1) * chunk_bytes;
         while let Some(first) = src.next_batch(&mut inbuf)? {
-            outbuf.clear();
+            if matches!(sink, Sink::Las(_)) {
+                outbuf.clear();
+            }
             for (k, rec) in inbuf.chunks_exact(src.record_len()).enumerate() {
                 let i = first + k;
                 let mut class = class_of(rec, format);
@@ -253,7 +260,12 @@ fn rewrite_inner(
             }
             match &mut sink {
                 Sink::Las(w) => w.write_all(&outbuf)?,
-                Sink::Laz(c) => c.compress_many(&outbuf)?,
+                Sink::Laz(c) if outbuf.len() >= flush_at => {
+                    let whole = outbuf.len() / chunk_bytes * chunk_bytes;
+                    c.compress_many(&outbuf[..whole])?;
+                    outbuf.drain(..whole);
+                }
+                Sink::Laz(_) => {}
             }
             if !progress(src.fraction()) {
                 return Err(WriteError::Cancelled);
@@ -262,6 +274,7 @@ fn rewrite_inner(
         match sink {
             Sink::Las(w) => w.stream_position()?,
             Sink::Laz(mut c) => {
+                c.compress_many(&outbuf)?;
                 c.done()?;
                 c.get_mut().stream_position()?
             }
