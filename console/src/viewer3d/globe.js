@@ -1,6 +1,7 @@
 // A twin's 3D Tiles on a globe: the WGS84 ellipsoid with a graticule (no imagery: nothing is
 // fetched from outside), the tileset streamed by 3d-tiles-renderer with the API's token, and a
-// picked building's id read from the glTF's EXT_mesh_features and EXT_structural_metadata.
+// picked building's id read from the glTF's EXT_mesh_features and EXT_structural_metadata, the
+// building then drawn in the accent colour.
 
 import * as THREE from "three";
 import { GlobeControls, TilesRenderer, WGS84_ELLIPSOID } from "3d-tiles-renderer";
@@ -44,6 +45,37 @@ function featureAt(hit) {
     }
   }
   return null;
+}
+
+/**
+ * Colours the picked building in every loaded mesh: vertex colours from the feature-id attribute
+ * (`_feature_id_N` of EXT_mesh_features), the picked id's feature in the accent colour.
+ */
+function highlight(tiles, pickedId) {
+  const on = new THREE.Color(0xd9480f);
+  const off = new THREE.Color(0xffffff);
+  tiles.forEachLoadedModel((scene) =>
+    scene.traverse((object) => {
+      const { meshFeatures, structuralMetadata } = object.userData;
+      if (!object.isMesh || !meshFeatures || !structuralMetadata) return;
+      const info = meshFeatures.getFeatureInfo()[0];
+      const attr = info && "attribute" in info ? object.geometry.getAttribute(`_feature_id_${info.attribute}`) : null;
+      if (!attr || info.propertyTable == null) return;
+      const rows = new Map();
+      const colours = new Float32Array(attr.count * 3);
+      for (let v = 0; v < attr.count; v++) {
+        const fid = attr.getX(v);
+        if (!rows.has(fid)) rows.set(fid, structuralMetadata.getPropertyTableData([info.propertyTable], [fid])[0]);
+        const colour = pickedId != null && String(rows.get(fid)?.id) === pickedId ? on : off;
+        colours[3 * v] = colour.r;
+        colours[3 * v + 1] = colour.g;
+        colours[3 * v + 2] = colour.b;
+      }
+      object.geometry.setAttribute("color", new THREE.BufferAttribute(colours, 3));
+      object.material.vertexColors = true;
+      object.material.needsUpdate = true;
+    }),
+  );
 }
 
 /**
@@ -114,8 +146,11 @@ export async function twinGlobe(container, { url, token, bbox, onPick }) {
 
   let disposed = false;
   let contents = 0;
+  let picked = null;
   tiles.addEventListener("load-model", () => {
     contents += 1;
+    // A tile loaded after the pick shows it too.
+    if (picked != null) highlight(tiles, picked);
     canvas.dataset.contents = String(contents);
     status.textContent = `${contents} tile contents loaded. Click a building to pick it.`;
   });
@@ -178,6 +213,8 @@ export async function twinGlobe(container, { url, token, bbox, onPick }) {
       const feature = featureAt(hit);
       if (feature) {
         canvas.dataset.picked = feature.id;
+        picked = feature.id;
+        highlight(tiles, picked);
         canvas.dataset.met = `building ${feature.id}`;
         onPick(feature.id);
         return;

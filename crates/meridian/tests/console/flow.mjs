@@ -499,6 +499,17 @@ try {
     report.globeMet = await page.getByTestId("globe").getAttribute("data-met");
     await page.getByTestId("picked").getByRole("heading", { name: `Building ${parcel.id}` }).waitFor({ timeout: 10000 });
     report.globePicked = await page.getByTestId("globe").getAttribute("data-picked");
+    // The picked building is drawn in the accent colour: the roof's pixel, read from the canvas.
+    await page.waitForTimeout(300);
+    report.globeRoofColour = await page.getByTestId("globe").evaluate((c, at) => {
+      const copy = document.createElement("canvas");
+      copy.width = c.width;
+      copy.height = c.height;
+      const g = copy.getContext("2d");
+      g.drawImage(c, 0, 0);
+      const scale = c.width / c.clientWidth;
+      return Array.from(g.getImageData(Math.round(at.x * scale), Math.round(at.y * scale), 1, 1).data.slice(0, 3));
+    }, roof);
     await axe(page, "twin-globe");
     await page.screenshot({ path: path.join(out, "twin-globe.png"), fullPage: true });
     step("twin building picked on the globe");

@@ -231,6 +231,9 @@ async fn check(s: &Server, report: &Value, zone_name: &str) {
     assert!(report["liveText"].as_str().unwrap().contains("pump-3 = 12.5"), "{report}");
     // The building picked on the globe is the twin's parcel, read from the tile's property table.
     assert_eq!(report["globePicked"], report["twinParcel"], "{report}");
+    // ... and drawn in the accent colour (#d9480f, lit): red well above green and blue.
+    let roof: Vec<i64> = report["globeRoofColour"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+    assert!(roof[0] > roof[1] + 60 && roof[0] > roof[2] + 60, "the picked roof is {roof:?}");
     // The CQL2 mistake is shown as the API words it.
     let refused = s
         .get("/api/v1/ogc/v1/features/collections/parcels/items?filter=tenure%20%3D%20&filter-lang=cql2-text", key)
