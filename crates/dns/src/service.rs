@@ -431,8 +431,9 @@ impl DnsService {
         Ok((zone, records, total))
     }
 
-    /// The zone's changes, newest first: the `dns.*` events about it (zone, records, DNSSEC,
-    /// imports), as webhook receivers got them, for as long as `events.retention` keeps them.
+    /// The zone's changes, newest first: the `dns.*` events about it (the zone and its records,
+    /// from the API, batches, imports and dynamic updates), as webhook receivers got them, for as
+    /// long as `events.retention` keeps them.
     pub async fn changes(&self, account: &AccountId, zone_id: &str, page: Page) -> Result<(Zone, Vec<Event>, u64)> {
         let zone = self.zone(account, zone_id).await?;
         let filter =

@@ -28,8 +28,9 @@ pub fn client_builder(extra_roots: &[CertificateDer<'static>]) -> Result<reqwest
 /// A client with the web PKI roots and reqwest's defaults otherwise (tests and tools).
 pub fn default_client() -> reqwest::Client {
     client_builder(&[])
-        .and_then(|b| b.build().map_err(|e| rustls::Error::General(e.to_string())))
-        .expect("the bundled roots and ring's provider always make a client")
+        .expect("the bundled roots make a TLS configuration")
+        .build()
+        .expect("a client with reqwest's defaults builds")
 }
 
 /// The certificates of a PEM bundle, in order; anything else in it is skipped.

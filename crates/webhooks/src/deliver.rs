@@ -50,9 +50,12 @@ struct Answer {
 /// Builds the HTTP client deliveries use: rustls with the web PKI roots plus
 /// `webhooks.extra_ca_file`, the guard as its resolver, no proxies, no redirects.
 pub fn http_client(config: &WebhooksConfig) -> Result<reqwest::Client, Error> {
+    let fail = |reason: String| Error::ExtraCa {
+        path: config.extra_ca_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+        reason,
+    };
     let mut extra_roots = Vec::new();
     if let Some(path) = &config.extra_ca_file {
-        let fail = |reason: String| Error::ExtraCa { path: path.display().to_string(), reason };
         let pem = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
         extra_roots = meridian_egress::tls::pem_certificates(&pem).map_err(fail)?;
         if extra_roots.is_empty() {
@@ -60,7 +63,7 @@ pub fn http_client(config: &WebhooksConfig) -> Result<reqwest::Client, Error> {
         }
     }
     let builder = meridian_egress::tls::client_builder(&extra_roots)
-        .map_err(|e| Error::ExtraCa { path: ca_path(config), reason: e.to_string() })?
+        .map_err(|e| fail(e.to_string()))?
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .dns_resolver(Arc::new(GuardedResolver::new(crate::policy(config))))
@@ -69,10 +72,6 @@ pub fn http_client(config: &WebhooksConfig) -> Result<reqwest::Client, Error> {
         .pool_max_idle_per_host(config.per_subscription_concurrency as usize)
         .user_agent(concat!("Meridian-Webhooks/", env!("CARGO_PKG_VERSION")));
     Ok(builder.build()?)
-}
-
-fn ca_path(config: &WebhooksConfig) -> String {
-    config.extra_ca_file.as_ref().map(|p| p.display().to_string()).unwrap_or_default()
 }
 
 /// Sends due deliveries until shut down.

@@ -236,9 +236,6 @@ fn rewrite_inner(
         let chunk_bytes = LAZ_CHUNK as usize * out_len;
         let flush_at = 2 * rayon::current_num_threads().max(1) * chunk_bytes;
         while let Some(first) = src.next_batch(&mut inbuf)? {
-            if matches!(sink, Sink::Las(_)) {
-                outbuf.clear();
-            }
             for (k, rec) in inbuf.chunks_exact(src.record_len()).enumerate() {
                 let i = first + k;
                 let mut class = class_of(rec, format);
@@ -259,7 +256,10 @@ fn rewrite_inner(
                 stats.add(out);
             }
             match &mut sink {
-                Sink::Las(w) => w.write_all(&outbuf)?,
+                Sink::Las(w) => {
+                    w.write_all(&outbuf)?;
+                    outbuf.clear();
+                }
                 Sink::Laz(c) if outbuf.len() >= flush_at => {
                     let whole = outbuf.len() / chunk_bytes * chunk_bytes;
                     c.compress_many(&outbuf[..whole])?;
