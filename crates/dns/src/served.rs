@@ -9,9 +9,73 @@ use crate::zone::{SigCache, ZoneData, ZoneSource};
 use meridian_core::config::DnsConfig;
 use meridian_core::id::ZoneId;
 use meridian_store::{Store, StoreError};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+
+/// The names each commit on this node changed, by zone and the serial the commit gave the zone,
+/// so that the served copy of a zone can be brought up to date from those names' records alone.
+/// A serial missing from the log (a commit on another node, or an entry pushed out) makes the
+/// zone be read whole again.
+#[derive(Debug, Default)]
+pub struct ChangeLog {
+    zones: Mutex<HashMap<ZoneId, VecDeque<Noted>>>,
+}
+
+/// The serial a commit gave its zone, and the names it changed.
+type Noted = (u32, Vec<String>);
+
+/// Commits kept per zone: a refresh that falls further behind reads the zone whole.
+const LOG_DEPTH: usize = 4_096;
+
+impl ChangeLog {
+    /// Notes that the commit that gave `zone` the serial `serial` changed the records at `names`.
+    pub fn note(&self, zone: &ZoneId, serial: u32, names: Vec<String>) {
+        let Ok(mut zones) = self.zones.lock() else { return };
+        let log = zones.entry(zone.clone()).or_default();
+        if let Some((_, known)) = log.iter_mut().rev().find(|(s, _)| *s == serial) {
+            known.extend(names);
+            return;
+        }
+        if log.len() == LOG_DEPTH {
+            log.pop_front();
+        }
+        log.push_back((serial, names));
+    }
+
+    /// Every name changed by the commits after serial `from` up to serial `to`, when each of
+    /// those commits was noted here; entries up to `from` are forgotten.
+    pub fn names_between(&self, zone: &ZoneId, from: u32, to: u32) -> Option<Vec<String>> {
+        let steps = to.wrapping_sub(from) as usize;
+        if steps == 0 || steps > LOG_DEPTH {
+            return None;
+        }
+        let mut zones = self.zones.lock().ok()?;
+        let log = zones.get_mut(zone)?;
+        log.retain(|(serial, _)| serial.wrapping_sub(from) as usize <= LOG_DEPTH && *serial != from);
+        let mut names = Vec::new();
+        for step in 1..=steps {
+            let serial = from.wrapping_add(step as u32);
+            let (_, changed) = log.iter().find(|(s, _)| *s == serial)?;
+            names.extend(changed.iter().cloned());
+        }
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
+    }
+
+    /// Whether this node's commits changed the zone lately.
+    pub fn knows(&self, zone: &ZoneId) -> bool {
+        self.zones.lock().is_ok_and(|zones| zones.get(zone).is_some_and(|log| !log.is_empty()))
+    }
+
+    /// Forgets a zone (deleted, or read whole again).
+    pub fn forget(&self, zone: &ZoneId) {
+        if let Ok(mut zones) = self.zones.lock() {
+            zones.remove(zone);
+        }
+    }
+}
 
 /// The zones served, by name.
 pub struct ServedZones {
@@ -20,6 +84,20 @@ pub struct ServedZones {
     config: Arc<DnsConfig>,
     /// Moves on after every change of the zones served: answers rendered before are stale.
     generation: AtomicU64,
+    /// What this node's commits changed (see [`ChangeLog`]).
+    log: Arc<ChangeLog>,
+    /// Zones read whole, and zones brought up to date from their changed names.
+    whole_reads: AtomicU64,
+    name_reads: AtomicU64,
+}
+
+/// How the served zones were brought up to date since the start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZoneReads {
+    /// Zones read whole from the store (and signed, when they are).
+    pub whole: u64,
+    /// Zones made from the records of the names their changes touched.
+    pub by_name: u64,
 }
 
 /// A zone whose content changed in a refresh.
@@ -37,7 +115,21 @@ impl ServedZones {
             caches: Mutex::new(HashMap::new()),
             config,
             generation: AtomicU64::new(0),
+            log: Arc::new(ChangeLog::default()),
+            whole_reads: AtomicU64::new(0),
+            name_reads: AtomicU64::new(0),
         }
+    }
+
+    /// How the zones were brought up to date so far.
+    pub fn reads(&self) -> ZoneReads {
+        ZoneReads { whole: self.whole_reads.load(Ordering::Relaxed), by_name: self.name_reads.load(Ordering::Relaxed) }
+    }
+
+    /// Zones brought up to date from the names `log` says changed, where it covers every commit.
+    pub fn with_change_log(mut self, log: Arc<ChangeLog>) -> Self {
+        self.log = log;
+        self
     }
 
     fn snapshot(&self) -> Arc<HashMap<String, Arc<ZoneData>>> {
@@ -95,6 +187,18 @@ impl ServedZones {
                     continue;
                 }
             }
+            if let Some(z) = current.get(&v.name).filter(|z| z.id == v.id && !z.signed && !v.dnssec) {
+                if let Some(data) = self.changed_names(store, z, v.soa_serial).await? {
+                    self.name_reads.fetch_add(1, Ordering::Relaxed);
+                    metrics::counter!("meridian_dns_zone_reads_total", "how" => "by_name").increment(1);
+                    changed.push(Changed { zone: v.name.clone(), serial: v.soa_serial });
+                    next.insert(v.name.clone(), Arc::new(data));
+                    rebuilt = true;
+                    continue;
+                }
+            }
+            self.whole_reads.fetch_add(1, Ordering::Relaxed);
+            metrics::counter!("meridian_dns_zone_reads_total", "how" => "whole").increment(1);
             let records = store.dns.zone_records(&v.id).await?;
             let keys = if v.dnssec {
                 store
@@ -142,6 +246,9 @@ impl ServedZones {
             rebuilt = true;
         }
         let removed = current.keys().any(|name| !next.contains_key(name));
+        for z in current.values().filter(|z| !next.contains_key(&z.name)) {
+            self.log.forget(&z.id);
+        }
         if let Ok(mut caches) = self.caches.lock() {
             let live: std::collections::HashSet<&ZoneId> = next.values().map(|z| &z.id).collect();
             caches.retain(|id, _| live.contains(id));
@@ -154,5 +261,29 @@ impl ServedZones {
             self.generation.fetch_add(1, Ordering::AcqRel);
         }
         Ok(changed)
+    }
+
+    /// The served zone `z` at `serial` made from the records at the names changed since its own
+    /// serial, when the change log covers every commit between and the change allows it
+    /// ([`ZoneData::with_names_changed`]).
+    async fn changed_names(&self, store: &Store, z: &ZoneData, serial: u32) -> Result<Option<ZoneData>, StoreError> {
+        let mut names = self.log.names_between(&z.id, z.serial, serial);
+        // A commit of this node's may be announced before its names are noted (the note follows
+        // the commit, on the writer's task): look again for a few milliseconds. A commit noted
+        // nowhere (made on another node) is still missing then, and the zone is read whole.
+        for _ in 0..10 {
+            if names.is_some() || !self.log.knows(&z.id) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            names = self.log.names_between(&z.id, z.serial, serial);
+        }
+        let Some(names) = names else { return Ok(None) };
+        let records = store.dns.zone_records_named(&z.id, &names).await?;
+        let valid: Vec<ValidRecord> = records
+            .iter()
+            .filter_map(|r| rdata_of(r).map(|data| ValidRecord { name: r.name.clone(), ttl: r.ttl, data }))
+            .collect();
+        Ok(z.with_names_changed(serial, &names, &valid, &self.config))
     }
 }

@@ -326,12 +326,77 @@ fn plan_import(zone: &Zone, text: &str, existing: &[Record], config: &DnsConfig)
 pub struct DnsService {
     store: Store,
     config: Arc<DnsConfig>,
+    /// The names each commit changed, for the zones this process serves.
+    log: Arc<crate::served::ChangeLog>,
+    /// Single-record creates waiting for the next group commit.
+    creates: Arc<CreateQueue>,
+}
+
+/// A single-record create waiting to be committed, and where its answer goes.
+type WaitingCreate = (Zone, Record, NewEvent, tokio::sync::oneshot::Sender<Result<Zone>>);
+
+/// Single-record creates committed together (group commit): callers queue their record, and the
+/// first of them to take the lead commits every queued create of a zone in one transaction (one
+/// serial step) while the next ones queue up behind it. A group that fails (a duplicate, a CNAME
+/// conflict) is committed again one create at a time, so that each answer is its own.
+#[derive(Default)]
+struct CreateQueue {
+    waiting: std::sync::Mutex<Vec<WaitingCreate>>,
+    leader: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl CreateQueue {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, Vec<WaitingCreate>> {
+        self.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Commits queued creates: per zone, all in one transaction, or each alone when that fails.
+async fn commit_creates(store: Store, log: Arc<crate::served::ChangeLog>, batch: Vec<WaitingCreate>) {
+    let mut zones: Vec<(ZoneId, Vec<WaitingCreate>)> = Vec::new();
+    for w in batch {
+        match zones.iter_mut().find(|(id, _)| *id == w.0.id) {
+            Some((_, group)) => group.push(w),
+            None => zones.push((w.0.id.clone(), vec![w])),
+        }
+    }
+    for (_, group) in zones {
+        if group.len() > 1 {
+            let zone = &group[0].0;
+            let changes = ChangeSet { creates: group.iter().map(|w| w.1.clone()).collect(), ..Default::default() };
+            let events: Vec<NewEvent> = group.iter().map(|w| w.2.clone()).collect();
+            if let Ok(committed) =
+                store.dns.apply_changes(&zone.account_id, &zone.id, &changes, &events, Timestamp::now()).await
+            {
+                log.note(&committed.id, committed.soa_serial, changes.creates.iter().map(|r| r.name.clone()).collect());
+                for (_, _, _, done) in group {
+                    let _ = done.send(Ok(committed.clone()));
+                }
+                continue;
+            }
+        }
+        for (zone, record, event, done) in group {
+            let name = record.name.clone();
+            let changes = ChangeSet { creates: vec![record], ..Default::default() };
+            let answer =
+                store.dns.apply_changes(&zone.account_id, &zone.id, &changes, &[event], Timestamp::now()).await;
+            if let Ok(committed) = &answer {
+                log.note(&committed.id, committed.soa_serial, vec![name]);
+            }
+            let _ = done.send(answer);
+        }
+    }
 }
 
 impl DnsService {
     /// A service over `store` (whose commits with events wake the outbox dispatcher).
     pub fn new(store: Store, config: Arc<DnsConfig>) -> Self {
-        Self { store, config }
+        Self { store, config, log: Arc::default(), creates: Arc::default() }
+    }
+
+    /// The names this service's commits changed, zone by zone (for [`crate::served::ServedZones`]).
+    pub fn change_log(&self) -> Arc<crate::served::ChangeLog> {
+        self.log.clone()
     }
 
     /// The configuration.
@@ -454,9 +519,21 @@ impl DnsService {
         Ok((zone, record))
     }
 
-    async fn commit(&self, zone: &Zone, changes: ChangeSet, events: Vec<NewEvent>) -> Result<Zone> {
+    /// Commits a change. `before`: the names the deleted and updated records had, when known
+    /// (the served copy of the zone is then updated from the changed names alone).
+    async fn commit(
+        &self,
+        zone: &Zone,
+        changes: ChangeSet,
+        events: Vec<NewEvent>,
+        before: Option<Vec<String>>,
+    ) -> Result<Zone> {
         let zone =
             self.store.dns.apply_changes(&zone.account_id, &zone.id, &changes, &events, Timestamp::now()).await?;
+        if let Some(mut names) = before {
+            names.extend(changes.creates.iter().chain(&changes.updates).map(|r| r.name.clone()));
+            self.log.note(&zone.id, zone.soa_serial, names);
+        }
         Ok(zone)
     }
 
@@ -467,8 +544,27 @@ impl DnsService {
         check_rules(&zone.name, &v, "")?;
         let now = Timestamp::now();
         let r = row(&zone.id, RecordId::generate(), &v, now, now);
-        let events = vec![record_event(&zone, "dns.record.created", &r)];
-        self.commit(&zone, ChangeSet { creates: vec![r.clone()], ..Default::default() }, events).await?;
+        let event = record_event(&zone, "dns.record.created", &r);
+        let (done, mut answer) = tokio::sync::oneshot::channel();
+        self.creates.waiting().push((zone, r.clone(), event, done));
+        let abandoned =
+            || StoreError::Unsupported("the commit of this record was abandoned (the process is stopping)".into());
+        let leader = tokio::select! {
+            biased;
+            answer = &mut answer => return answer.unwrap_or_else(|_| Err(abandoned())).map(|_| r),
+            leader = self.creates.leader.clone().lock_owned() => leader,
+        };
+        // The previous leader answers before it lets go, so an empty queue means ours is answered.
+        let batch = std::mem::take(&mut *self.creates.waiting());
+        if !batch.is_empty() {
+            let (store, log) = (self.store.clone(), self.log.clone());
+            // A task of its own: a caller that goes away mid-commit does not abandon the others.
+            tokio::spawn(async move {
+                commit_creates(store, log, batch).await;
+                drop(leader);
+            });
+        }
+        answer.await.unwrap_or_else(|_| Err(abandoned()))?;
         Ok(r)
     }
 
@@ -493,7 +589,7 @@ impl DnsService {
         let events = vec![record_event(&zone, "dns.record.updated", &r)];
         let guard = if_match.map(|_| (existing.id.clone(), existing.updated_at)).into_iter().collect();
         let changes = ChangeSet { updates: vec![r.clone()], unchanged_since: guard, ..Default::default() };
-        self.commit(&zone, changes, events).await?;
+        self.commit(&zone, changes, events, Some(vec![existing.name.clone()])).await?;
         Ok(r)
     }
 
@@ -510,7 +606,7 @@ impl DnsService {
         let events = vec![record_event(&zone, "dns.record.deleted", &existing)];
         let guard = if_match.map(|_| (existing.id.clone(), existing.updated_at)).into_iter().collect();
         let changes = ChangeSet { deletes: vec![existing.id.clone()], unchanged_since: guard, ..Default::default() };
-        self.commit(&zone, changes, events).await?;
+        self.commit(&zone, changes, events, Some(vec![existing.name.clone()])).await?;
         Ok(existing.id)
     }
 
@@ -602,7 +698,14 @@ impl DnsService {
         let created = changes.creates.clone();
         let updated = changes.updates.clone();
         let deleted = changes.deletes.clone();
-        let zone = self.commit(&zone, changes, events).await?;
+        let before: Vec<String> = changes
+            .deletes
+            .iter()
+            .chain(changes.updates.iter().map(|r| &r.id))
+            .filter_map(|id| find(id.as_str()))
+            .map(|r| r.name.clone())
+            .collect();
+        let zone = self.commit(&zone, changes, events, Some(before)).await?;
         Ok(BatchOutcome { zone, created, updated, deleted })
     }
 
@@ -628,7 +731,7 @@ impl DnsService {
             return Ok(ImportOutcome { zone, added: Vec::new(), skipped });
         }
         let added = changes.creates.clone();
-        let zone = self.commit(&zone, changes, events).await?;
+        let zone = self.commit(&zone, changes, events, None).await?;
         Ok(ImportOutcome { zone, added, skipped })
     }
 
@@ -711,7 +814,8 @@ impl DnsService {
         if changes.is_empty() {
             return Ok(zone.clone());
         }
-        self.commit(zone, changes, events).await
+        let before = deletes.iter().map(|r| r.name.clone()).collect();
+        self.commit(zone, changes, events, Some(before)).await
     }
 }
 

@@ -14,6 +14,7 @@ use meridian_core::id::{AccountId, ZoneId};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Bound;
+use std::sync::Arc;
 
 /// Canonical-order key of a name: its labels from the root down.
 type Key = Vec<Vec<u8>>;
@@ -82,7 +83,8 @@ pub struct ZoneData {
     pub name: String,
     pub serial: u32,
     pub signed: bool,
-    nodes: BTreeMap<Key, Node>,
+    /// Shared between snapshots: a change of a few names copies only their nodes.
+    nodes: BTreeMap<Key, Arc<Node>>,
     soa_negative: RRset,
     /// Earliest signature expiration, when signed.
     pub earliest_expiration: Option<u32>,
@@ -290,10 +292,111 @@ impl ZoneData {
             name: apex,
             serial: src.serial,
             signed,
-            nodes,
+            nodes: nodes.into_iter().map(|(k, n)| (k, Arc::new(n))).collect(),
             soa_negative,
             earliest_expiration,
         }
+    }
+
+    /// The snapshot at `serial` after the records at `names` changed, `records` being every record
+    /// those names hold now: their nodes are made again and every other node is shared with
+    /// `self`. `None` when the zone must be built whole instead: it is signed (the NSEC chain and
+    /// signatures span names), or the change touches the apex or a delegation (NS below the apex
+    /// decides what is authoritative beneath it).
+    pub fn with_names_changed(
+        &self,
+        serial: u32,
+        names: &[String],
+        records: &[ValidRecord],
+        config: &DnsConfig,
+    ) -> Option<Self> {
+        if self.signed {
+            return None;
+        }
+        let apex_key = name::canonical_key(&self.name);
+        let mut nodes = self.nodes.clone();
+        let mut keys = HashSet::new();
+        for n in names {
+            let key = name::canonical_key(n);
+            if key == apex_key || key.len() <= apex_key.len() || !key.starts_with(&apex_key) {
+                return None;
+            }
+            if nodes.remove(&key).is_some_and(|old| old.cut || old.rrsets.contains_key(&types::NS)) {
+                return None;
+            }
+            keys.insert(key);
+        }
+        let mut fresh: BTreeMap<Key, Node> = BTreeMap::new();
+        for r in records {
+            let key = name::canonical_key(&r.name);
+            if !keys.contains(&key) {
+                continue;
+            }
+            let rtype = r.data.rtype().code();
+            if rtype == types::NS {
+                return None;
+            }
+            let mut wire = Vec::new();
+            r.data.to_wire(&mut wire);
+            let node = fresh.entry(key).or_insert_with(|| Node {
+                name: r.name.clone(),
+                rrsets: BTreeMap::new(),
+                cut: false,
+                occluded: false,
+            });
+            let set = node.rrsets.entry(rtype).or_insert_with(|| RRset {
+                ttl: r.ttl,
+                records: Vec::new(),
+                sigs: Vec::new(),
+                wire: Vec::new(),
+                targets: Vec::new(),
+            });
+            if set.wire.contains(&wire) {
+                continue;
+            }
+            set.ttl = set.ttl.min(r.ttl);
+            set.records.push(Record::from_rdata(wire_name(&r.name), r.ttl, wire_data(&r.data)));
+            set.wire.push(wire);
+            if let Some(t) = r.data.target() {
+                set.targets.push(t.to_owned());
+            }
+        }
+        for (key, mut node) in fresh {
+            for set in node.rrsets.values_mut() {
+                for r in &mut set.records {
+                    r.ttl = set.ttl;
+                }
+            }
+            node.occluded = (apex_key.len() + 1..key.len()).any(|len| nodes.get(&key[..len]).is_some_and(|n| n.cut));
+            nodes.insert(key, Arc::new(node));
+        }
+        let soa_ttl = config.soa.ttl;
+        let negative_ttl = soa_ttl.min(config.soa.minimum);
+        let (soa, soa_bytes) = soa_wire(&self.name, serial, config);
+        let soa_set = RRset {
+            ttl: soa_ttl,
+            records: vec![Record::from_rdata(wire_name(&self.name), soa_ttl, soa)],
+            sigs: Vec::new(),
+            wire: vec![soa_bytes],
+            targets: Vec::new(),
+        };
+        let mut soa_negative = soa_set.clone();
+        for r in &mut soa_negative.records {
+            r.ttl = negative_ttl;
+        }
+        let mut apex = Node::clone(nodes.get(&apex_key)?);
+        apex.rrsets.insert(types::SOA, soa_set);
+        nodes.insert(apex_key, Arc::new(apex));
+        Some(Self {
+            id: self.id.clone(),
+            account_id: self.account_id.clone(),
+            name: self.name.clone(),
+            serial,
+            signed: false,
+            nodes,
+            soa_negative,
+            earliest_expiration: None,
+        })
     }
 
     /// Every record in transfer order: SOA first, then every other record of every name (glue
@@ -320,7 +423,7 @@ impl ZoneData {
     }
 
     fn node(&self, n: &str) -> Option<&Node> {
-        self.nodes.get(&name::canonical_key(n))
+        self.nodes.get(&name::canonical_key(n)).map(Arc::as_ref)
     }
 
     /// Whether some name below `n` holds records (`n` is then an empty non-terminal when it has none).

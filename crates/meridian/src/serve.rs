@@ -174,7 +174,9 @@ pub(crate) async fn serve(config: Config) -> anyhow::Result<()> {
     if config.server.roles.dns {
         // Zones are loaded before the listener is announced, so the first query finds them.
         let dns_config = Arc::new(config.dns.clone());
-        let served_zones = Arc::new(meridian_dns::served::ServedZones::new(dns_config.clone()));
+        let served_zones = Arc::new(
+            meridian_dns::served::ServedZones::new(dns_config.clone()).with_change_log(services.dns.change_log()),
+        );
         served_zones.refresh(&store).await.context("loading the DNS zones")?;
         let server =
             meridian_dns::server::DnsServer::new(served_zones.clone(), services.dns.clone(), dns_config.clone())

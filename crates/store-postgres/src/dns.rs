@@ -72,22 +72,20 @@ async fn owned_zone(conn: &mut PgConnection, account: &AccountId, id: &ZoneId) -
 }
 
 /// Bumps the serial (RFC 1982: plus one, modulo 2^32) and recounts the records.
-async fn bump(conn: &mut PgConnection, id: &ZoneId, at: Timestamp) -> Result<Zone> {
-    sqlx::query(
-        "UPDATE dns_zones SET soa_serial = (soa_serial + 1) % 4294967296,
-             record_count = (SELECT count(*) FROM dns_records WHERE zone_id = $1), updated_at = $2
-         WHERE id = $1",
-    )
+/// Moves the zone's serial on by one and its record count by `added` (records created less
+/// records deleted), and answers the zone as it is now.
+async fn bump(conn: &mut PgConnection, id: &ZoneId, at: Timestamp, added: i64) -> Result<Zone> {
+    let row = sqlx::query(&format!(
+        "UPDATE dns_zones SET soa_serial = (soa_serial + 1) % 4294967296, record_count = record_count + $3,
+             updated_at = $2
+         WHERE id = $1 RETURNING {ZONE_COLUMNS}"
+    ))
     .bind(id.as_str())
     .bind(at.millis())
-    .execute(&mut *conn)
+    .bind(added)
+    .fetch_one(&mut *conn)
     .await
     .map_err(db)?;
-    let row = sqlx::query(&format!("SELECT {ZONE_COLUMNS} FROM dns_zones WHERE id = $1"))
-        .bind(id.as_str())
-        .fetch_one(&mut *conn)
-        .await
-        .map_err(db)?;
     zone_from_row(&row)
 }
 
@@ -408,7 +406,7 @@ impl DnsRepo for PgDb {
         for name in names {
             check_cname(&mut tx, zone, name).await?;
         }
-        let zone = bump(&mut tx, zone, at).await?;
+        let zone = bump(&mut tx, zone, at, changes.creates.len() as i64 - changes.deletes.len() as i64).await?;
         self.commit_with_events(tx, events).await?;
         Ok(zone)
     }
@@ -486,7 +484,7 @@ impl DnsRepo for PgDb {
             .execute(&mut *tx)
             .await
             .map_err(db)?;
-        let zone = bump(&mut tx, zone, at).await?;
+        let zone = bump(&mut tx, zone, at, 0).await?;
         tx.commit().await.map_err(db)?;
         Ok(zone)
     }

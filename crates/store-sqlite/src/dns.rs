@@ -68,23 +68,20 @@ async fn owned_zone(conn: &mut SqliteConnection, account: &AccountId, id: &ZoneI
     row.as_ref().map(zone_from_row).transpose()?.ok_or_else(|| DomainError::not_found("zone", id.as_str()).into())
 }
 
-/// Bumps the serial (RFC 1982: plus one, modulo 2^32) and recounts the records.
-async fn bump(conn: &mut SqliteConnection, id: &ZoneId, at: Timestamp) -> Result<Zone> {
-    sqlx::query(
-        "UPDATE dns_zones SET soa_serial = (soa_serial + 1) % 4294967296,
-             record_count = (SELECT count(*) FROM dns_records WHERE zone_id = ?1), updated_at = ?2
-         WHERE id = ?1",
-    )
+/// Moves the zone's serial on by one (RFC 1982: modulo 2^32) and its record count by `added` (records created less
+/// records deleted), and answers the zone as it is now.
+async fn bump(conn: &mut SqliteConnection, id: &ZoneId, at: Timestamp, added: i64) -> Result<Zone> {
+    let row = sqlx::query(&format!(
+        "UPDATE dns_zones SET soa_serial = (soa_serial + 1) % 4294967296, record_count = record_count + ?3,
+             updated_at = ?2
+         WHERE id = ?1 RETURNING {ZONE_COLUMNS}"
+    ))
     .bind(id.as_str())
     .bind(at.millis())
-    .execute(&mut *conn)
+    .bind(added)
+    .fetch_one(&mut *conn)
     .await
     .map_err(db)?;
-    let row = sqlx::query(&format!("SELECT {ZONE_COLUMNS} FROM dns_zones WHERE id = ?"))
-        .bind(id.as_str())
-        .fetch_one(&mut *conn)
-        .await
-        .map_err(db)?;
     zone_from_row(&row)
 }
 
@@ -162,6 +159,131 @@ async fn check_cname(conn: &mut SqliteConnection, zone: &ZoneId, name: &str) -> 
         .into());
     }
     Ok(())
+}
+
+impl SqliteDb {
+    /// A change that only adds records, in two round trips to the writer: the zone, the rows
+    /// and the checks in one script; the serial bump, the events and the commit in another.
+    async fn create_records(
+        &self,
+        account: &AccountId,
+        zone: &ZoneId,
+        changes: &ChangeSet,
+        events: &[NewEvent],
+        at: Timestamp,
+    ) -> Result<Zone> {
+        let rows: Vec<serde_json::Value> = changes
+            .creates
+            .iter()
+            .map(|r| {
+                serde_json::json!([
+                    r.id.as_str(),
+                    r.zone_id.as_str(),
+                    r.name,
+                    r.rtype,
+                    r.content,
+                    r.rdata,
+                    r.ttl,
+                    r.priority,
+                    r.weight,
+                    r.port,
+                    r.flags,
+                    r.tag,
+                    r.created_at.millis(),
+                    r.updated_at.millis()
+                ])
+            })
+            .collect();
+        let ids: Vec<&str> = changes.creates.iter().map(|r| r.id.as_str()).collect();
+        let mut names: Vec<&str> = changes.creates.iter().map(|r| r.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        // Rows a unique index turns away are skipped, then named: the first is the duplicate.
+        let sql = format!(
+            "BEGIN IMMEDIATE;
+             SELECT 'zone' AS kind, {ZONE_COLUMNS} FROM dns_zones WHERE id = ?1 AND account_id = ?2;
+             INSERT OR IGNORE INTO dns_records ({RECORD_COLUMNS})
+             SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5,
+                    j.value ->> 6, j.value ->> 7, j.value ->> 8, j.value ->> 9, j.value ->> 10, j.value ->> 11,
+                    j.value ->> 12, j.value ->> 13
+             FROM json_each(?3) j
+             WHERE EXISTS (SELECT 1 FROM dns_zones WHERE id = ?1 AND account_id = ?2)
+             ORDER BY j.key;
+             SELECT 'skipped' AS kind, j.value AS id FROM json_each(?4) j
+             WHERE NOT EXISTS (SELECT 1 FROM dns_records r WHERE r.zone_id = ?1 AND r.id = j.value)
+             ORDER BY j.key LIMIT 1;
+             SELECT 'cname' AS kind, name FROM dns_records
+             WHERE zone_id = ?1 AND name IN (SELECT value FROM json_each(?5))
+             GROUP BY name HAVING sum(type = 'CNAME') > 0 AND count(*) > 1 LIMIT 1"
+        );
+        let query = sqlx::query(&sql)
+            .bind(zone.as_str())
+            .bind(account.as_str())
+            .bind(serde_json::to_string(&rows)?)
+            .bind(serde_json::to_string(&ids)?)
+            .bind(serde_json::to_string(&names)?);
+        let mut w = self.writer().await?;
+        let found = w.script(query, false).await?;
+        let mut current = None;
+        let mut refused: Option<Result<Zone>> = None;
+        for row in &found {
+            let kind: &str = row.try_get("kind").map_err(db)?;
+            match kind {
+                "zone" => current = Some(zone_from_row(row)?),
+                "skipped" if current.is_some() => {
+                    let id: String = row.try_get("id").map_err(db)?;
+                    if let Some(r) = changes.creates.iter().find(|r| r.id.as_str() == id) {
+                        refused.get_or_insert(Err(duplicate(r).into()));
+                    }
+                }
+                "cname" => {
+                    let name: String = row.try_get("name").map_err(db)?;
+                    refused.get_or_insert(Err(DomainError::conflict(
+                        "cname_conflict",
+                        format!(
+                            "{name} would have a CNAME and other records; a CNAME must be the only record at its name"
+                        ),
+                    )
+                    .into()));
+                }
+                _ => {}
+            }
+        }
+        let refused = match current {
+            None => Some(Err(DomainError::not_found("zone", zone.as_str()).into())),
+            Some(z) if changes.expect_serial.is_some_and(|s| s != z.soa_serial) => Some(Err(
+                DomainError::PreconditionFailed("the zone changed while the change was prepared".into()).into(),
+            )),
+            Some(_) => refused,
+        };
+        if let Some(refused) = refused {
+            w.rollback().await;
+            return refused;
+        }
+        let sql = format!(
+            "UPDATE dns_zones SET soa_serial = (soa_serial + 1) % 4294967296, record_count = record_count + ?3,
+                 updated_at = ?2
+             WHERE id = ?1 RETURNING {ZONE_COLUMNS};
+             {};
+             COMMIT",
+            crate::outbox::INSERT_EVENTS.replace("?1", "?4")
+        );
+        let query = sqlx::query(&sql)
+            .bind(zone.as_str())
+            .bind(at.millis())
+            .bind(changes.creates.len() as i64)
+            .bind(crate::outbox::event_rows(events.iter())?);
+        let done = w.script(query, true).await?;
+        let zone = done
+            .first()
+            .map(zone_from_row)
+            .transpose()?
+            .ok_or_else(|| DomainError::not_found("zone", zone.as_str()))?;
+        if !events.is_empty() {
+            self.events_committed(events.iter());
+        }
+        Ok(zone)
+    }
 }
 
 #[async_trait]
@@ -352,6 +474,9 @@ impl DnsRepo for SqliteDb {
         events: &[NewEvent],
         at: Timestamp,
     ) -> Result<Zone> {
+        if changes.deletes.is_empty() && changes.updates.is_empty() && changes.unchanged_since.is_empty() {
+            return self.create_records(account, zone, changes, events, at).await;
+        }
         let mut tx = self.write().await?;
         let current = owned_zone(&mut tx, account, zone).await?;
         if changes.expect_serial.is_some_and(|s| s != current.soa_serial) {
@@ -399,7 +524,7 @@ impl DnsRepo for SqliteDb {
         for name in names {
             check_cname(&mut tx, zone, name).await?;
         }
-        let zone = bump(&mut tx, zone, at).await?;
+        let zone = bump(&mut tx, zone, at, changes.creates.len() as i64 - changes.deletes.len() as i64).await?;
         self.commit_with_events(tx, events).await?;
         Ok(zone)
     }
@@ -477,7 +602,7 @@ impl DnsRepo for SqliteDb {
             .execute(&mut *tx)
             .await
             .map_err(db)?;
-        let zone = bump(&mut tx, zone, at).await?;
+        let zone = bump(&mut tx, zone, at, 0).await?;
         tx.commit().await.map_err(db)?;
         Ok(zone)
     }

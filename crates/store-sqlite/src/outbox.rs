@@ -23,12 +23,12 @@ pub(crate) async fn insert_events(conn: &mut SqliteConnection, events: &[NewEven
 }
 
 /// Inserts the events given as a JSON array of rows (see [`event_rows`]), in order.
-const INSERT_EVENTS: &str = "INSERT INTO outbox (id, account_id, event_type, payload, created_at)
+pub(crate) const INSERT_EVENTS: &str = "INSERT INTO outbox (id, account_id, event_type, payload, created_at)
      SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, j.value ->> 4
      FROM json_each(?1) j ORDER BY j.key";
 
 /// Events as one JSON array of rows, for one statement however many there are.
-fn event_rows<'a>(events: impl Iterator<Item = &'a NewEvent>) -> Result<String> {
+pub(crate) fn event_rows<'a>(events: impl Iterator<Item = &'a NewEvent>) -> Result<String> {
     let rows = events
         .map(|e| {
             Ok(serde_json::json!([

@@ -74,7 +74,8 @@ impl Harness {
         let config = Arc::new(config);
         let account = account(&store, "dns@example.org").await;
         let service = Arc::new(DnsService::new(store.clone(), config.clone()));
-        let served_zones = Arc::new(ServedZones::new(config.clone()));
+        // The served zones follow this service's commits name by name, as in `meridian serve`.
+        let served_zones = Arc::new(ServedZones::new(config.clone()).with_change_log(service.change_log()));
         let server = Arc::new(DnsServer::new(served_zones.clone(), service.clone(), config.clone()).unwrap());
         let bound = bind(listen, config.udp_workers).await.unwrap();
         let addr = bound.addr;

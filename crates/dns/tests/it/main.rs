@@ -5,6 +5,7 @@
 mod common;
 mod fuzz;
 mod import;
+mod incremental;
 mod queries;
 mod rules;
 mod tcp;
