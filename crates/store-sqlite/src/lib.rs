@@ -93,21 +93,9 @@ impl SqliteDb {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(busy_timeout);
-        let writer_options = options.clone().pragma("cache_size", "-65536");
-        // A connection to a local file does not go stale: no ping before each use (sqlx's default
-        // costs a round trip to the connection's thread on every acquire).
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .test_before_acquire(false)
-            .connect_with(writer_options)
-            .await
-            .map_err(db)?;
-        let reader = SqlitePoolOptions::new()
-            .max_connections(readers.max(1))
-            .test_before_acquire(false)
-            .connect_with(options)
-            .await
-            .map_err(db)?;
+        let writer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await.map_err(db)?;
+        let reader =
+            SqlitePoolOptions::new().max_connections(readers.max(1)).connect_with(options).await.map_err(db)?;
         Ok(Self {
             writer,
             reader,
