@@ -33,10 +33,6 @@ impl ChangeLog {
     pub fn note(&self, zone: &ZoneId, serial: u32, names: Vec<String>) {
         let Ok(mut zones) = self.zones.lock() else { return };
         let log = zones.entry(zone.clone()).or_default();
-        if let Some((_, known)) = log.iter_mut().rev().find(|(s, _)| *s == serial) {
-            known.extend(names);
-            return;
-        }
         if log.len() == LOG_DEPTH {
             log.pop_front();
         }

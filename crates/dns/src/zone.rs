@@ -119,6 +119,51 @@ fn raw(code: u16, bytes: Vec<u8>) -> WireData {
     WireData::Unknown { code: RecordType::from(code), rdata: NULL::with(bytes) }
 }
 
+/// Adds a record to its name's node and type's RRset (an exact duplicate is dropped).
+fn add_record(
+    nodes: &mut BTreeMap<Key, Node>,
+    owner: &str,
+    rtype: u16,
+    ttl: u32,
+    data: WireData,
+    wire: Vec<u8>,
+    target: Option<&str>,
+) {
+    let node = nodes.entry(name::canonical_key(owner)).or_insert_with(|| Node {
+        name: owner.to_owned(),
+        rrsets: BTreeMap::new(),
+        cut: false,
+        occluded: false,
+    });
+    let set = node.rrsets.entry(rtype).or_insert_with(|| RRset {
+        ttl,
+        records: Vec::new(),
+        sigs: Vec::new(),
+        wire: Vec::new(),
+        targets: Vec::new(),
+    });
+    if set.wire.contains(&wire) {
+        return;
+    }
+    set.ttl = set.ttl.min(ttl);
+    set.records.push(Record::from_rdata(wire_name(owner), ttl, data));
+    set.wire.push(wire);
+    if let Some(t) = target {
+        set.targets.push(t.to_owned());
+    }
+}
+
+impl Node {
+    /// Gives every record of each RRset the set's smallest TTL (RFC 2181 section 5.2).
+    fn settle_ttls(&mut self) {
+        for set in self.rrsets.values_mut() {
+            for r in &mut set.records {
+                r.ttl = set.ttl;
+            }
+        }
+    }
+}
+
 fn soa_wire(zone: &str, serial: u32, config: &DnsConfig) -> (WireData, Vec<u8>) {
     let soa = &config.soa;
     let mname = config.nameservers.first().map(String::as_str).unwrap_or("localhost").trim_end_matches('.');
@@ -149,28 +194,7 @@ impl ZoneData {
         let apex = src.name.clone();
         let mut nodes: BTreeMap<Key, Node> = BTreeMap::new();
         let mut add = |owner: &str, rtype: u16, ttl: u32, data: WireData, wire: Vec<u8>, target: Option<&str>| {
-            let node = nodes.entry(name::canonical_key(owner)).or_insert_with(|| Node {
-                name: owner.to_owned(),
-                rrsets: BTreeMap::new(),
-                cut: false,
-                occluded: false,
-            });
-            let set = node.rrsets.entry(rtype).or_insert_with(|| RRset {
-                ttl,
-                records: Vec::new(),
-                sigs: Vec::new(),
-                wire: Vec::new(),
-                targets: Vec::new(),
-            });
-            if set.wire.contains(&wire) {
-                return;
-            }
-            set.ttl = set.ttl.min(ttl);
-            set.records.push(Record::from_rdata(wire_name(owner), ttl, data));
-            set.wire.push(wire);
-            if let Some(t) = target {
-                set.targets.push(t.to_owned());
-            }
+            add_record(&mut nodes, owner, rtype, ttl, data, wire, target)
         };
         let soa_ttl = config.soa.ttl;
         let (soa, soa_bytes) = soa_wire(&apex, src.serial, config);
@@ -189,13 +213,8 @@ impl ZoneData {
         for key in &src.keys {
             add(&apex, types::DNSKEY, soa_ttl, raw(types::DNSKEY, key.dnskey_rdata()), key.dnskey_rdata(), None);
         }
-        // Every RRset takes its smallest TTL (RFC 2181 section 5.2).
         for node in nodes.values_mut() {
-            for set in node.rrsets.values_mut() {
-                for r in &mut set.records {
-                    r.ttl = set.ttl;
-                }
-            }
+            node.settle_ttls();
         }
         let apex_key = name::canonical_key(&apex);
         let cuts: HashSet<Key> = nodes
@@ -327,46 +346,17 @@ impl ZoneData {
             keys.insert(key);
         }
         let mut fresh: BTreeMap<Key, Node> = BTreeMap::new();
-        for r in records {
-            let key = name::canonical_key(&r.name);
-            if !keys.contains(&key) {
-                continue;
-            }
+        for r in records.iter().filter(|r| keys.contains(&name::canonical_key(&r.name))) {
             let rtype = r.data.rtype().code();
             if rtype == types::NS {
                 return None;
             }
             let mut wire = Vec::new();
             r.data.to_wire(&mut wire);
-            let node = fresh.entry(key).or_insert_with(|| Node {
-                name: r.name.clone(),
-                rrsets: BTreeMap::new(),
-                cut: false,
-                occluded: false,
-            });
-            let set = node.rrsets.entry(rtype).or_insert_with(|| RRset {
-                ttl: r.ttl,
-                records: Vec::new(),
-                sigs: Vec::new(),
-                wire: Vec::new(),
-                targets: Vec::new(),
-            });
-            if set.wire.contains(&wire) {
-                continue;
-            }
-            set.ttl = set.ttl.min(r.ttl);
-            set.records.push(Record::from_rdata(wire_name(&r.name), r.ttl, wire_data(&r.data)));
-            set.wire.push(wire);
-            if let Some(t) = r.data.target() {
-                set.targets.push(t.to_owned());
-            }
+            add_record(&mut fresh, &r.name, rtype, r.ttl, wire_data(&r.data), wire, r.data.target());
         }
         for (key, mut node) in fresh {
-            for set in node.rrsets.values_mut() {
-                for r in &mut set.records {
-                    r.ttl = set.ttl;
-                }
-            }
+            node.settle_ttls();
             node.occluded = (apex_key.len() + 1..key.len()).any(|len| nodes.get(&key[..len]).is_some_and(|n| n.cut));
             nodes.insert(key, Arc::new(node));
         }

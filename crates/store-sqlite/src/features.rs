@@ -746,13 +746,18 @@ fn value_rows(f: &Feature) -> Vec<ValueRow<'_>> {
 }
 
 async fn index_values(conn: &mut SqliteConnection, seq: i64, f: &Feature) -> Result<()> {
-    let rows = value_rows(f);
-    // One statement per feature (at most 5,000 rows, well under SQLite's 32,766 parameters).
-    for chunk in rows.chunks(4_000) {
+    let rows: Vec<(i64, &Feature, ValueRow<'_>)> = value_rows(f).into_iter().map(|r| (seq, f, r)).collect();
+    insert_value_rows(conn, &rows).await
+}
+
+/// Writes value-index rows (feature seq, feature, row), 4,000 a statement (7 parameters each,
+/// under SQLite's 32,766).
+async fn insert_value_rows(conn: &mut SqliteConnection, rows: &[(i64, &Feature, ValueRow<'_>)]) -> Result<()> {
+    for part in rows.chunks(4_000) {
         let mut b: QueryBuilder<'_, Sqlite> =
             QueryBuilder::new("INSERT INTO feature_values (seq, account_id, collection, key, text, num, flag) ");
-        b.push_values(chunk, |mut row, (key, text, num, flag)| {
-            row.push_bind(seq)
+        b.push_values(part, |mut row, (seq, f, (key, text, num, flag))| {
+            row.push_bind(*seq)
                 .push_bind(f.account_id.as_str())
                 .push_bind(&f.collection)
                 .push_bind(key.as_str())
@@ -928,9 +933,8 @@ async fn insert_many(conn: &mut SqliteConnection, features: &[Feature]) -> Resul
     for chunk in features.chunks(INSERT_CHUNK) {
         let texts: Vec<(Option<String>, String)> = chunk
             .iter()
-            .map(|f| (f.geometry.as_ref().map(Value::to_string), serde_json::to_string(&f.properties)))
-            .map(|(g, p)| p.map(|p| (g, p)))
-            .collect::<std::result::Result<_, _>>()?;
+            .map(|f| Ok((f.geometry.as_ref().map(Value::to_string), serde_json::to_string(&f.properties)?)))
+            .collect::<Result<_>>()?;
         let mut b: QueryBuilder<'_, Sqlite> = QueryBuilder::new(
             "INSERT INTO features (id, account_id, collection, geometry, properties, lot, plan, tenure, version, created_at, updated_at) ",
         );
@@ -981,20 +985,7 @@ async fn insert_many(conn: &mut SqliteConnection, features: &[Feature]) -> Resul
         }
         let values: Vec<(i64, &Feature, ValueRow<'_>)> =
             chunk.iter().zip(&seqs).flat_map(|(f, s)| value_rows(f).into_iter().map(move |r| (*s, f, r))).collect();
-        for part in values.chunks(4_000) {
-            let mut b: QueryBuilder<'_, Sqlite> =
-                QueryBuilder::new("INSERT INTO feature_values (seq, account_id, collection, key, text, num, flag) ");
-            b.push_values(part, |mut row, (seq, f, (key, text, num, flag))| {
-                row.push_bind(*seq)
-                    .push_bind(f.account_id.as_str())
-                    .push_bind(&f.collection)
-                    .push_bind(key.as_str())
-                    .push_bind(text.clone())
-                    .push_bind(*num)
-                    .push_bind(*flag);
-            });
-            b.build().execute(&mut *conn).await.map_err(db)?;
-        }
+        insert_value_rows(conn, &values).await?;
         // The first versions are copies of the rows just written.
         sqlx::query(
             "INSERT INTO feature_versions (feature_id, version, change, geometry, properties, recorded_at)

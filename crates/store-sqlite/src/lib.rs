@@ -226,7 +226,7 @@ impl Writer {
                 Ok(rows)
             }
             Err(e) => {
-                self.clean = sqlx::query("ROLLBACK").execute(&mut *self.conn).await.is_ok();
+                self.rollback().await;
                 Err(db(e))
             }
         }
