@@ -321,6 +321,8 @@ try {
     await page.waitForURL((u) => u.hash.startsWith("#/dem/") && !u.hash.endsWith(firstJob));
     await page.getByTestId("job-status").filter({ hasText: /succeeded/ }).waitFor({ timeout: 60000 });
     report.demAgain = page.url().split("#/dem/")[1];
+    // The legend is drawn once the finished job's layers are read, just after its status shows.
+    await page.locator(".legend").filter({ hasText: /\S/ }).first().waitFor({ timeout: 30000 });
     report.demAgainLegend = (await page.locator(".legend").textContent()).trim();
     step("dem dataset processed again");
   }
