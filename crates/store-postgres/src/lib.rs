@@ -209,6 +209,13 @@ impl NoticeBus for PgBus {
     }
 }
 
+/// A listener on every channel the nodes speak on.
+async fn listener(pool: &PgPool) -> Result<PgListener> {
+    let mut listener = PgListener::connect_with(pool).await.map_err(db)?;
+    listener.listen_all([EVENTS_CHANNEL, JOBS_CHANNEL, NOTICES_CHANNEL]).await.map_err(db)?;
+    Ok(listener)
+}
+
 impl PgDb {
     /// Connects (lazily: a database that is down now is connected to when it is back).
     pub async fn open(options: &PgOptions) -> Result<Self> {
@@ -268,18 +275,22 @@ impl PgDb {
     /// once it is back (listening again), both signals fire, the pollers catch up, and the
     /// notices say `Resync`, so every holder of kept state reads the store again.
     async fn listen(&self) -> Result<()> {
-        let mut listener = PgListener::connect_with(&self.pool).await.map_err(db)?;
-        listener.listen_all([EVENTS_CHANNEL, JOBS_CHANNEL, NOTICES_CHANNEL]).await.map_err(db)?;
+        let mut listener = listener(&self.pool).await?;
+        let pool = self.pool.clone();
         let (events, jobs, notices) = (self.events.clone(), self.jobs_queued.clone(), self.notices.clone());
         tokio::spawn(async move {
             let mut missed = false;
             loop {
                 if missed {
-                    // A statement on the listener connects it again and listens again.
-                    if let Err(e) = sqlx::query("SELECT 1").execute(&mut listener).await {
-                        tracing::debug!(error = %e, "the listening connection is still down");
-                        tokio::time::sleep(Duration::from_millis(500)).await;
-                        continue;
+                    // A new listener, never the old one again: sqlx keeps a connection that failed
+                    // with some errors (a reset, a server shutting down) and would use it forever.
+                    match self::listener(&pool).await {
+                        Ok(l) => listener = l,
+                        Err(e) => {
+                            tracing::debug!(error = %e, "the listening connection is still down");
+                            tokio::time::sleep(Duration::from_millis(500)).await;
+                            continue;
+                        }
                     }
                     missed = false;
                     tracing::info!("listening for other nodes' commits again");
