@@ -13,7 +13,7 @@ use meridian_core::id::AccountId;
 use meridian_features::cql2::{self, CmpOp, Expr, Operand, Subject};
 use meridian_features::geometry::{self, Bbox};
 use meridian_store::features::{
-    Feature, FeatureQuery, Scalar, ScanFrom, ScannedFeature, SortKey, ValueCondition, ValueOp,
+    Feature, FeatureQuery, Scalar, ScanFrom, ScannedFeature, SortKey, StoredFeature, ValueCondition, ValueOp,
 };
 use serde_json::{Map, Value};
 
@@ -103,13 +103,21 @@ impl Cursor {
 /// One page of features.
 #[derive(Clone, Debug)]
 pub struct FeaturePage {
-    pub features: Vec<Feature>,
+    /// As stored: [`StoredFeature::parse`] gives the values.
+    pub features: Vec<StoredFeature>,
     /// Matches before this page.
     pub offset: u64,
     /// How many features match in all, when known exactly.
     pub number_matched: Option<u64>,
     /// Where the next page starts, if there is one.
     pub next: Option<Cursor>,
+}
+
+impl FeaturePage {
+    /// The page's features with their values, taken from the page.
+    pub fn take_features(&mut self) -> Result<Vec<Feature>> {
+        std::mem::take(&mut self.features).into_iter().map(|f| f.into_feature().map_err(Into::into)).collect()
+    }
 }
 
 /// The queryable properties of a collection (besides `geometry` and `id`), with JSON types.
@@ -288,16 +296,16 @@ struct Residual {
 }
 
 impl Residual {
-    fn matches(&self, f: &Feature) -> bool {
+    fn matches(&self, stored: &StoredFeature) -> bool {
         let mut parsed: Option<Option<geo::Geometry<f64>>> = None;
         if let Some(b) = self.bbox {
-            let Some(fb) = f.bbox else { return false };
+            let Some(fb) = stored.bbox else { return false };
             if !b.intersects(&Bbox { min_x: fb[0], min_y: fb[1], max_x: fb[2], max_y: fb[3] }) {
                 return false;
             }
             let box_is_whole = fb[0] >= b.min_x && fb[2] <= b.max_x && fb[1] >= b.min_y && fb[3] <= b.max_y;
             if !box_is_whole && b.min_x <= b.max_x {
-                let g = f.geometry.as_ref().and_then(stored_geometry);
+                let g = stored.geometry_value().ok().flatten().as_ref().and_then(stored_geometry);
                 let inside = g.as_ref().is_some_and(|g| geo::Intersects::intersects(g, &b.to_polygon()));
                 if !inside {
                     return false;
@@ -305,6 +313,11 @@ impl Residual {
                 parsed = Some(g);
             }
         }
+        if self.equals.is_empty() && self.filter.is_none() {
+            return true;
+        }
+        // Properties (and the geometry, for a spatial filter) are parsed only for these tests.
+        let Ok(f) = stored.parse() else { return false };
         if !self.equals.iter().all(|(k, v)| match f.properties.get(k) {
             Some(Value::String(s)) => s == v,
             Some(Value::Number(n)) => v.parse::<f64>().ok() == n.as_f64(),
@@ -343,7 +356,7 @@ impl FeatureService {
         let sample = self.store.features.scan_features(account, &q, ScanFrom::After(0), 100).await?;
         let mut out: Vec<(String, &'static str)> = vec![("updated_at".into(), "string")];
         for s in &sample {
-            for (k, v) in &s.feature.properties {
+            for (k, v) in &s.feature.parse()?.properties {
                 if out.iter().any(|(n, _)| n == k) {
                     continue;
                 }
@@ -513,14 +526,17 @@ impl FeatureService {
         let (mut n, scanned) = if only_box && fq.bbox.is_some() {
             // Features whose boxes lie inside the query box match without a look at their
             // geometry; only those on its edge need the exact test.
-            let inside = self.store.features.count_features_inside(account, fq).await?;
+            let (inside, edge) = self.store.features.count_features_by_box(account, fq, COUNT_BUDGET).await?;
+            if edge.is_none() {
+                return Ok(None);
+            }
             (inside, FeatureQuery { bbox_edge_only: true, ..unsorted })
         } else {
+            if self.store.features.count_features_upto(account, &unsorted, COUNT_BUDGET + 1).await? > COUNT_BUDGET {
+                return Ok(None);
+            }
             (0, unsorted)
         };
-        if self.store.features.count_features(account, &scanned).await? > COUNT_BUDGET {
-            return Ok(None);
-        }
         let mut scan = ScanFrom::After(0);
         loop {
             let batch = self.store.features.scan_features(account, &scanned, scan, COUNT_BATCH).await?;

@@ -787,8 +787,8 @@ impl EoService {
         };
         let mut features = Vec::new();
         loop {
-            let page = self.features.list(account, &q).await?;
-            features.extend(page.features);
+            let mut page = self.features.list(account, &q).await?;
+            features.extend(page.take_features()?);
             if features.len() as u64 > u64::from(max) {
                 return Err(DomainError::invalid(
                     "/zones",

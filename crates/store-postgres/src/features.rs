@@ -24,7 +24,7 @@ use meridian_core::id::AccountId;
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::features::{
     ExpectedVersion, Extent, Feature, FeatureChange, FeatureCollection, FeatureQuery, FeatureVersion, Scalar, ScanFrom,
-    ScannedFeature, SortKey, ValueCondition, ValueOp,
+    ScannedFeature, SortKey, StoredFeature, ValueCondition, ValueOp,
 };
 use meridian_store::repo::FeatureRepo;
 use meridian_store::{Result, StoreError};
@@ -64,19 +64,25 @@ fn bbox_from_row(row: &PgRow) -> Result<Option<[f64; 4]>> {
     Ok(Some([min_x, corner("min_y")?, corner("max_x")?, corner("max_y")?]))
 }
 
-fn feature_from_row(row: &PgRow) -> Result<Feature> {
-    Ok(Feature {
+/// A feature row as read (geometry and properties as their text, checked to be JSON).
+fn stored_from_row(row: &PgRow) -> Result<StoredFeature> {
+    StoredFeature {
         id: row.try_get("id").map_err(db)?,
         account_id: AccountId(row.try_get("account_id").map_err(db)?),
         collection: row.try_get("collection").map_err(db)?,
-        geometry: geometry(row.try_get("geometry").map_err(db)?)?,
-        properties: props(&row.try_get::<String, _>("properties").map_err(db)?)?,
+        geometry: row.try_get("geometry").map_err(db)?,
+        properties: row.try_get("properties").map_err(db)?,
         bbox: bbox_from_row(row)?,
         version: row.try_get("version").map_err(db)?,
         created_at: Timestamp::from_millis(row.try_get("created_at").map_err(db)?),
         updated_at: Timestamp::from_millis(row.try_get("updated_at").map_err(db)?),
         retired_at: ts(row.try_get("retired_at").map_err(db)?),
-    })
+    }
+    .check()
+}
+
+fn feature_from_row(row: &PgRow) -> Result<Feature> {
+    stored_from_row(row)?.into_feature()
 }
 
 const COLLECTION_COLUMNS: &str = "account_id, id, title, description, created_at, updated_at";
@@ -575,7 +581,7 @@ impl FeatureRepo for PgDb {
         }
         let rows = b.build().persistent(prepared(q)).fetch_all(self.read()).await.map_err(db)?;
         rows.iter()
-            .map(|r| Ok(ScannedFeature { seq: r.try_get("seq").map_err(db)?, feature: feature_from_row(r)? }))
+            .map(|r| Ok(ScannedFeature { seq: r.try_get("seq").map_err(db)?, feature: stored_from_row(r)? }))
             .collect()
     }
 

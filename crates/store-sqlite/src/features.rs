@@ -8,7 +8,7 @@ use meridian_core::{DomainError, Timestamp};
 use meridian_store::features::ValueCondition;
 use meridian_store::features::{
     ExpectedVersion, Extent, Feature, FeatureChange, FeatureCollection, FeatureQuery, FeatureVersion, Scalar, ScanFrom,
-    ScannedFeature, SortKey,
+    ScannedFeature, SortKey, StoredFeature,
 };
 use meridian_store::repo::FeatureRepo;
 use meridian_store::{Result, StoreError};
@@ -30,7 +30,8 @@ fn geometry(text: Option<String>) -> Result<Option<Value>> {
     text.map(|t| serde_json::from_str(&t)).transpose().map_err(Into::into)
 }
 
-fn feature_from_row(row: &SqliteRow) -> Result<Feature> {
+/// A feature row as read (geometry and properties as their text, checked to be JSON).
+fn stored_from_row(row: &SqliteRow) -> Result<StoredFeature> {
     let min_x: Option<f64> = row.try_get("min_x").map_err(db)?;
     let bbox = match min_x {
         Some(min_x) => Some([
@@ -41,18 +42,23 @@ fn feature_from_row(row: &SqliteRow) -> Result<Feature> {
         ]),
         None => None,
     };
-    Ok(Feature {
+    StoredFeature {
         id: row.try_get("id").map_err(db)?,
         account_id: AccountId(row.try_get("account_id").map_err(db)?),
         collection: row.try_get("collection").map_err(db)?,
-        geometry: geometry(row.try_get("geometry").map_err(db)?)?,
-        properties: props(&row.try_get::<String, _>("properties").map_err(db)?)?,
+        geometry: row.try_get("geometry").map_err(db)?,
+        properties: row.try_get("properties").map_err(db)?,
         bbox,
         version: row.try_get("version").map_err(db)?,
         created_at: Timestamp::from_millis(row.try_get("created_at").map_err(db)?),
         updated_at: Timestamp::from_millis(row.try_get("updated_at").map_err(db)?),
         retired_at: ts(row.try_get("retired_at").map_err(db)?),
-    })
+    }
+    .check()
+}
+
+fn feature_from_row(row: &SqliteRow) -> Result<Feature> {
+    stored_from_row(row)?.into_feature()
 }
 
 fn collection_from_row(row: &SqliteRow) -> Result<FeatureCollection> {
@@ -504,7 +510,7 @@ impl FeatureRepo for SqliteDb {
         }
         let rows = b.build().fetch_all(self.read()).await.map_err(db)?;
         rows.iter()
-            .map(|r| Ok(ScannedFeature { seq: r.try_get("seq").map_err(db)?, feature: feature_from_row(r)? }))
+            .map(|r| Ok(ScannedFeature { seq: r.try_get("seq").map_err(db)?, feature: stored_from_row(r)? }))
             .collect()
     }
 
@@ -541,6 +547,24 @@ impl FeatureRepo for SqliteDb {
         b.push(" LIMIT ").push_bind(i64::try_from(cap).unwrap_or(i64::MAX)).push(")");
         let n: i64 = b.build_query_scalar().fetch_one(self.read()).await.map_err(db)?;
         Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    async fn count_features_by_box(
+        &self,
+        account: &AccountId,
+        q: &FeatureQuery,
+        cap: u64,
+    ) -> Result<(u64, Option<u64>)> {
+        // One statement, one trip to a reading connection, for both counts.
+        let edge = FeatureQuery { bbox_edge_only: true, sort: Vec::new(), ..q.clone() };
+        let mut b = QueryBuilder::new("SELECT (");
+        push_query(&mut b, "SELECT count(*)", account, q, Window::Inside);
+        b.push("), (");
+        push_query(&mut b, "SELECT count(*) FROM (SELECT 1", account, &edge, Window::Any);
+        b.push(" LIMIT ").push_bind(i64::try_from(cap.saturating_add(1)).unwrap_or(i64::MAX)).push("))");
+        let (inside, n): (i64, i64) = b.build_query_as().fetch_one(self.read()).await.map_err(db)?;
+        let n = u64::try_from(n).unwrap_or(0);
+        Ok((u64::try_from(inside).unwrap_or(0), (n <= cap).then_some(n)))
     }
 
     async fn count_features_inside(&self, account: &AccountId, q: &FeatureQuery) -> Result<u64> {
@@ -595,7 +619,20 @@ fn query_builder<'a>(
     q: &'a FeatureQuery,
     window: Window,
 ) -> QueryBuilder<'a, Sqlite> {
-    let mut b = QueryBuilder::new(format!("{what} FROM "));
+    let mut b = QueryBuilder::new("");
+    push_query(&mut b, what, account, q, window);
+    b
+}
+
+/// [`query_builder`], appended to `b`.
+fn push_query<'a>(
+    b: &mut QueryBuilder<'a, Sqlite>,
+    what: &str,
+    account: &'a AccountId,
+    q: &'a FeatureQuery,
+    window: Window,
+) {
+    b.push(format!("{what} FROM "));
     // Single comparisons on one key are decided by one index range (`n >= 5 AND n < 9`);
     // disjunctions each take their own look-up.
     let mut singles: Vec<(&str, Vec<&ValueCondition>)> = Vec::new();
@@ -649,7 +686,7 @@ fn query_builder<'a>(
                 .push(" AND d.key = ")
                 .push_bind(*key);
                 for c in all {
-                    push_value_test(&mut b, "d", c);
+                    push_value_test(b, "d", c);
                 }
                 b.push(" AND ");
             }
@@ -694,7 +731,7 @@ fn query_builder<'a>(
             .push(" AND v.key = ")
             .push_bind(&all[0].key);
         for c in all {
-            push_value_test(&mut b, "v", c);
+            push_value_test(b, "v", c);
         }
         b.push(")");
     }
@@ -709,12 +746,11 @@ fn query_builder<'a>(
                 b.push(" OR ");
             }
             b.push("(v.key = ").push_bind(&c.key);
-            push_value_test(&mut b, "v", c);
+            push_value_test(b, "v", c);
             b.push(")");
         }
         b.push("))");
     }
-    b
 }
 
 /// ` AND <table>.<column> <op> ?` for one comparison.

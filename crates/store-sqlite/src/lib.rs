@@ -68,6 +68,10 @@ pub fn migrator() -> sqlx::migrate::Migrator {
     Migrator { migrations: Cow::Owned(migrations), ignore_missing: false, locking: true, no_tx: false }
 }
 
+/// How much of the database file each reading connection maps into memory (address space, not
+/// memory: the pages are the operating system's file cache, shared by every connection).
+const READER_MMAP_BYTES: u64 = 1 << 30;
+
 /// A SQLite database: every write goes through one connection, reads through several.
 #[derive(Clone, Debug)]
 pub struct SqliteDb {
@@ -94,8 +98,11 @@ impl SqliteDb {
             .foreign_keys(true)
             .busy_timeout(busy_timeout);
         let writer = SqlitePoolOptions::new().max_connections(1).connect_with(options.clone()).await.map_err(db)?;
+        // Readers map the database file (no read system call and copy for each page) and keep a
+        // larger page cache of their own: the R*Tree and the features' pages stay at hand.
+        let reader_options = options.pragma("mmap_size", READER_MMAP_BYTES.to_string()).pragma("cache_size", "-16384");
         let reader =
-            SqlitePoolOptions::new().max_connections(readers.max(1)).connect_with(options).await.map_err(db)?;
+            SqlitePoolOptions::new().max_connections(readers.max(1)).connect_with(reader_options).await.map_err(db)?;
         Ok(Self {
             writer,
             reader,

@@ -143,7 +143,72 @@ pub enum ScanFrom {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScannedFeature {
     pub seq: i64,
-    pub feature: Feature,
+    pub feature: StoredFeature,
+}
+
+/// A feature as a scan reads it: geometry and properties kept as the stored JSON text (checked
+/// to be JSON, never turned into values), so that a page can be written out without parsing
+/// and writing them again; [`StoredFeature::parse`] gives the [`Feature`] when its values are
+/// needed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredFeature {
+    pub id: String,
+    pub account_id: AccountId,
+    pub collection: String,
+    /// GeoJSON geometry (CRS84) as JSON text, or none.
+    pub geometry: Option<String>,
+    /// The properties as the text of a JSON object.
+    pub properties: String,
+    pub bbox: Option<[f64; 4]>,
+    pub version: i64,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub retired_at: Option<Timestamp>,
+}
+
+impl StoredFeature {
+    /// Checks that `geometry` is JSON and `properties` a JSON object (a scan, no values built).
+    pub fn check(self) -> crate::Result<Self> {
+        if let Some(g) = &self.geometry {
+            serde_json::from_str::<serde::de::IgnoredAny>(g)?;
+        }
+        let props = self.properties.trim_start();
+        if !props.starts_with('{') {
+            return Err(crate::StoreError::Corrupt("feature properties are not an object".into()));
+        }
+        serde_json::from_str::<serde::de::IgnoredAny>(props)?;
+        Ok(self)
+    }
+
+    /// The geometry as a JSON value.
+    pub fn geometry_value(&self) -> crate::Result<Option<Value>> {
+        self.geometry.as_deref().map(serde_json::from_str).transpose().map_err(Into::into)
+    }
+
+    /// The feature with its geometry and properties as values.
+    pub fn parse(&self) -> crate::Result<Feature> {
+        self.clone().into_feature()
+    }
+
+    /// [`StoredFeature::parse`], taking the feature.
+    pub fn into_feature(self) -> crate::Result<Feature> {
+        let properties = match serde_json::from_str(&self.properties)? {
+            Value::Object(m) => m,
+            _ => return Err(crate::StoreError::Corrupt("feature properties are not an object".into())),
+        };
+        Ok(Feature {
+            geometry: self.geometry_value()?,
+            id: self.id,
+            account_id: self.account_id,
+            collection: self.collection,
+            properties,
+            bbox: self.bbox,
+            version: self.version,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            retired_at: self.retired_at,
+        })
+    }
 }
 
 /// The extent of a collection's live features.

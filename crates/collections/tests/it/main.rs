@@ -289,9 +289,9 @@ async fn retired_features_leave_counts_and_indexes() -> TestResult {
     let bodies = (0..10).map(|i| square(f64::from(i) * 0.01, 0.0, 0.005, json!({"k": "x"}))).collect();
     make_collection(&svc, &account, "c", bodies).await?;
     let q = ListQuery { collection: "c".into(), limit: 100, ..ListQuery::default() };
-    let page = svc.list(&account, &q).await?;
-    svc.retire(&page.features[0], None).await?;
-    let patched = svc.patch(&page.features[1], &json!({"properties": {"k": "y"}}), Crs::Crs84, None).await?;
+    let features = svc.list(&account, &q).await?.take_features()?;
+    svc.retire(&features[0], None).await?;
+    let patched = svc.patch(&features[1], &json!({"properties": {"k": "y"}}), Crs::Crs84, None).await?;
     assert_eq!(patched.version, 2);
     assert_eq!(svc.list(&account, &ListQuery { limit: 3, ..q.clone() }).await?.number_matched, Some(9));
     let kx = ListQuery { filter: Some(cql2::parse_text("k = 'x'").map_err(|e| e.0)?), ..q.clone() };

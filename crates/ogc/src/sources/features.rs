@@ -112,9 +112,9 @@ impl FeatureLayers {
                 start,
                 ..ListQuery::default()
             };
-            let page =
+            let mut page =
                 self.features.list(account, &q).await.map_err(|e| SourceError::from_err("listing features", e))?;
-            out.extend(page.features);
+            out.extend(page.take_features().map_err(|e| SourceError::from_err("listing features", e))?);
             match page.next {
                 Some(c) if out.len() < max => start = Start::Cursor(c),
                 _ => break,

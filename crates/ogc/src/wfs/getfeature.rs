@@ -197,7 +197,7 @@ impl FeatureStream {
                                 start: Start::Cursor(cursor),
                                 ..self.query.clone()
                             };
-                            let page = self
+                            let mut page = self
                                 .features
                                 .list(&self.account, &q)
                                 .await
@@ -206,7 +206,9 @@ impl FeatureStream {
                             if page.features.is_empty() {
                                 self.remaining = 0;
                             }
-                            self.buffered.extend(page.features);
+                            let features =
+                                page.take_features().map_err(|e| OgcError::from_features(e, "GetFeature"))?;
+                            self.buffered.extend(features);
                         } else {
                             self.remaining = 0;
                         }
@@ -510,8 +512,9 @@ async fn first_pages(
             start: if start == 0 { Start::First } else { Start::Offset(start) },
             ..query.clone()
         };
-        let page = svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, "GetFeature"))?;
-        (if hits_only { Vec::new() } else { page.features }, page.number_matched, page.next)
+        let mut page = svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, "GetFeature"))?;
+        let features = page.take_features().map_err(|e| OgcError::from_features(e, "GetFeature"))?;
+        (if hits_only { Vec::new() } else { features }, page.number_matched, page.next)
     };
 
     let mut buffered: VecDeque<Feature> = first.into();
@@ -531,12 +534,13 @@ async fn first_pages(
                 start: Start::Cursor(cursor),
                 ..query.clone()
             };
-            let page = svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, "GetFeature"))?;
+            let mut page =
+                svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, "GetFeature"))?;
             next = page.next;
             if page.features.is_empty() {
                 break;
             }
-            buffered.extend(page.features);
+            buffered.extend(page.take_features().map_err(|e| OgcError::from_features(e, "GetFeature"))?);
         }
         (buffered.len() as u64).min(count)
     };

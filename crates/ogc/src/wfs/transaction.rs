@@ -139,11 +139,11 @@ async fn targets(
         ..ListQuery::default()
     };
     loop {
-        let page = svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, locator))?;
+        let mut page = svc.features().list(account, &q).await.map_err(|e| OgcError::from_features(e, locator))?;
         // The first page tells how many match when the store knows it exactly: an action over
         // the cap is refused then, before the rest is read.
         let over = page.number_matched.is_some_and(|n| n > u64::from(max));
-        out.extend(page.features);
+        out.extend(page.take_features().map_err(|e| OgcError::from_features(e, locator))?);
         if over || out.len() > max as usize {
             return Err(OgcError::at(
                 ExceptionCode::OperationProcessingFailed,

@@ -495,11 +495,12 @@ async fn transactions_go_through_the_write_path() -> TestResult {
     );
     let e = f.wfs.xml(&f.ctx, &both).await.err().ok_or("a transaction with a duplicate was accepted")?;
     assert_eq!(e.code, ExceptionCode::OperationProcessingFailed);
-    let page = f
+    let mut page = f
         .features
         .list(&f.ctx.account, &ListQuery { collection: PARCELS.into(), limit: 100, ..ListQuery::default() })
         .await?;
-    let lots: Vec<&str> = page.features.iter().filter_map(|p| p.properties["lot"].as_str()).collect();
+    let features = page.take_features()?;
+    let lots: Vec<&str> = features.iter().filter_map(|p| p.properties["lot"].as_str()).collect();
     assert_eq!(lots, ["7"], "an action of a failed transaction was kept");
     // An invalid feature: InvalidValue naming the action, nothing written.
     let invalid = insert.replace("<features:lot>7</features:lot>", "").replace("handle=\"new\"", "handle=\"broken\"");

@@ -29,7 +29,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// A GeoJSON answer with `Content-Crs`.
 pub(crate) fn geojson(status: StatusCode, body: &impl serde::Serialize, crs: Crs) -> Response {
-    let text = serde_json::to_string(body).unwrap_or_else(|_| "null".to_owned());
+    geojson_text(status, serde_json::to_string(body).unwrap_or_else(|_| "null".to_owned()), crs)
+}
+
+/// [`geojson`] of an answer already written as JSON text.
+pub(crate) fn geojson_text(status: StatusCode, text: String, crs: Crs) -> Response {
     let mut r = (status, text).into_response();
     r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(GEOJSON));
     r.headers_mut().insert("content-crs", content_crs_header(crs));
@@ -97,7 +101,7 @@ async fn list_parcels(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let (p, body) = list_items(&state, &caller, PARCELS, raw, &headers, BASE).await?;
-    Ok(geojson(StatusCode::OK, &body, p.crs))
+    Ok(geojson_text(StatusCode::OK, body.to_json(), p.crs))
 }
 
 /// Creates a feature in a collection (shared with OGC API Features).

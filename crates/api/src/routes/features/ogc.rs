@@ -3,7 +3,7 @@
 //! queryables, items with CRS, CQL2 and sorting, and create/replace/update/delete of items.
 
 use super::html;
-use super::items::{create_item, geojson, get_item, list_items, replace_item, retire_item, update_item};
+use super::items::{create_item, geojson_text, get_item, list_items, replace_item, retire_item, update_item};
 use super::{LISTED_CRS, PARCELS};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
@@ -402,7 +402,7 @@ async fn list_features(
         );
         return Ok(Html(html::page(&c.title, &content)).into_response());
     }
-    Ok(geojson(StatusCode::OK, &body, p.crs))
+    Ok(geojson_text(StatusCode::OK, body.to_json(), p.crs))
 }
 
 #[utoipa::path(

@@ -9,11 +9,11 @@ use axum::http::StatusCode;
 use meridian_collections::query::{bbox_to_crs84, filter_to_crs84};
 use meridian_collections::{Cursor, FeaturePage, ListQuery, Start};
 use meridian_core::crs::Crs;
+use meridian_core::crs::Transformer;
 use meridian_core::{FieldError, Timestamp};
 use meridian_features::cql2::{self, Expr};
 use meridian_features::geometry::Bbox;
-use meridian_store::features::Feature;
-use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use meridian_store::features::StoredFeature;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
@@ -292,12 +292,13 @@ pub fn collection_body(base: &str, path: &str, p: &ListParams, page: FeaturePage
     ItemsBody { rest, features: page.features, crs: p.crs, item_base: format!("{base}{item_path}/") }
 }
 
-/// A page of features as a GeoJSON FeatureCollection, serialized straight from the stored
-/// features (members in the order of a JSON object's keys).
+/// A page of features as a GeoJSON FeatureCollection, written straight from the stored
+/// features: geometry and properties go out as the text the store holds (in CRS84), and are
+/// parsed only to move the geometry to another CRS.
 pub struct ItemsBody {
     /// Every member but `features`.
     rest: Map<String, Value>,
-    features: Vec<Feature>,
+    features: Vec<StoredFeature>,
     crs: Crs,
     /// Each feature's `self` link is this followed by its id.
     item_base: String,
@@ -306,35 +307,130 @@ pub struct ItemsBody {
 impl ItemsBody {
     /// The answer as a JSON value (the HTML page reads it).
     pub fn to_value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        serde_json::from_str(&self.to_json()).unwrap_or(Value::Null)
     }
-}
 
-impl Serialize for ItemsBody {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.rest.len() + 1))?;
-        // "features" sorts before every other member.
-        m.serialize_entry("features", &Features(self))?;
+    /// The answer's JSON text (members in the order of a JSON object's keys: `features` first).
+    pub fn to_json(&self) -> String {
+        let size: usize =
+            self.features.iter().map(|f| f.properties.len() + f.geometry.as_ref().map_or(4, String::len)).sum();
+        let mut out = String::with_capacity(size + self.features.len() * (self.item_base.len() + 160) + 1024);
+        out.push_str("{\"features\":[");
+        for (i, f) in self.features.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_feature(&mut out, f, self.crs, &self.item_base);
+        }
+        out.push(']');
         for (k, v) in &self.rest {
-            m.serialize_entry(k, v)?;
+            out.push(',');
+            push_json(&mut out, k);
+            out.push(':');
+            push_json(&mut out, v);
         }
-        m.end()
+        out.push('}');
+        out
     }
 }
 
-struct Features<'a>(&'a ItemsBody);
+/// Appends `v` as JSON.
+fn push_json(out: &mut String, v: &impl Serialize) {
+    out.push_str(&serde_json::to_string(v).unwrap_or_else(|_| "null".to_owned()));
+}
 
-impl Serialize for Features<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let body = self.0;
-        let mut seq = s.serialize_seq(Some(body.features.len()))?;
-        let mut href = String::with_capacity(body.item_base.len() + 32);
-        for f in &body.features {
-            href.clear();
-            href.push_str(&body.item_base);
-            href.push_str(&f.id);
-            seq.serialize_element(&super::FeatureOut { feature: f, crs: body.crs, self_href: Some(&href) })?;
+/// One feature of a page, with its `self` link and `updated_at` among its properties.
+fn write_feature(out: &mut String, f: &StoredFeature, crs: Crs, item_base: &str) {
+    out.push_str("{\"geometry\":");
+    match (&f.geometry, crs) {
+        (None, _) => out.push_str("null"),
+        (Some(g), Crs::Crs84) => out.push_str(g),
+        (Some(g), to) => {
+            let moved = match (serde_json::from_str::<Value>(g), Transformer::new(Crs::Crs84, to)) {
+                (Ok(g), Ok(t)) => meridian_features::geometry::map_positions(&g, &mut |x, y| t.apply(x, y)),
+                _ => None,
+            };
+            push_json(out, &moved.unwrap_or(Value::Null));
         }
-        seq.end()
+    }
+    out.push_str(",\"id\":");
+    push_json(out, &f.id);
+    out.push_str(",\"links\":[{\"href\":");
+    push_json(out, &format!("{item_base}{}", f.id));
+    out.push_str(",\"rel\":\"self\",\"type\":\"");
+    out.push_str(super::GEOJSON);
+    out.push_str("\"}],\"properties\":");
+    let updated = f.updated_at.to_rfc3339();
+    let props = f.properties.trim();
+    match props.strip_prefix('{') {
+        // The stored text of an object without an `updated_at` of its own: the time goes first.
+        Some(inner) if !props.contains("\"updated_at\"") => {
+            out.push_str("{\"updated_at\":");
+            push_json(out, &updated);
+            if !inner.trim_start().starts_with('}') {
+                out.push(',');
+            }
+            out.push_str(inner);
+        }
+        // Otherwise (the text names `updated_at`, as a property or a value): the values, with
+        // the feature's own time in place of such a property.
+        _ => {
+            let mut m: Map<String, Value> = serde_json::from_str(props).unwrap_or_default();
+            m.insert("updated_at".into(), Value::String(updated));
+            push_json(out, &m);
+        }
+    }
+    out.push_str(",\"type\":\"Feature\"}");
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use meridian_core::id::AccountId;
+
+    fn stored(geometry: Option<&str>, properties: &str) -> StoredFeature {
+        StoredFeature {
+            id: "f\"1".into(),
+            account_id: AccountId("acc".into()),
+            collection: "c".into(),
+            geometry: geometry.map(str::to_owned),
+            properties: properties.into(),
+            bbox: None,
+            version: 1,
+            created_at: Timestamp::from_millis(0),
+            updated_at: Timestamp::from_millis(1_000),
+            retired_at: None,
+        }
+    }
+
+    fn written(f: &StoredFeature, crs: Crs) -> Value {
+        let mut rest = Map::new();
+        rest.insert("type".into(), json!("FeatureCollection"));
+        rest.insert("numberReturned".into(), json!(1));
+        let body = ItemsBody { rest, features: vec![f.clone()], crs, item_base: "http://x/items/".into() };
+        let v: Value = serde_json::from_str(&body.to_json()).unwrap();
+        assert_eq!(v["type"], "FeatureCollection");
+        v["features"][0].clone()
+    }
+
+    #[test]
+    fn stored_text_is_written_as_the_parsed_feature_would_be() {
+        let updated = Timestamp::from_millis(1_000).to_rfc3339();
+        let point = r#"{"type":"Point","coordinates":[151.0,-34.0]}"#;
+        for props in [r#"{"a":1,"z":[true,null]}"#, "{}", " { } ", r#"{"updated_at":"mine","b":"updated_at"}"#] {
+            let v = written(&stored(Some(point), props), Crs::Crs84);
+            let mut want: Map<String, Value> = serde_json::from_str(props).unwrap();
+            want.insert("updated_at".into(), Value::String(updated.clone()));
+            assert_eq!(v["properties"], Value::Object(want), "{props}");
+            assert_eq!(v["geometry"], serde_json::from_str::<Value>(point).unwrap());
+            assert_eq!(v["id"], "f\"1");
+            assert_eq!(v["links"][0]["href"], "http://x/items/f\"1");
+            assert_eq!(v["type"], "Feature");
+        }
+        assert_eq!(written(&stored(None, "{}"), Crs::Crs84)["geometry"], Value::Null);
+        // Another CRS moves the coordinates (EPSG:4326 is latitude first).
+        let v = written(&stored(Some(point), "{}"), Crs::Epsg(4326));
+        assert_eq!(v["geometry"]["coordinates"], json!([-34.0, 151.0]));
     }
 }
