@@ -46,12 +46,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Clone)]
 pub struct FeatureService {
     store: Store,
+    /// The extents last read, as hints for [`FeatureService::list`] (see `query::ExtentHints`).
+    extents: std::sync::Arc<query::ExtentHints>,
 }
 
 impl FeatureService {
     /// A service over the store.
     pub fn new(store: Store) -> Self {
-        Self { store }
+        Self { store, extents: std::sync::Arc::default() }
     }
 
     /// The store behind the service (for job handlers that write through it).

@@ -16,6 +16,7 @@ use meridian_store::features::{
     Feature, FeatureQuery, Scalar, ScanFrom, ScannedFeature, SortKey, StoredFeature, ValueCondition, ValueOp,
 };
 use serde_json::{Map, Value};
+use std::time::{Duration, Instant};
 
 /// Default and largest page sizes of feature lists.
 pub const DEFAULT_LIMIT: u32 = 100;
@@ -288,6 +289,45 @@ fn store_query(q: &ListQuery) -> (FeatureQuery, bool, bool) {
     (fq, exact && !antimeridian, equals_exact)
 }
 
+/// The collection extents last read, kept as hints: a box that does not hold a collection's
+/// last known extent is very likely not to hold its extent now, and is listed without reading
+/// the extent again (one trip to the store less a request). A hint is never trusted the other
+/// way: a box that holds it reads the extent again before it is widened. A stale hint therefore
+/// never changes an answer, only which of two exact paths gives it; hints older than
+/// [`EXTENT_HINT_TTL`] are read again, so that a collection that shrank is noticed.
+#[derive(Debug, Default)]
+pub struct ExtentHints(std::sync::Mutex<std::collections::HashMap<(String, String), ExtentHint>>);
+
+/// A collection's extent (its box) and when it was read.
+type ExtentHint = (Option<[f64; 4]>, Instant);
+
+/// How long an extent hint is used.
+const EXTENT_HINT_TTL: Duration = Duration::from_secs(5);
+
+/// Most hints kept (the map is cleared past it).
+const EXTENT_HINTS_MAX: usize = 10_000;
+
+impl ExtentHints {
+    /// Whether `b` may hold the collection's extent (true when there is no fresh hint).
+    fn may_hold(&self, account: &AccountId, collection: &str, b: Bbox) -> bool {
+        let hints = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match hints.get(&(account.as_str().to_owned(), collection.to_owned())) {
+            Some((Some([x0, y0, x1, y1]), at)) if at.elapsed() < EXTENT_HINT_TTL => {
+                b.min_x <= *x0 && b.min_y <= *y0 && b.max_x >= *x1 && b.max_y >= *y1
+            }
+            _ => true,
+        }
+    }
+
+    fn note(&self, account: &AccountId, collection: &str, bbox: Option<[f64; 4]>) {
+        let mut hints = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if hints.len() >= EXTENT_HINTS_MAX {
+            hints.clear();
+        }
+        hints.insert((account.as_str().to_owned(), collection.to_owned()), (bbox, Instant::now()));
+    }
+}
+
 /// The exact tests the store could not decide.
 struct Residual {
     bbox: Option<Bbox>,
@@ -378,8 +418,9 @@ impl FeatureService {
         // box test at all is needed then.
         let widened;
         let q = match q.bbox {
-            Some(b) if b.min_x <= b.max_x => {
+            Some(b) if b.min_x <= b.max_x && self.extents.may_hold(account, &q.collection, b) => {
                 let extent = self.store.features.collection_extent(account, &q.collection).await?;
+                self.extents.note(account, &q.collection, extent.bbox);
                 match extent.bbox {
                     Some([x0, y0, x1, y1]) if b.min_x <= x0 && b.min_y <= y0 && b.max_x >= x1 && b.max_y >= y1 => {
                         widened = ListQuery { bbox: None, ..q.clone() };
@@ -605,3 +646,24 @@ pub fn filter_to_crs84(e: Expr, crs: Crs) -> Result<Expr, String> {
 
 /// A scanned feature, its index within its batch, and whether it passed the exact tests.
 struct Positioned(ScannedFeature, u64, bool);
+
+#[cfg(test)]
+mod extent_hint_tests {
+    use super::*;
+
+    #[test]
+    fn a_hint_only_ever_skips_the_read_for_boxes_that_do_not_hold_it() {
+        let hints = ExtentHints::default();
+        let (a, c) = (AccountId("acc".into()), "parcels");
+        let small = Bbox { min_x: 0.0, min_y: 0.0, max_x: 1.0, max_y: 1.0 };
+        let large = Bbox { min_x: -10.0, min_y: -10.0, max_x: 10.0, max_y: 10.0 };
+        // No hint: the extent is read.
+        assert!(hints.may_hold(&a, c, small));
+        hints.note(&a, c, Some([-5.0, -5.0, 5.0, 5.0]));
+        assert!(!hints.may_hold(&a, c, small), "a box that does not hold the last extent skips the read");
+        assert!(hints.may_hold(&a, c, large), "a box that holds it reads the extent again");
+        assert!(hints.may_hold(&AccountId("other".into()), c, small), "hints are per account");
+        hints.note(&a, c, None);
+        assert!(hints.may_hold(&a, c, small), "an empty collection's hint says nothing");
+    }
+}
