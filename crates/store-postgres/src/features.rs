@@ -23,12 +23,12 @@ use meridian_core::event::NewEvent;
 use meridian_core::id::AccountId;
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::features::{
-    ExpectedVersion, Extent, Feature, FeatureChange, FeatureCollection, FeatureQuery, FeatureVersion, Scalar, ScanFrom,
-    ScannedFeature, SortKey, StoredFeature, ValueCondition, ValueOp,
+    parse_geometry, parse_properties, ExpectedVersion, Extent, Feature, FeatureChange, FeatureCollection, FeatureQuery,
+    FeatureVersion, Scalar, ScanFrom, ScannedFeature, SortKey, StoredFeature, ValueCondition, ValueOp,
 };
 use meridian_store::repo::FeatureRepo;
 use meridian_store::{Result, StoreError};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Postgres, QueryBuilder, Row};
 
@@ -41,17 +41,6 @@ const INSERT_CHUNK: usize = 1_000;
 /// A collection created or imported with at least this many features refreshes the statistics
 /// of the feature tables at once (see `PgDb::inserted`).
 const ANALYZE_AFTER: usize = 1_000;
-
-fn props(text: &str) -> Result<Map<String, Value>> {
-    match serde_json::from_str(text)? {
-        Value::Object(m) => Ok(m),
-        _ => Err(StoreError::Corrupt("feature properties are not an object".into())),
-    }
-}
-
-fn geometry(text: Option<String>) -> Result<Option<Value>> {
-    text.map(|t| serde_json::from_str(&t)).transpose().map_err(Into::into)
-}
 
 /// The box of a row whose `min_x`, `min_y`, `max_x`, `max_y` columns are set together.
 fn bbox_from_row(row: &PgRow) -> Result<Option<[f64; 4]>> {
@@ -555,8 +544,8 @@ impl FeatureRepo for PgDb {
                 Ok(FeatureVersion {
                     version: r.try_get("version").map_err(db)?,
                     change: r.try_get("change").map_err(db)?,
-                    geometry: geometry(r.try_get("geometry").map_err(db)?)?,
-                    properties: props(&r.try_get::<String, _>("properties").map_err(db)?)?,
+                    geometry: parse_geometry(r.try_get::<Option<&str>, _>("geometry").map_err(db)?)?,
+                    properties: parse_properties(r.try_get("properties").map_err(db)?)?,
                     recorded_at: Timestamp::from_millis(r.try_get("recorded_at").map_err(db)?),
                 })
             })

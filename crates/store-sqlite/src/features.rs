@@ -7,28 +7,17 @@ use meridian_core::id::AccountId;
 use meridian_core::{DomainError, Timestamp};
 use meridian_store::features::ValueCondition;
 use meridian_store::features::{
-    ExpectedVersion, Extent, Feature, FeatureChange, FeatureCollection, FeatureQuery, FeatureVersion, Scalar, ScanFrom,
-    ScannedFeature, SortKey, StoredFeature,
+    parse_geometry, parse_properties, ExpectedVersion, Extent, Feature, FeatureChange, FeatureCollection, FeatureQuery,
+    FeatureVersion, Scalar, ScanFrom, ScannedFeature, SortKey, StoredFeature,
 };
 use meridian_store::repo::FeatureRepo;
 use meridian_store::{Result, StoreError};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sqlx::sqlite::SqliteRow;
 use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 
 const COLUMNS: &str = "f.seq, f.id, f.account_id, f.collection, f.geometry, f.properties, f.version, f.created_at,
     f.updated_at, f.retired_at, r.min_x, r.min_y, r.max_x, r.max_y";
-
-fn props(text: &str) -> Result<Map<String, Value>> {
-    match serde_json::from_str(text)? {
-        Value::Object(m) => Ok(m),
-        _ => Err(StoreError::Corrupt("feature properties are not an object".into())),
-    }
-}
-
-fn geometry(text: Option<String>) -> Result<Option<Value>> {
-    text.map(|t| serde_json::from_str(&t)).transpose().map_err(Into::into)
-}
 
 /// A feature row as read (geometry and properties as their text, checked to be JSON).
 fn stored_from_row(row: &SqliteRow) -> Result<StoredFeature> {
@@ -484,8 +473,8 @@ impl FeatureRepo for SqliteDb {
                 Ok(FeatureVersion {
                     version: r.try_get("version").map_err(db)?,
                     change: r.try_get("change").map_err(db)?,
-                    geometry: geometry(r.try_get("geometry").map_err(db)?)?,
-                    properties: props(&r.try_get::<String, _>("properties").map_err(db)?)?,
+                    geometry: parse_geometry(r.try_get::<Option<&str>, _>("geometry").map_err(db)?)?,
+                    properties: parse_properties(r.try_get("properties").map_err(db)?)?,
                     recorded_at: Timestamp::from_millis(r.try_get("recorded_at").map_err(db)?),
                 })
             })

@@ -182,7 +182,7 @@ impl StoredFeature {
 
     /// The geometry as a JSON value.
     pub fn geometry_value(&self) -> crate::Result<Option<Value>> {
-        self.geometry.as_deref().map(serde_json::from_str).transpose().map_err(Into::into)
+        parse_geometry(self.geometry.as_deref())
     }
 
     /// The feature with its geometry and properties as values.
@@ -192,10 +192,7 @@ impl StoredFeature {
 
     /// [`StoredFeature::parse`], taking the feature.
     pub fn into_feature(self) -> crate::Result<Feature> {
-        let properties = match serde_json::from_str(&self.properties)? {
-            Value::Object(m) => m,
-            _ => return Err(crate::StoreError::Corrupt("feature properties are not an object".into())),
-        };
+        let properties = parse_properties(&self.properties)?;
         Ok(Feature {
             geometry: self.geometry_value()?,
             id: self.id,
@@ -209,6 +206,19 @@ impl StoredFeature {
             retired_at: self.retired_at,
         })
     }
+}
+
+/// Stored properties (the text of a JSON object) as values.
+pub fn parse_properties(text: &str) -> crate::Result<Map<String, Value>> {
+    match serde_json::from_str(text)? {
+        Value::Object(m) => Ok(m),
+        _ => Err(crate::StoreError::Corrupt("feature properties are not an object".into())),
+    }
+}
+
+/// A stored geometry (JSON text) as a value.
+pub fn parse_geometry(text: Option<&str>) -> crate::Result<Option<Value>> {
+    text.map(serde_json::from_str).transpose().map_err(Into::into)
 }
 
 /// The extent of a collection's live features.
