@@ -36,6 +36,8 @@ const COUNT_BATCH: u32 = 5_000;
 
 /// How many candidates a count may test exactly before `numberMatched` is left out.
 const COUNT_BUDGET: u64 = 20_000;
+/// Edge features read with a count by box, in the same trip: a page's box has a few dozen.
+const FIRST_EDGE: u32 = 1_000;
 
 /// A feature query, independent of how it arrived (OGC API Features, the cadastre, WFS, WMS).
 #[derive(Clone, Debug, Default)]
@@ -564,21 +566,29 @@ impl FeatureService {
             return Ok(Some(self.store.features.count_features(account, fq).await?));
         }
         let unsorted = FeatureQuery { sort: Vec::new(), ..fq.clone() };
-        let (mut n, scanned) = if only_box && fq.bbox.is_some() {
+        let (mut n, scanned, mut scan) = if only_box && fq.bbox.is_some() {
             // Features whose boxes lie inside the query box match without a look at their
-            // geometry; only those on its edge need the exact test.
-            let (inside, edge) = self.store.features.count_features_by_box(account, fq, COUNT_BUDGET).await?;
-            if edge.is_none() {
+            // geometry; only those on its edge need the exact test. The count and the first
+            // edge features come in one trip; an edge longer than that is counted (to the
+            // budget) before it is read on.
+            let (inside, first) = self.store.features.count_inside_scan_edge(account, fq, FIRST_EDGE).await?;
+            let got = first.len() as u32;
+            let last = first.last().map(|s| s.seq).unwrap_or(0);
+            let n = inside + self.test_batch(first, residual).await?.iter().filter(|p| p.2).count() as u64;
+            if got < FIRST_EDGE {
+                return Ok(Some(n));
+            }
+            let edge = FeatureQuery { bbox_edge_only: true, ..unsorted };
+            if self.store.features.count_features_upto(account, &edge, COUNT_BUDGET + 1).await? > COUNT_BUDGET {
                 return Ok(None);
             }
-            (inside, FeatureQuery { bbox_edge_only: true, ..unsorted })
+            (n, edge, ScanFrom::After(last))
         } else {
             if self.store.features.count_features_upto(account, &unsorted, COUNT_BUDGET + 1).await? > COUNT_BUDGET {
                 return Ok(None);
             }
-            (0, unsorted)
+            (0, unsorted, ScanFrom::After(0))
         };
-        let mut scan = ScanFrom::After(0);
         loop {
             let batch = self.store.features.scan_features(account, &scanned, scan, COUNT_BATCH).await?;
             let got = batch.len() as u32;

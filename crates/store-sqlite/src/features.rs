@@ -538,22 +538,30 @@ impl FeatureRepo for SqliteDb {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
-    async fn count_features_by_box(
+    async fn count_inside_scan_edge(
         &self,
         account: &AccountId,
         q: &FeatureQuery,
-        cap: u64,
-    ) -> Result<(u64, Option<u64>)> {
-        // One statement, one trip to a reading connection, for both counts.
+        first: u32,
+    ) -> Result<(u64, Vec<ScannedFeature>)> {
+        // One statement, one trip to a reading connection: the inside count on every row, the
+        // edge features joined to it (one row of NULLs when there are none).
         let edge = FeatureQuery { bbox_edge_only: true, sort: Vec::new(), ..q.clone() };
         let mut b = QueryBuilder::new("SELECT (");
         push_query(&mut b, "SELECT count(*)", account, q, Window::Inside);
-        b.push("), (");
-        push_query(&mut b, "SELECT count(*) FROM (SELECT 1", account, &edge, Window::Any);
-        b.push(" LIMIT ").push_bind(i64::try_from(cap.saturating_add(1)).unwrap_or(i64::MAX)).push("))");
-        let (inside, n): (i64, i64) = b.build_query_as().fetch_one(self.read()).await.map_err(db)?;
-        let n = u64::try_from(n).unwrap_or(0);
-        Ok((u64::try_from(inside).unwrap_or(0), (n <= cap).then_some(n)))
+        b.push(") AS inside_count, e.* FROM (SELECT 1) LEFT JOIN (");
+        push_query(&mut b, &format!("SELECT {COLUMNS}"), account, &edge, Window::Any);
+        b.push(" ORDER BY f.seq LIMIT ").push_bind(i64::from(first)).push(") e ON 1 ORDER BY e.seq");
+        let rows = b.build().fetch_all(self.read()).await.map_err(db)?;
+        let mut inside = 0;
+        let mut scanned = Vec::with_capacity(rows.len());
+        for r in &rows {
+            inside = r.try_get::<i64, _>("inside_count").map_err(db)?;
+            if let Some(seq) = r.try_get::<Option<i64>, _>("seq").map_err(db)? {
+                scanned.push(ScannedFeature { seq, feature: stored_from_row(r)? });
+            }
+        }
+        Ok((u64::try_from(inside).unwrap_or(0), scanned))
     }
 
     async fn count_features_inside(&self, account: &AccountId, q: &FeatureQuery) -> Result<u64> {

@@ -617,19 +617,20 @@ pub trait FeatureRepo: Send + Sync {
     /// How many live features the box holds wholly (their own boxes inside it), with the other
     /// store-side conditions: these match a box filter without looking at their geometry.
     async fn count_features_inside(&self, account: &AccountId, query: &crate::features::FeatureQuery) -> Result<u64>;
-    /// [`FeatureRepo::count_features_inside`], and how many features lie on the box's edge
-    /// (`bbox_edge_only`: their boxes touch it without lying inside it), counted no further
-    /// than `cap` (none when there are more). A store may answer both in one statement.
-    async fn count_features_by_box(
+    /// [`FeatureRepo::count_features_inside`], and the first `first` features on the box's edge
+    /// (`bbox_edge_only`: their boxes touch it without lying inside it) in insertion order, all
+    /// of them when there are fewer: what a count by box needs, the edge features being the only
+    /// ones whose geometry must be tested. A store may answer both in one statement.
+    async fn count_inside_scan_edge(
         &self,
         account: &AccountId,
         query: &crate::features::FeatureQuery,
-        cap: u64,
-    ) -> Result<(u64, Option<u64>)> {
+        first: u32,
+    ) -> Result<(u64, Vec<crate::features::ScannedFeature>)> {
         let inside = self.count_features_inside(account, query).await?;
         let edge = crate::features::FeatureQuery { bbox_edge_only: true, sort: Vec::new(), ..query.clone() };
-        let n = self.count_features_upto(account, &edge, cap.saturating_add(1)).await?;
-        Ok((inside, (n <= cap).then_some(n)))
+        let scanned = self.scan_features(account, &edge, crate::features::ScanFrom::After(0), first).await?;
+        Ok((inside, scanned))
     }
 }
 

@@ -121,3 +121,61 @@ async fn imports_in_batches_are_all_or_nothing_and_hidden_until_finished() -> Te
     assert!(err.to_string().contains("already exists"), "{err}");
     Ok(())
 }
+
+/// A box's count in one go: the features it holds wholly are counted, those on its edge come
+/// back in insertion order (at most `first` of them), and retired features, other collections
+/// and other accounts are in neither.
+#[tokio::test]
+async fn a_count_by_box_counts_the_inside_and_reads_the_edge() -> TestResult {
+    use meridian_store::features::FeatureQuery;
+    let dir = tempfile::tempdir()?;
+    let store = open(dir.path()).await?;
+    let a = create_account(&store, "a@example.com").await?;
+    let b = create_account(&store, "b@example.com").await?;
+    let fs = &store.features;
+    let square = |account: &AccountId, coll: &str, n: u32, x: f64, y: f64| {
+        let mut f = point(account, coll, n, x, y, 1_000);
+        f.geometry = Some(
+            json!({"type": "Polygon", "coordinates": [[[x, y], [x + 1.0, y], [x + 1.0, y + 1.0], [x, y + 1.0], [x, y]]]}),
+        );
+        f.bbox = Some([x, y, x + 1.0, y + 1.0]);
+        f
+    };
+    // The box is [0, 0, 10, 10]: squares at 2 and 5 are inside, those at -0.5 and 9.5 cross
+    // its edge, the one at 20 lies outside.
+    let features = [
+        square(&a, "plots", 1, 2.0, 2.0),
+        square(&a, "plots", 2, -0.5, 4.0),
+        square(&a, "plots", 3, 5.0, 5.0),
+        square(&a, "plots", 4, 9.5, 9.5),
+        square(&a, "plots", 5, 20.0, 20.0),
+        square(&a, "plots", 6, 4.0, -0.5),
+        square(&a, "plots", 7, 6.0, 6.0),
+    ];
+    fs.create_collection(&collection(&a, "plots"), &features).await?;
+    fs.create_collection(&collection(&a, "other"), &[square(&a, "other", 8, 3.0, 3.0)]).await?;
+    fs.create_collection(&collection(&b, "plots"), &[square(&b, "plots", 9, 3.0, -0.5)]).await?;
+    fs.retire_feature(&a, "plots", &format!("f7-{}", a.as_str()), None, None).await?;
+
+    let q = FeatureQuery { collection: "plots".into(), bbox: Some([0.0, 0.0, 10.0, 10.0]), ..Default::default() };
+    let ids = |v: &[meridian_store::features::ScannedFeature]| -> Vec<String> {
+        v.iter().map(|s| s.feature.id.trim_end_matches(&format!("-{}", a.as_str())).to_owned()).collect()
+    };
+    let (inside, edge) = fs.count_inside_scan_edge(&a, &q, 100).await?;
+    assert_eq!(inside, 2, "squares 1 and 3 (7 is retired)");
+    assert_eq!(ids(&edge), ["f2", "f4", "f6"], "the edge in insertion order");
+    assert!(edge.windows(2).all(|w| w[0].seq < w[1].seq));
+    assert_eq!(edge[0].feature.bbox, Some([-0.5, 4.0, 0.5, 5.0]));
+
+    let (inside, edge) = fs.count_inside_scan_edge(&a, &q, 2).await?;
+    assert_eq!((inside, ids(&edge)), (2, vec!["f2".to_owned(), "f4".to_owned()]), "no more than `first`");
+
+    // A box with nothing on its edge still gives its count; one with nothing at all gives 0.
+    let all = FeatureQuery { bbox: Some([-10.0, -10.0, 30.0, 30.0]), ..q.clone() };
+    let (inside, edge) = fs.count_inside_scan_edge(&a, &all, 100).await?;
+    assert_eq!((inside, edge.len()), (6, 0));
+    let empty = FeatureQuery { bbox: Some([100.0, 100.0, 110.0, 110.0]), ..q.clone() };
+    assert_eq!(fs.count_inside_scan_edge(&a, &empty, 100).await?.0, 0);
+    assert!(fs.count_inside_scan_edge(&a, &empty, 100).await?.1.is_empty());
+    Ok(())
+}

@@ -179,6 +179,27 @@ async fn cursor_pages_cover_every_feature_once_with_exact_counts() -> TestResult
     Ok(())
 }
 
+/// A box with more features on its edge than the count reads with its first trip: the count
+/// reads on from where that trip stopped and still counts each feature once.
+#[tokio::test]
+async fn counts_with_a_long_edge_read_on_and_count_each_feature_once() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let (svc, account) = setup(dir.path()).await?;
+    // 1,500 squares on a row that the box's south edge cuts, 1,000 wholly inside it, and 300
+    // outside it whose boxes are near the edge but do not touch it.
+    let mut bodies: Vec<Value> =
+        (0..1500).map(|i| square(f64::from(i) * 0.001, 0.0, 0.0005, json!({"n": i}))).collect();
+    bodies.extend((0..1000).map(|i| square(f64::from(i) * 0.001, 0.01, 0.0005, json!({"n": i}))));
+    bodies.extend((0..300).map(|i| square(f64::from(i) * 0.001, -0.01, 0.0005, json!({"n": i}))));
+    make_collection(&svc, &account, "strips", bodies).await?;
+    let bbox = Bbox { min_x: -1.0, min_y: 0.00025, max_x: 10.0, max_y: 1.0 };
+    let q = ListQuery { collection: "strips".into(), bbox: Some(bbox), limit: 10, ..ListQuery::default() };
+    let page = svc.list(&account, &q).await?;
+    assert!(page.next.is_some());
+    assert_eq!(page.number_matched, Some(2500));
+    Ok(())
+}
+
 #[tokio::test]
 async fn pushed_down_filters_match_plain_evaluation() -> TestResult {
     let dir = tempfile::tempdir()?;
