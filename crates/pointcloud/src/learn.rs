@@ -440,7 +440,8 @@ pub enum Method {
     /// The forest alone.
     Model,
     /// The forest where it is confident (probability at least [`CONFIDENT`]), the rules
-    /// elsewhere; the rules alone on a file that records one return a pulse.
+    /// elsewhere; the rules alone on a file that records one return a pulse. A building answer
+    /// that stands alone among its neighbours' ([`LONE_SHARE`]) becomes vegetation.
     Combined,
 }
 
@@ -542,10 +543,65 @@ pub fn classify_objects_by(
             Method::Combined => (rule(), scale(1.0 - predicted[k].1)),
         };
     }
+    if method == Method::Combined {
+        for k in lone_buildings(cloud, &points, &class) {
+            let i = points[k];
+            (class[i], confidence[i]) = (how.rules.vegetation_band(shapes[k].hag), scale(1.0 - predicted[k].1));
+        }
+    }
     if !progress(1.0) {
         return Err(LearnError::Cancelled);
     }
     Ok((class, confidence))
+}
+
+/// Neighbours a building point's answer is checked against ([`lone_buildings`]).
+pub const LONE_NEIGHBOURS: usize = 12;
+
+/// Least share of a building point's [`LONE_NEIGHBOURS`] that are building too ([`lone_buildings`]).
+pub const LONE_SHARE: f64 = 0.2;
+
+/// Positions in `points` (the object points, with their classes in `class`) of the building
+/// points that stand alone: fewer than [`LONE_SHARE`] of their [`LONE_NEIGHBOURS`] nearest object
+/// points (in 3-D) are building too. A roof is a surface of many points answered alike; a lone
+/// building answer inside a canopy is the forest mistaking a crown for a roof, which it does
+/// where the canopy is sparse (a tenth of a point a square metre). Set on tuning data only
+/// (docs/pointcloud.md, "Classes on unseen lidar").
+fn lone_buildings(cloud: &PointCloud, points: &[usize], class: &[u8]) -> Vec<usize> {
+    use rayon::prelude::*;
+    let finite = |i: usize| cloud.x[i].is_finite() && cloud.y[i].is_finite() && cloud.z[i].is_finite();
+    // The object points the index holds: usable ones classed 3-6, by position in `points`.
+    let held: Vec<usize> =
+        (0..points.len()).filter(|&k| finite(points[k]) && (3..=6).contains(&class[points[k]])).collect();
+    let Some(&first) = held.first() else { return Vec::new() };
+    if held.len() > u32::MAX as usize - 1 {
+        return Vec::new();
+    }
+    let o = points[first];
+    let origin = [cloud.x[o], cloud.y[o], cloud.z[o]];
+    let coord =
+        |i: usize| [(cloud.x[i] - origin[0]) as f32, (cloud.y[i] - origin[1]) as f32, (cloud.z[i] - origin[2]) as f32];
+    let coords: Vec<[f32; 3]> = held.iter().map(|&k| coord(points[k])).collect();
+    let index = crate::knn::ColumnIndex::new(&coords, LONE_NEIGHBOURS + 1);
+    let is_building = |h: u32| class[points[held[h as usize]]] == 6;
+    (0..held.len())
+        .into_par_iter()
+        .filter(|&h| class[points[held[h]]] == 6)
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(scratch, near), h| {
+                index.nearest(coords[h], LONE_NEIGHBOURS + 1, scratch, near);
+                let others = near.iter().filter(|&&(_, j)| j as usize != h).take(LONE_NEIGHBOURS);
+                let (mut n, mut b) = (0usize, 0usize);
+                for &(_, j) in others {
+                    n += 1;
+                    b += usize::from(is_building(j));
+                }
+                (n > 0 && (b as f64) < LONE_SHARE * n as f64).then_some(held[h])
+            },
+        )
+        .flatten()
+        .collect()
 }
 
 fn scale(p: f32) -> u8 {
@@ -562,6 +618,37 @@ pub fn predict_rows(model: &Model, values: &[f32]) -> Vec<(u8, f32)> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_lone_building_answer_in_a_canopy_goes_and_a_roof_stays() {
+        // A 20 x 20 m roof of points every metre at 6 m, called building, and beside it a canopy
+        // of 30 x 30 points every metre at 12-13 m, called vegetation but for three lone points
+        // and a cluster of five.
+        let mut cloud = PointCloud::default();
+        let mut class = Vec::new();
+        let lone = [(45, 45), (52, 60), (60, 52)];
+        let cluster = [(50, 50), (50, 51), (51, 50), (51, 51), (52, 50)];
+        for (x0, n, building) in [(0, 20, true), (40, 30, false)] {
+            for i in 0..n {
+                for j in 0..n {
+                    let (x, y) = (x0 + i, x0 + j);
+                    cloud.x.push(f64::from(x));
+                    cloud.y.push(f64::from(y));
+                    cloud.z.push(if building { 6.0 } else { 12.0 + 0.3 * f64::from((x * 7 + y * 3) % 4) });
+                    let called = building || lone.contains(&(x, y)) || cluster.contains(&(x, y));
+                    class.push(if called { 6 } else { 5 });
+                }
+            }
+        }
+        let points: Vec<usize> = (0..class.len()).collect();
+        let mut found: Vec<(i32, i32)> = lone_buildings(&cloud, &points, &class)
+            .into_iter()
+            .map(|k| (cloud.x[k] as i32, cloud.y[k] as i32))
+            .collect();
+        found.sort_unstable();
+        // The lone answers go; the roof and the cluster (four of twelve neighbours alike) stay.
+        assert_eq!(found, lone.to_vec());
+    }
 
     #[test]
     fn the_default_model_loads() {
