@@ -533,6 +533,9 @@ pub struct EoConfig {
     /// `Cache-Control: max-age` of index tiles.
     #[serde(with = "humantime_serde")]
     pub tile_max_age: Duration,
+    /// Most bytes of decoded asset chunks kept in memory for index tiles, shared by every
+    /// scene (least recently used out first); 0 decodes every chunk for every tile.
+    pub block_cache_bytes: u64,
 }
 
 impl Default for EoConfig {
@@ -547,6 +550,7 @@ impl Default for EoConfig {
             max_chunk_bytes: 64 << 20,
             max_chunks: 1 << 20,
             tile_max_age: Duration::from_secs(3600),
+            block_cache_bytes: 256 << 20,
         }
     }
 }

@@ -638,9 +638,21 @@ impl EoService {
         Ok(url.to_string())
     }
 
-    /// Opens an asset, stored or remote (kept open for tiles and later computations).
+    /// Opens an asset, stored or remote (kept open for later computations).
     pub(crate) async fn open_asset(&self, key: &str) -> Result<Arc<GeoTiff>> {
-        if let Some(t) = self.opened.get(key) {
+        self.open_asset_as(key, false).await
+    }
+
+    /// Opens an asset for tiles: its chunks are kept in the block cache (`eo.block_cache_bytes`).
+    pub(crate) async fn open_tile_asset(&self, key: &str) -> Result<Arc<GeoTiff>> {
+        self.open_asset_as(key, self.block_cache.is_some()).await
+    }
+
+    async fn open_asset_as(&self, key: &str, cached: bool) -> Result<Arc<GeoTiff>> {
+        // The cached reader is kept under its own entry; the suffix keeps `forget_opened`'s
+        // prefix match working for both.
+        let entry = if cached { format!("{key}\u{0}tiles") } else { key.to_owned() };
+        if let Some(t) = self.opened.get(entry.as_str()) {
             return Ok(t);
         }
         let limits = self.raster_limits();
@@ -663,8 +675,12 @@ impl EoService {
                 .await
                 .map_err(|e| Error::Internal(e.to_string()))??
         };
+        let t = match (&self.block_cache, cached) {
+            (Some(cache), true) => t.with_block_cache(cache.clone()),
+            _ => t,
+        };
         let t = Arc::new(t);
-        self.opened.insert(key.to_owned(), t.clone());
+        self.opened.insert(entry, t.clone());
         Ok(t)
     }
 

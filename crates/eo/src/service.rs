@@ -94,6 +94,9 @@ pub struct EoService {
     pub(crate) max_attempts: u32,
     /// Asset GeoTIFFs opened for tiles, by blob key or URL.
     pub(crate) opened: meridian_core::cache::Bounded<String, Arc<GeoTiff>>,
+    /// Decoded chunks of the assets read for index tiles (`eo.block_cache_bytes`), shared by
+    /// every scene. Whole-scene computations read past it, so that one does not empty it.
+    pub(crate) block_cache: Option<Arc<meridian_raster::tiff::BlockCache>>,
     /// What remote asset URLs may name (the webhooks' policy).
     pub(crate) policy: meridian_egress::Policy,
     /// The client remote assets are read with.
@@ -121,9 +124,19 @@ impl EoService {
             tmp_dir: config.staging_dir(),
             max_attempts: config.jobs.max_attempts,
             opened: meridian_core::cache::Bounded::entries(crate::compute::OPENED_CAPACITY),
+            block_cache: (config.eo.block_cache_bytes > 0).then(|| {
+                Arc::new(meridian_raster::tiff::BlockCache::new(
+                    usize::try_from(config.eo.block_cache_bytes).unwrap_or(usize::MAX),
+                ))
+            }),
             policy,
             remote,
         }
+    }
+
+    /// Hits, misses and bytes of the block cache of index tiles (`None` when it is off).
+    pub fn block_cache_stats(&self) -> Option<meridian_raster::tiff::CacheStats> {
+        self.block_cache.as_ref().map(|c| c.stats())
     }
 
     /// The area's configuration.

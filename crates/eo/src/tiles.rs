@@ -155,7 +155,7 @@ impl EoService {
         let mut opened = Vec::new();
         for v in expr.variables() {
             let source = self.asset_source(account, item, v).await?;
-            opened.push(self.open_asset(&source).await?);
+            opened.push(self.open_tile_asset(&source).await?);
         }
         tokio::task::spawn_blocking(move || -> Result<Option<Vec<f32>>> {
             let Some(first) = opened.first() else { return Ok(None) };
@@ -194,7 +194,7 @@ impl EoService {
     ) -> Result<Option<Vec<u8>>> {
         check_tile(z, x, y)?;
         self.result(account, id).await?;
-        let tiff = self.open_asset(&format!("{}/index.tif", keys::result(account, id))).await?;
+        let tiff = self.open_tile_asset(&format!("{}/index.tif", keys::result(account, id))).await?;
         let paint = LayerPaint::Ramp {
             colors: ColorReliefOptions { ramp: Some(ramp), stops: None, mode: ColorMode::default(), alpha: true },
             min: rescale.0,

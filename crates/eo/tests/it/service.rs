@@ -19,6 +19,13 @@ use std::cmp::Ordering;
 use std::time::Duration;
 
 async fn setup(dir: &std::path::Path) -> (EoService, FeatureService, AccountId) {
+    setup_with(dir, |_| {}).await
+}
+
+async fn setup_with(
+    dir: &std::path::Path,
+    configure: impl FnOnce(&mut Config),
+) -> (EoService, FeatureService, AccountId) {
     let store = meridian_backends::open(&StoreOptions {
         database_url: format!("sqlite://{}/m.db", dir.display()),
         blob_url: format!("file://{}/blobs", dir.display()),
@@ -49,6 +56,7 @@ async fn setup(dir: &std::path::Path) -> (EoService, FeatureService, AccountId) 
     store.accounts.create_account(&account, &key).await.unwrap();
     let mut config = Config::default();
     config.server.data_dir = dir.to_path_buf();
+    configure(&mut config);
     let features = FeatureService::new(store.clone());
     (EoService::new(&config, store, features.clone()), features, account.id)
 }
@@ -240,6 +248,36 @@ fn part(id: &str) -> Value {
     let band = |n: &str, c: &str| json!({"eo:bands": [{"name": n, "common_name": c}]});
     json!({"id": id, "datetime": "2017-11-21T06:51:03Z",
         "assets": {"B7": band("B7", "red"), "B8": band("B8", "nir"), "B6": band("B6", "green")}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn index_tiles_read_their_chunks_once_and_draw_the_same_with_the_block_cache_off() {
+    let style = meridian_eo::tiles::TileStyle::named("ndvi").unwrap();
+    let mut drawn = Vec::new();
+    for bytes in [256 << 20, 0] {
+        let dir = tempfile::tempdir().unwrap();
+        let (svc, _, account) = setup_with(dir.path(), |c| c.eo.block_cache_bytes = bytes).await;
+        collection(&svc, &account, "cbers").await;
+        svc.ingest(&account, "cbers", &part("scene"), cog_bands(dir.path())).await.unwrap();
+        let tile = |z, x, y| svc.scene_tile(&account, "cbers/scene", &style, z, x, y, 256);
+        let first = tile(7, 83, 62).await.unwrap().expect("the tile is over the scene");
+        let after_first = svc.block_cache_stats();
+        let again = tile(7, 83, 62).await.unwrap().unwrap();
+        let next = tile(7, 84, 62).await.unwrap();
+        assert_eq!(first, again);
+        match (bytes, after_first, svc.block_cache_stats()) {
+            (0, None, None) => {}
+            (_, Some(a), Some(b)) => {
+                assert!(a.misses > 0 && a.hits == 0, "{a:?}");
+                assert_eq!(b.misses, a.misses, "the same tile decodes nothing again: {b:?}");
+                assert!(b.hits >= a.misses, "{b:?}");
+                assert!(b.bytes > 0 && b.bytes as u64 <= bytes, "{b:?}");
+            }
+            other => panic!("block_cache_bytes {bytes}: {other:?}"),
+        }
+        drawn.push((first, next));
+    }
+    assert_eq!(drawn[0], drawn[1], "the cache changes no pixel");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
