@@ -516,9 +516,16 @@ pub fn compute_to_cog(
 
     let plain_tiff = GeoTiff::open(plain.path())?;
     progress(60);
-    // Deflate level 1: on float indices it is several times faster than level 6 for files
-    // about 40% larger, and layout time dominates band math on large scenes.
-    let cog = CogOptions { tile_size: TILE, level: 1, predictor: true, overviews: true, average: true };
+    // The fastest Deflate encoder: on float indices about six times faster than zlib level 1
+    // (itself several times faster than level 6) for files about a fifth larger, and layout time
+    // dominates band math on large scenes.
+    let cog = CogOptions {
+        tile_size: TILE,
+        level: meridian_raster::tiff::FASTEST,
+        predictor: true,
+        overviews: true,
+        average: true,
+    };
     let report = |f: f64| {
         progress((60.0 + f * 39.0) as u8);
         !interrupted()

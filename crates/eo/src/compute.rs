@@ -749,10 +749,10 @@ impl EoService {
         };
         let prefix = keys::result(account, &plan.id);
         let mut outputs = Vec::new();
-        let size = self.blobs().upload_file(&format!("{prefix}/index.tif"), &cog).await?;
+        let size = self.blobs().move_file_in(&format!("{prefix}/index.tif"), &cog).await?;
         outputs.push(json!({"name": "index.tif", "href": format!("{}/outputs/index.tif", result_path(&plan.id)), "type": COG_TYPE, "size": size, "roles": ["data"]}));
         if plan.png {
-            let size = self.blobs().upload_file(&format!("{prefix}/preview.png"), &png).await?;
+            let size = self.blobs().move_file_in(&format!("{prefix}/preview.png"), &png).await?;
             outputs.push(json!({"name": "preview.png", "href": format!("{}/outputs/preview.png", result_path(&plan.id)), "type": "image/png", "size": size, "roles": ["overview"]}));
         }
         let doc = json!({

@@ -53,6 +53,18 @@ pub struct BlobStore {
     inner: Arc<dyn BlobBackend>,
 }
 
+/// Whether a key maps to the same path in a local store's folder for every reader: segments of
+/// letters, digits, `-`, `_` and `.` (none empty, none `.` or `..`), which the object store keeps
+/// as they are.
+fn plain_key(key: &str) -> bool {
+    key.split('/').all(|seg| {
+        !seg.is_empty()
+            && seg != "."
+            && seg != ".."
+            && seg.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    })
+}
+
 impl BlobStore {
     /// A store over `backend`.
     pub fn new(backend: Arc<dyn BlobBackend>) -> Self {
@@ -109,6 +121,35 @@ impl BlobStore {
     /// Streams a local file into the store (never the whole file in memory); returns its size.
     pub async fn upload_file(&self, key: &str, file: &Path) -> Result<u64> {
         self.inner.upload_file(key, file).await
+    }
+
+    /// Moves a local file the caller is done with into the store; returns its size. On a local
+    /// store whose folder is on the file's filesystem this is a rename (no byte is copied, and the
+    /// blob appears whole or not at all); elsewhere the file is uploaded as by
+    /// [`upload_file`](Self::upload_file), then removed. On an error the file may remain.
+    pub async fn move_file_in(&self, key: &str, file: &Path) -> Result<u64> {
+        if let Some(target) = self.local_path(key).filter(|_| plain_key(key)) {
+            let from = file.to_path_buf();
+            let renamed = tokio::task::spawn_blocking(move || -> std::io::Result<Option<u64>> {
+                if let Some(dir) = target.parent() {
+                    std::fs::create_dir_all(dir)?;
+                }
+                match std::fs::rename(&from, &target) {
+                    Ok(()) => Ok(Some(std::fs::metadata(&target)?.len())),
+                    // Another filesystem (EXDEV) or a rename the platform refuses: copy instead.
+                    Err(_) => Ok(None),
+                }
+            })
+            .await
+            .map_err(StoreError::blob)?
+            .map_err(StoreError::blob)?;
+            if let Some(size) = renamed {
+                return Ok(size);
+            }
+        }
+        let size = self.upload_file(key, file).await?;
+        tokio::fs::remove_file(file).await.map_err(StoreError::blob)?;
+        Ok(size)
     }
 
     /// The folders directly under `prefix` (the top level for `""`).

@@ -106,6 +106,21 @@ async fn behaves_as_a_blob_store(blobs: &BlobStore) -> TestResult {
     .await??;
     assert_eq!(tail, big[11_999_996..].to_vec());
 
+    // A file moved in: whole under its key, gone from where it was (renamed on a local folder on
+    // the same filesystem, uploaded and removed elsewhere).
+    let moved = dir.path().join("moved");
+    std::fs::write(&moved, &big[..3_000_000])?;
+    assert_eq!(blobs.move_file_in("acct_a/pc/moved/index.tif", &moved).await?, 3_000_000);
+    assert!(!moved.exists());
+    assert_eq!(blobs.get("acct_a/pc/moved/index.tif").await?.ok_or("absent")?.as_ref(), &big[..3_000_000]);
+    // A key a local folder would spell differently goes the uploading way.
+    std::fs::write(&moved, b"odd")?;
+    assert_eq!(blobs.move_file_in("acct_a/pc/odd name#1.txt", &moved).await?, 3);
+    assert!(!moved.exists());
+    assert_eq!(blobs.get("acct_a/pc/odd name#1.txt").await?.ok_or("absent")?.as_ref(), b"odd");
+    blobs.delete("acct_a/pc/odd name#1.txt").await?;
+    blobs.delete("acct_a/pc/moved/index.tif").await?;
+
     assert_eq!(blobs.folders("").await?, vec!["acct_a".to_owned()]);
     let mut folders = blobs.folders("acct_a").await?;
     folders.sort();

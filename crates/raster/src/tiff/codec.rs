@@ -298,6 +298,7 @@ pub(crate) fn compress(c: Compression, data: &[u8], level: u32) -> Result<Vec<u8
     use std::io::Write;
     match c {
         Compression::None => Ok(data.to_vec()),
+        Compression::Deflate if level == super::writer::FASTEST => Ok(fdeflate::compress_to_vec(data)),
         Compression::Deflate => {
             let mut e =
                 flate2::write::ZlibEncoder::new(Vec::with_capacity(data.len() / 2), flate2::Compression::new(level));

@@ -13,7 +13,9 @@ pub use cache::{BlockCache, CacheStats};
 pub use codec::Compression;
 pub use reader::Sample;
 pub use reader::{GeoTiff, Image, Limits, ReadAt};
-pub use writer::{write_cog, write_cog_with_progress, write_raster_cog, CogOptions, Pixel, TiffWriter, WriterOptions};
+pub use writer::{
+    write_cog, write_cog_with_progress, write_raster_cog, CogOptions, Pixel, TiffWriter, WriterOptions, FASTEST,
+};
 
 /// Georeferencing that a writer stores and a reader recovers.
 #[derive(Clone, Debug, PartialEq)]

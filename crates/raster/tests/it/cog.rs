@@ -102,6 +102,34 @@ fn gdal_validates_our_cog() {
     assert_eq!(gdal, ours);
 }
 
+#[test]
+fn the_fastest_deflate_gives_the_same_values_to_us_and_to_gdal() {
+    let dir = tmp();
+    let p = big_dem(dir.path());
+    let fast = dir.path().join("fast.tif");
+    let opts = CogOptions { level: tiff::FASTEST, ..CogOptions::default() };
+    tiff::write_cog(&GeoTiff::open(&p).unwrap(), &fast, &opts).unwrap();
+    let (a, b) = (GeoTiff::open(&p).unwrap(), GeoTiff::open(&fast).unwrap());
+    assert_eq!(a.images().len(), b.images().len());
+    for level in 0..a.images().len() {
+        let (w, h) = (a.images()[level].width, a.images()[level].height);
+        let win = Window::new(0, 0, w, h);
+        assert_eq!(
+            a.read_window::<f32>(level, 0, win, 0.0).unwrap(),
+            b.read_window::<f32>(level, 0, win, 0.0).unwrap(),
+            "level {level}"
+        );
+    }
+    if !have_tool("gdal_translate", "the_fastest_deflate_gives_the_same_values_to_us_and_to_gdal") {
+        return;
+    }
+    let raw = dir.path().join("fast.bin");
+    run("gdal_translate", &["-q", "-of", "ENVI", s(&fast), s(&raw)]);
+    let bytes = std::fs::read(&raw).unwrap();
+    let gdal: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+    assert_eq!(gdal, b.read_band::<f32>(0).unwrap().data);
+}
+
 /// Copying a source to a COG (the first step of a job on an upload) reports progress block by
 /// block, and stops when told to: it used to say nothing until it was done.
 #[test]
