@@ -310,7 +310,9 @@ impl DemLayers {
             .await
             .map_err(|e| SourceError::from_err("opening a DEM", e))?
             .map_err(|e| SourceError::from_err("opening a DEM", e))?;
-        let t = Arc::new(t);
+        // Maps and tiles of a raster overlap the same chunks: they are decoded once, into the DEM
+        // service's block cache (`dem.block_cache_bytes`), shared with its terrain tiles.
+        let t = Arc::new(t.with_block_cache(self.dem.block_cache().clone()));
         self.opened.insert(key.to_owned(), t.clone());
         Ok(t)
     }
