@@ -272,14 +272,18 @@ lighttpd $S_RSS MB in all.
 | request | Meridian req/s | p50 | p99 | non-2xx | MapServer req/s | p50 | p99 | non-2xx | ratio |
 |---|---|---|---|---|---|---|---|---|---|
 $ROWS
-Where the time goes (\`perf record -g -p <meridian pid>\` during the 1024x768 row): rasterising
-with tiny-skia (anti-aliased fill and outline) is about half, reading the page of parcels from
-SQLite and decoding their JSON a fifth, PNG encoding (fdeflate) and un-premultiplying a tenth.
-Drawing every polygon of a layer as one path (one fill, one outline) instead of one path per
-parcel, skipping the compositing pass for a lone layer and un-premultiplying only translucent
-pixels took the 1024x768 map from 29 to 43 maps/s on a loaded machine; what is left is the
-rasteriser itself and the per-feature JSON decoding (issue 17's work: geometry straight from the
-stored bytes).
+Where the time goes (\`perf record -a -g -F 299\` during the 1024x768 row on the release binary,
+2026-11-29, samples grouped by crate): tiny-skia's anti-aliased fill and outline 42 %, memory
+copies and allocation 14 %, the kernel (thread hand-offs, page faults) 9 %, serde_json decoding
+the parcels' geometry 6 %, Meridian's own drawing code (\`meridian_ogc::render\`, colour and path
+building) 5 %, sorting 3 %, SQLite 3 %, PNG encoding 3 %, the projection to EPSG:3857 2 %. The
+parcel rows stay short of 3× because anti-aliased rasterising is most of the work and is already
+one path per layer; what would move them is a cheaper rasteriser for outlines a pixel or two
+wide, not the store. Earlier, drawing every polygon of a layer as one path
+(one fill, one outline) instead of one path per parcel, skipping the compositing pass for a lone
+layer and un-premultiplying only translucent pixels took the 1024x768 map from 29 to 43 maps/s.
+Raster layers read their chunks through the DEM block cache (\`dem.block_cache_bytes\`), which took
+the hillshade row from 2.9× to 5.8× MapServer.
 <!-- ogc:end -->
 MD
 )
