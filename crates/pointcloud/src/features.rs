@@ -251,6 +251,11 @@ impl<'a> FeatureContext<'a> {
         })
     }
 
+    /// The cloud the features are of.
+    pub fn cloud(&self) -> &'a PointCloud {
+        self.cloud
+    }
+
     /// The cloud's x and y columns.
     pub fn xy(&self) -> (&'a [f64], &'a [f64]) {
         (&self.cloud.x, &self.cloud.y)
@@ -312,14 +317,14 @@ impl<'a> FeatureContext<'a> {
 
 /// Sums of the neighbour offsets and their products, for the covariance.
 #[derive(Default)]
-struct Moments {
+pub(crate) struct Moments {
     n: f64,
     s: [f64; 3],
     ss: [f64; 6],
 }
 
 impl Moments {
-    fn add(&mut self, d: [f64; 3]) {
+    pub(crate) fn add(&mut self, d: [f64; 3]) {
         self.n += 1.0;
         for (s, d) in self.s.iter_mut().zip(d) {
             *s += d;
@@ -332,8 +337,14 @@ impl Moments {
         self.ss[5] += d[2] * d[2];
     }
 
+    /// The mean of the offsets added.
+    pub(crate) fn mean(&self) -> [f64; 3] {
+        let n = self.n.max(1.0);
+        [self.s[0] / n, self.s[1] / n, self.s[2] / n]
+    }
+
     /// Covariance xx, xy, xz, yy, yz, zz.
-    fn covariance(&self) -> [f64; 6] {
+    pub(crate) fn covariance(&self) -> [f64; 6] {
         let n = self.n.max(1.0);
         let m = [self.s[0] / n, self.s[1] / n, self.s[2] / n];
         [
@@ -379,7 +390,7 @@ fn shape(m: &Moments, radius: f64, out: &mut [f32]) {
 
 /// Eigenvalues of a symmetric 3 × 3 matrix (xx, xy, xz, yy, yz, zz), largest first, clamped at
 /// zero, and the unit eigenvector of the smallest (the normal); the closed form of Smith (1961).
-fn eigen(a: [f64; 6]) -> ([f64; 3], [f64; 3]) {
+pub(crate) fn eigen(a: [f64; 6]) -> ([f64; 3], [f64; 3]) {
     let [xx, xy, xz, yy, yz, zz] = a;
     let p1 = xy * xy + xz * xz + yz * yz;
     let q = (xx + yy + zz) / 3.0;

@@ -14,9 +14,13 @@
 //!   edge (the tile's edge counting as no drop), and is not the largest plateau, is a roof (or a deck or a bridge) that the ground
 //!   filter took for ground because it is wider than its largest window: its points are taken
 //!   out of the ground.
-//! - **Buildings** ([`Rules::buildings`]): points at least `building_height` above the ground
-//!   whose nearest neighbours lie on a plane (scattering λ₃/λ₁ of the 10 or of the 25 nearest
-//!   under `planar_scattering`) are binned in cells of twice the point spacing (1 m at least);
+//! - **Buildings** ([`Rules::buildings`]): the points at least `building_height` above the
+//!   ground are planar where they lie on a roof plane ([`Rules::planar_points`]: among the
+//!   elevated points, each one's nearest neighbours, as many as a disc of `roof_radius` holds at
+//!   the survey's density and 8 to 50, whose scattering λ₃/λ₁ is under `planar_scattering` make
+//!   a plane; a point within `roof_tolerance` of its own plane or of a neighbour's is planar,
+//!   so the points along a ridge, whose own neighbourhoods span both sides, count too). They are
+//!   binned in cells of twice the point spacing (1 m at least);
 //!   the cells where at least half the elevated points are planar are joined into segments
 //!   (8-neighbours whose planar points are at heights a 45° roof allows), and a segment is a
 //!   building when it covers at least `building_area` square metres with at least
@@ -55,9 +59,15 @@ pub struct Rules {
     /// spacing holds about four on a roof): scattered points over kilometres that happen to lie
     /// on a plane are no roof.
     pub building_cover: f64,
-    /// Largest scattering (λ₃/λ₁, the smaller of the 10 and the 25 nearest neighbours) of a
-    /// planar point (0.05).
-    pub planar_scattering: f32,
+    /// Largest scattering (λ₃/λ₁) of a roof plane: the neighbourhood of an elevated point among
+    /// the elevated points (0.03).
+    pub planar_scattering: f64,
+    /// Radius of the disc a roof plane's neighbourhood covers at the survey's density, metres
+    /// (1.5; between 8 and 50 neighbours whatever the density).
+    pub roof_radius: f64,
+    /// Largest distance of a planar point from its own roof plane or a neighbour's, metres (0.15,
+    /// the vertical accuracy of a QL2 survey).
+    pub roof_tolerance: f64,
     /// Smallest share of a segment's elevated points that are planar (0.55).
     pub planar_share: f64,
     /// Largest share of a segment's points that are first (or intermediate) of several returns,
@@ -89,7 +99,9 @@ impl Default for Rules {
             building_area: 12.0,
             building_points: 10,
             building_cover: 1.5,
-            planar_scattering: 0.05,
+            planar_scattering: 0.03,
+            roof_radius: 1.5,
+            roof_tolerance: 0.15,
             planar_share: 0.55,
             multi_share: 0.3,
             vegetation_heights: [0.5, 1.5],
@@ -105,8 +117,6 @@ impl Default for Rules {
 }
 
 const HAG: usize = column("height_above_ground");
-const K10_SCATTERING: usize = column("k10_scattering");
-const K25_SCATTERING: usize = column("k25_scattering");
 const RETURN_NUMBER: usize = column("return_number");
 const NUMBER_OF_RETURNS: usize = column("number_of_returns");
 
@@ -115,8 +125,6 @@ const NUMBER_OF_RETURNS: usize = column("number_of_returns");
 pub struct PointShape {
     /// Height above ground.
     pub hag: f32,
-    /// Scattering of the 25 nearest neighbours.
-    pub scattering: f32,
     /// First or intermediate of several returns.
     pub early_return: bool,
 }
@@ -126,11 +134,7 @@ impl PointShape {
     pub fn of_row(row: &[f32]) -> Self {
         debug_assert_eq!(row.len(), N_FEATURES);
         let (rn, nr) = (row[RETURN_NUMBER], row[NUMBER_OF_RETURNS]);
-        Self {
-            hag: row[HAG],
-            scattering: row[K25_SCATTERING].min(row[K10_SCATTERING]),
-            early_return: nr > 1.0 && rn < nr,
-        }
+        Self { hag: row[HAG], early_return: nr > 1.0 && rn < nr }
     }
 }
 
@@ -370,12 +374,12 @@ impl Rules {
             /// Sum of the planar points' heights above ground.
             planar_height: f64,
         }
+        let planar_points = self.planar_points(context, points, shapes, spacing);
         let mut cells: HashMap<(i64, i64), Acc> = HashMap::new();
-        for (&i, s) in points.iter().zip(shapes) {
+        for ((&i, s), &planar) in points.iter().zip(shapes).zip(&planar_points) {
             if f64::from(s.hag) >= self.building_height && context.usable(i) {
                 let a = cells.entry(key(i)).or_default();
                 a.elevated += 1;
-                let planar = s.scattering < self.planar_scattering;
                 a.planar += u32::from(planar);
                 if planar {
                     a.planar_height += f64::from(s.hag);
@@ -437,6 +441,91 @@ impl Rules {
                     && segment.get(&key(i)).is_some_and(|&id| accepted[id as usize])
             })
             .collect()
+    }
+}
+
+impl Rules {
+    /// Which of `points` (with their shapes in `shapes`) lie on a roof plane: among the points at
+    /// least `building_height` above the ground, each one's k nearest (in 3-D, k the number a disc
+    /// of `roof_radius` holds at the survey's `spacing`, 8 to 50) make a plane when their
+    /// scattering λ₃/λ₁ is under `planar_scattering`; a point is planar when it lies within
+    /// `roof_tolerance` of the plane of one of its k nearest (itself included). A point by a ridge
+    /// or an edge, whose own neighbourhood spans two faces, lies on the plane of a neighbour
+    /// whose neighbourhood does not; a crown's neighbourhoods are rarely planes at all. Only
+    /// elevated points take part, so a roof's edge is not measured against the ground beside
+    /// it. Points below `building_height` are never planar.
+    pub fn planar_points(
+        &self,
+        context: &FeatureContext<'_>,
+        points: &[usize],
+        shapes: &[PointShape],
+        spacing: f64,
+    ) -> Vec<bool> {
+        use rayon::prelude::*;
+        let mut planar = vec![false; points.len()];
+        let elevated: Vec<usize> = (0..points.len())
+            .filter(|&k| f64::from(shapes[k].hag) >= self.building_height && context.usable(points[k]))
+            .collect();
+        let Some(&first) = elevated.first() else { return planar };
+        if elevated.len() > u32::MAX as usize - 1 {
+            return planar;
+        }
+        let cloud = context.cloud();
+        let o = points[first];
+        let origin = [cloud.x[o], cloud.y[o], cloud.z[o]];
+        let coords: Vec<[f32; 3]> = elevated
+            .iter()
+            .map(|&k| {
+                let i = points[k];
+                [(cloud.x[i] - origin[0]) as f32, (cloud.y[i] - origin[1]) as f32, (cloud.z[i] - origin[2]) as f32]
+            })
+            .collect();
+        let per_disc = std::f64::consts::PI * self.roof_radius * self.roof_radius / (spacing * spacing).max(1e-6);
+        let k = (per_disc.round().clamp(8.0, 50.0) as usize).min(coords.len());
+        if k < 3 {
+            return planar;
+        }
+        let index = crate::knn::ColumnIndex::new(&coords, k);
+        // Each elevated point's plane: a point on it and its unit normal, when it is a plane.
+        let planes: Vec<Option<([f64; 3], [f64; 3])>> = coords
+            .par_iter()
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(scratch, near), &p| {
+                    index.nearest(p, k, scratch, near);
+                    let mut m = crate::features::Moments::default();
+                    for &(_, j) in near.iter() {
+                        let q = coords[j as usize];
+                        m.add([f64::from(q[0] - p[0]), f64::from(q[1] - p[1]), f64::from(q[2] - p[2])]);
+                    }
+                    let (l, normal) = crate::features::eigen(m.covariance());
+                    let c = m.mean();
+                    let centre = [f64::from(p[0]) + c[0], f64::from(p[1]) + c[1], f64::from(p[2]) + c[2]];
+                    (l[0] > 1e-12 && l[2] / l[0] < self.planar_scattering).then_some((centre, normal))
+                },
+            )
+            .collect();
+        let on_plane: Vec<bool> = coords
+            .par_iter()
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(scratch, near), &p| {
+                    index.nearest(p, k, scratch, near);
+                    near.iter().any(|&(_, j)| {
+                        planes[j as usize].is_some_and(|(c, n)| {
+                            let d = (f64::from(p[0]) - c[0]) * n[0]
+                                + (f64::from(p[1]) - c[1]) * n[1]
+                                + (f64::from(p[2]) - c[2]) * n[2];
+                            d.abs() < self.roof_tolerance
+                        })
+                    })
+                },
+            )
+            .collect();
+        for (&k, on) in elevated.iter().zip(on_plane) {
+            planar[k] = on;
+        }
+        planar
     }
 }
 
@@ -526,6 +615,56 @@ mod tests {
         // Multiple returns are not water; a file with no sparse area has none.
         let multi = Rules::default().water(&x, &y, &z, &ground, &vec![2u8; x.len()], spacing);
         assert!(!multi.iter().any(|w| *w));
+    }
+
+    /// A gabled roof sampled every 2 m (0.25 points a square metre), its ridge on a row of
+    /// points, beside a canopy at the same density: every roof point is planar, the ridge's too
+    /// (its own neighbours span both faces: it lies on a neighbour's plane); few crown points are.
+    #[test]
+    fn a_sparse_gabled_roof_is_planar_to_its_ridge_and_a_canopy_is_not() {
+        let mut cloud = crate::reader::PointCloud::default();
+        let mut hag = Vec::new();
+        let mut roof = Vec::new();
+        for i in 0..7 {
+            for j in 0..6 {
+                let x = 2.0 * f64::from(i);
+                cloud.x.push(x);
+                cloud.y.push(2.0 * f64::from(j));
+                // Eaves 5 m up, faces rising 0.7 m a metre (35°) to the ridge at x = 6.
+                let z = 5.0 + 0.7 * (6.0 - (x - 6.0).abs());
+                cloud.z.push(z);
+                hag.push(z as f32);
+                roof.push(true);
+            }
+        }
+        for i in 0..12 {
+            for j in 0..12 {
+                let (x, y) = (40.0 + 2.0 * f64::from(i), 2.0 * f64::from(j));
+                let hash = ((x * 12.9898 + y * 78.233).sin() * 43_758.545_3).rem_euclid(1.0);
+                let z = 8.0 + 6.0 * hash;
+                cloud.x.push(x);
+                cloud.y.push(y);
+                cloud.z.push(z);
+                hag.push(z as f32);
+                roof.push(false);
+            }
+        }
+        let n = cloud.x.len();
+        cloud.intensity.resize(n, 0);
+        cloud.classification.resize(n, 1);
+        cloud.return_number.resize(n, 1);
+        cloud.number_of_returns.resize(n, 1);
+        let context = FeatureContext::new(&cloud, &hag).unwrap();
+        let points: Vec<usize> = (0..n).collect();
+        let shapes: Vec<PointShape> = hag.iter().map(|&h| PointShape { hag: h, early_return: false }).collect();
+        let planar = Rules::default().planar_points(&context, &points, &shapes, 2.0);
+        let ridge: Vec<usize> = (0..n).filter(|&i| roof[i] && cloud.x[i] == 6.0).collect();
+        assert_eq!(ridge.len(), 6);
+        assert!(ridge.iter().all(|&i| planar[i]), "the ridge is planar");
+        let roof_planar = (0..n).filter(|&i| roof[i] && planar[i]).count();
+        assert_eq!(roof_planar, 42, "every roof point is planar");
+        let crown_planar = (0..n).filter(|&i| !roof[i] && planar[i]).count();
+        assert!(crown_planar < 144 / 5, "{crown_planar} of 144 crown points planar");
     }
 
     #[test]
