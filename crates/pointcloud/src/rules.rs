@@ -654,7 +654,7 @@ mod tests {
         cloud.classification.resize(n, 1);
         cloud.return_number.resize(n, 1);
         cloud.number_of_returns.resize(n, 1);
-        let context = FeatureContext::new(&cloud, &hag).unwrap();
+        let context = FeatureContext::new(&cloud, &hag).expect("the columns are complete");
         let points: Vec<usize> = (0..n).collect();
         let shapes: Vec<PointShape> = hag.iter().map(|&h| PointShape { hag: h, early_return: false }).collect();
         let planar = Rules::default().planar_points(&context, &points, &shapes, 2.0);
