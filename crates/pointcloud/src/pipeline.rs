@@ -1,6 +1,7 @@
 //! The classification pipeline a `pointcloud.classify` job runs, in order: noise (extended local
 //! minimum, then statistical or radius outliers; classes 7 and 18), ground (SMRF or CSF; class
-//! 2), height above ground, and the learned classes of the remaining points (vegetation 3/4/5,
+//! 2), height above ground (low noise within the ground filter's tolerance of the surface is
+//! then ground: the sparse ground returns under a closed canopy), and the learned classes of the remaining points (vegetation 3/4/5,
 //! building 6, other 1) with a per-point confidence. Steps that do not run leave the file's own
 //! classes as they are. The result is written as LAZ with a `confidence` extra-bytes attribute.
 
@@ -765,12 +766,21 @@ fn classify_cloud(
     stages.check(0.47)?;
 
     // 3. Height above ground.
-    let need_hag = params.steps.hag || params.steps.classes;
+    // The ground step needs the heights too when noise ran: low noise on the surface is ground.
+    let need_hag = params.steps.hag || params.steps.classes || (params.steps.noise && params.steps.ground);
     let heights = if need_hag {
         let t = Instant::now();
         let h = hag::height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, 1.0).map_err(|e| step("hag")(&e))?;
         if let (true, Some(offset)) = (params.steps.ground, params.ground.offset) {
             crate::rules::trim_ground(&mut ground, &h, offset);
+        }
+        if params.steps.noise && params.steps.ground {
+            // Low noise that lies on the ground surface is ground: under a closed canopy the
+            // few ground returns are far from every other point, which is what the outlier test
+            // looks for, and below their neighbours, which makes them low; a multipath point
+            // lies metres under the surface. The tolerance is the ground filter's own.
+            let tolerance = if normalised { crate::normalised::TOLERANCE } else { params.ground.threshold };
+            restore_surface_noise(&mut noise, &mut ground, &h, tolerance);
         }
         timed(timings, "hag", t);
         Some(h)
@@ -844,10 +854,33 @@ fn classify_cloud(
     Ok(Classified { classes, confidence, assigned, normalised })
 }
 
+/// Turns the low noise points (class 7) within `tolerance` of the ground surface (`hag`, their
+/// heights over it) into ground. High noise and points far under the surface stay noise.
+fn restore_surface_noise(noise: &mut [u8], ground: &mut [bool], hag: &[f32], tolerance: f64) {
+    for ((k, g), &h) in noise.iter_mut().zip(ground.iter_mut()).zip(hag) {
+        if *k == crate::noise::LOW_NOISE && f64::from(h).abs() <= tolerance {
+            *k = 0;
+            *g = true;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// Low noise on the surface becomes ground; low noise under it, high noise and the points
+    /// that were never noise stay as they were.
+    #[test]
+    fn low_noise_on_the_ground_surface_is_ground() {
+        let mut noise = vec![7, 7, 7, 18, 0, 7];
+        let mut ground = vec![false, false, false, false, false, false];
+        let hag = [0.1, -0.4, -3.0, 0.1, 5.0, f32::NAN];
+        restore_surface_noise(&mut noise, &mut ground, &hag, 0.45);
+        assert_eq!(noise, [0, 0, 7, 18, 0, 7]);
+        assert_eq!(ground, [true, true, false, false, false, false]);
+    }
 
     /// The body docs/pointcloud.md shows, nulls included, is the defaults.
     #[test]

@@ -505,20 +505,25 @@ impl Rules {
                 },
             )
             .collect();
+        let on = |p: [f32; 3], plane: &Option<([f64; 3], [f64; 3])>| {
+            plane.is_some_and(|(c, n)| {
+                let d =
+                    (f64::from(p[0]) - c[0]) * n[0] + (f64::from(p[1]) - c[1]) * n[1] + (f64::from(p[2]) - c[2]) * n[2];
+                d.abs() < self.roof_tolerance
+            })
+        };
         let on_plane: Vec<bool> = coords
             .par_iter()
+            .zip(&planes)
             .map_init(
                 || (Vec::new(), Vec::new()),
-                |(scratch, near), &p| {
+                |(scratch, near), (&p, own)| {
+                    // On its own plane, a point needs no other (most roof points).
+                    if on(p, own) {
+                        return true;
+                    }
                     index.nearest(p, k, scratch, near);
-                    near.iter().any(|&(_, j)| {
-                        planes[j as usize].is_some_and(|(c, n)| {
-                            let d = (f64::from(p[0]) - c[0]) * n[0]
-                                + (f64::from(p[1]) - c[1]) * n[1]
-                                + (f64::from(p[2]) - c[2]) * n[2];
-                            d.abs() < self.roof_tolerance
-                        })
-                    })
+                    near.iter().any(|&(_, j)| on(p, &planes[j as usize]))
                 },
             )
             .collect();
