@@ -316,8 +316,13 @@ type ClassifyGround struct {
 	Cut        *float64 `json:"cut,omitempty"`
 	Hdiff      *float64 `json:"hdiff,omitempty"`
 	Iterations *int32   `json:"iterations,omitempty"`
+	// Low noise within the ground filter's tolerance of the ground surface is ground, as the few
+	// ground returns under a closed canopy (true).
+	LowNoise *bool `json:"low_noise,omitempty"`
 	// `smrf` (the default) or `csf`.
 	Method string `json:"method,omitempty"`
+	// Take the ground at z ≈ 0 when the file is height-normalised, rather than filter it (true).
+	Normalised *bool `json:"normalised,omitempty"`
 	// Ground points more than this many metres above the ground surface are given back to the
 	// classes step; null (the default) keeps them.
 	Offset *float64 `json:"offset,omitempty"`

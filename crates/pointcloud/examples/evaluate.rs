@@ -6,7 +6,7 @@
 //! - `pdal`: PDAL's defaults, as a pipeline of `filters.outlier` (statistical), `filters.smrf`
 //!   (cell 1, slope 0.15, window 18, scalar 1.25, threshold 0.5), `filters.hag_nn` and
 //!   `filters.assign` by height band would give: no roof step, no reading of height-normalised
-//!   files, no buildings (the baseline);
+//!   files, no low noise given back to the ground, no buildings (the baseline);
 //! - `rules`: the defaults with the geometric rules alone;
 //! - `model`: the defaults with the forest alone;
 //! - `combined`: the defaults (the forest where it is confident, the rules elsewhere).
@@ -30,7 +30,7 @@ use std::path::Path;
 const CONFIGS: [(&str, &str); 4] = [
     (
         "pdal",
-        r#"{"noise": {"method": "statistical", "elm": false}, "ground": {"cell": 1, "window": 18, "threshold": 0.5, "scalar": 1.25, "roofs": false, "normalised": false, "offset": null}, "classes": {"method": "heights", "water": false}}"#,
+        r#"{"noise": {"method": "statistical", "elm": false}, "ground": {"cell": 1, "window": 18, "threshold": 0.5, "scalar": 1.25, "roofs": false, "normalised": false, "low_noise": false, "offset": null}, "classes": {"method": "heights", "water": false}}"#,
     ),
     ("rules", r#"{"classes": {"method": "rules"}}"#),
     ("model", r#"{"classes": {"method": "model"}}"#),

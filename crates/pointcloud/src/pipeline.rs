@@ -85,6 +85,12 @@ pub struct GroundParams {
     /// rather than filter it with SMRF.
     #[serde(default = "yes")]
     pub normalised: bool,
+    /// Low noise (class 7) within the ground filter's tolerance of the ground surface is ground
+    /// (`threshold`; 0.15 m on a height-normalised file): the few ground returns under a closed
+    /// canopy are far from every other point and below their neighbours, which the outlier
+    /// test reads as low noise.
+    #[serde(default = "yes")]
+    pub low_noise: bool,
     /// Ground points more than this above the ground surface (the lowest ground point of each
     /// metre, interpolated) are given back to the classes step, as grass and low vegetation
     /// (LAStools' `lasground -offset`); `None` (the default: on the training files any offset
@@ -114,6 +120,7 @@ impl Default for GroundParams {
             hdiff: c.hdiff,
             roofs: true,
             normalised: true,
+            low_noise: true,
             offset: None,
         }
     }
@@ -331,6 +338,7 @@ impl PipelineParams {
                     "roofs",
                     "offset",
                     "normalised",
+                    "low_noise",
                 ],
                 "/ground",
                 &mut errors,
@@ -386,6 +394,9 @@ impl PipelineParams {
             }
             if let Some(v) = boolean(g, "normalised", "/ground", &mut errors) {
                 r.normalised = v;
+            }
+            if let Some(v) = boolean(g, "low_noise", "/ground", &mut errors) {
+                r.low_noise = v;
             }
             match g.get("offset") {
                 Some(Value::Null) => r.offset = None,
@@ -767,14 +778,16 @@ fn classify_cloud(
 
     // 3. Height above ground.
     // The ground step needs the heights too when noise ran: low noise on the surface is ground.
-    let need_hag = params.steps.hag || params.steps.classes || (params.steps.noise && params.steps.ground);
+    let need_hag = params.steps.hag
+        || params.steps.classes
+        || (params.steps.noise && params.steps.ground && params.ground.low_noise);
     let heights = if need_hag {
         let t = Instant::now();
         let h = hag::height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, 1.0).map_err(|e| step("hag")(&e))?;
         if let (true, Some(offset)) = (params.steps.ground, params.ground.offset) {
             crate::rules::trim_ground(&mut ground, &h, offset);
         }
-        if params.steps.noise && params.steps.ground {
+        if params.steps.noise && params.steps.ground && params.ground.low_noise {
             // Low noise that lies on the ground surface is ground: under a closed canopy the
             // few ground returns are far from every other point, which is what the outlier test
             // looks for, and below their neighbours, which makes them low; a multipath point
@@ -889,7 +902,7 @@ mod tests {
             "steps": ["noise", "ground", "hag", "classes"],
             "noise": {"method": "radius", "radius": null, "min_k": 2, "mean_k": 8, "multiplier": 2.0, "elm": false},
             "ground": {"method": "smrf", "cell": null, "slope": 0.15, "window": 24.0, "scalar": 1.0, "threshold": 0.45,
-                       "cut": 0.0, "roofs": true, "normalised": true, "offset": null},
+                       "cut": 0.0, "roofs": true, "normalised": true, "low_noise": true, "offset": null},
             "classes": {"method": "combined", "water": true},
             "model": "default"
         });

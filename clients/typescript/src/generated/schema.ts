@@ -1668,8 +1668,15 @@ export interface components {
             hdiff?: number;
             /** Format: int32 */
             iterations?: number;
+            /**
+             * @description Low noise within the ground filter's tolerance of the ground surface is ground, as the few
+             *     ground returns under a closed canopy (true).
+             */
+            low_noise?: boolean;
             /** @description `smrf` (the default) or `csf`. */
             method?: string;
+            /** @description Take the ground at z ≈ 0 when the file is height-normalised, rather than filter it (true). */
+            normalised?: boolean;
             /**
              * Format: double
              * @description Ground points more than this many metres above the ground surface are given back to the

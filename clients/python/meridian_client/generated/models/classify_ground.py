@@ -30,7 +30,12 @@ class ClassifyGround:
             cut (float | Unset):
             hdiff (float | Unset):
             iterations (int | Unset):
+            low_noise (bool | Unset): Low noise within the ground filter's tolerance of the ground surface is ground, as the
+                few
+                ground returns under a closed canopy (true).
             method (str | Unset): `smrf` (the default) or `csf`.
+            normalised (bool | Unset): Take the ground at z ≈ 0 when the file is height-normalised, rather than filter it
+                (true).
             offset (float | None | Unset): Ground points more than this many metres above the ground surface are given back
                 to the
                 classes step; null (the default) keeps them.
@@ -49,7 +54,9 @@ class ClassifyGround:
     cut: float | Unset = UNSET
     hdiff: float | Unset = UNSET
     iterations: int | Unset = UNSET
+    low_noise: bool | Unset = UNSET
     method: str | Unset = UNSET
+    normalised: bool | Unset = UNSET
     offset: float | None | Unset = UNSET
     resolution: float | Unset = UNSET
     rigidness: int | Unset = UNSET
@@ -78,7 +85,11 @@ class ClassifyGround:
 
         iterations = self.iterations
 
+        low_noise = self.low_noise
+
         method = self.method
+
+        normalised = self.normalised
 
         offset: float | None | Unset
         if isinstance(self.offset, Unset):
@@ -117,8 +128,12 @@ class ClassifyGround:
             field_dict["hdiff"] = hdiff
         if iterations is not UNSET:
             field_dict["iterations"] = iterations
+        if low_noise is not UNSET:
+            field_dict["low_noise"] = low_noise
         if method is not UNSET:
             field_dict["method"] = method
+        if normalised is not UNSET:
+            field_dict["normalised"] = normalised
         if offset is not UNSET:
             field_dict["offset"] = offset
         if resolution is not UNSET:
@@ -163,7 +178,11 @@ class ClassifyGround:
 
         iterations = d.pop("iterations", UNSET)
 
+        low_noise = d.pop("low_noise", UNSET)
+
         method = d.pop("method", UNSET)
+
+        normalised = d.pop("normalised", UNSET)
 
         def _parse_offset(data: object) -> float | None | Unset:
             if data is None:
@@ -198,7 +217,9 @@ class ClassifyGround:
             cut=cut,
             hdiff=hdiff,
             iterations=iterations,
+            low_noise=low_noise,
             method=method,
+            normalised=normalised,
             offset=offset,
             resolution=resolution,
             rigidness=rigidness,

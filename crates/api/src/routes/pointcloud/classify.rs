@@ -117,6 +117,13 @@ pub struct ClassifyGround {
     /// Take roofs wider than the window back out of the ground (true).
     #[schema(nullable = false)]
     pub roofs: Option<bool>,
+    /// Take the ground at z ≈ 0 when the file is height-normalised, rather than filter it (true).
+    #[schema(nullable = false)]
+    pub normalised: Option<bool>,
+    /// Low noise within the ground filter's tolerance of the ground surface is ground, as the few
+    /// ground returns under a closed canopy (true).
+    #[schema(nullable = false)]
+    pub low_noise: Option<bool>,
     /// Ground points more than this many metres above the ground surface are given back to the
     /// classes step; null (the default) keeps them.
     #[schema(minimum = 0, maximum = 100)]
