@@ -15,7 +15,8 @@
 //! the file does not label is left out of its row, and points the producer never classified
 //! (class 0) are left out of every score. With `--markdown` the rows are a table;
 //! `--params JSON` runs one configuration of your own (the body of a classify request) instead;
-//! `--keep DIR` keeps each output as `DIR/FILE.CONFIG.laz`.
+//! `--keep DIR` keeps each output as `DIR/FILE.CONFIG.laz`; `--held-out` scores only the 20 m
+//! blocks the training holds out (`BlockSplit::default`), for the training files and their copies.
 //!
 //! ```sh
 //! cargo run --release -p meridian-pointcloud --example evaluate -- [--markdown] [--only pdal,rules,model,combined] [--model FILE] [--keep DIR] FILE...
@@ -79,6 +80,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.drain(k..k + 2);
     }
     let mut model_file = None;
+    let held_out = args.iter().any(|a| a == "--held-out");
+    args.retain(|a| a != "--held-out");
     if let Some(k) = args.iter().position(|a| a == "--model") {
         model_file = Some(args.get(k + 1).ok_or("--model takes a file")?.clone());
         args.drain(k..k + 2);
@@ -105,7 +108,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let path = Path::new(file);
         let summary = meridian_pointcloud::summary::summarize(path, limits, &|_| true)?;
         let unit = summary.crs.as_ref().and_then(|c| c.metres_per_unit).unwrap_or(1.0);
-        let (_, truth) = read_path(path, limits)?;
+        let (_, mut truth) = read_path(path, limits)?;
+        if held_out {
+            // Only the blocks the training held out are scored (class 0 is left out of every score).
+            let held = meridian_pointcloud::BlockSplit::default().held_out(&truth.x, &truth.y);
+            for (c, h) in truth.classification.iter_mut().zip(held) {
+                if !h {
+                    *c = 0;
+                }
+            }
+        }
         let name = path.file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned());
         for (config, json) in configs.iter().filter(|c| only.iter().any(|o| o == c.0)) {
             let params = PipelineParams::from_json(&serde_json::from_str(json)?).map_err(|e| format!("{e:?}"))?;

@@ -79,6 +79,24 @@ fn thin(cloud: &PointCloud, share: f64, seed: u64) -> PointCloud {
     }
 }
 
+/// The first return of every pulse, recorded as the only one: the file a sensor that records one
+/// return a pulse would have made.
+fn first_returns(cloud: &PointCloud) -> PointCloud {
+    let keep: Vec<usize> = (0..cloud.len()).filter(|&i| cloud.return_number[i] <= 1).collect();
+    let pick = |v: &[u8]| keep.iter().map(|&i| v[i]).collect::<Vec<u8>>();
+    PointCloud {
+        x: keep.iter().map(|&i| cloud.x[i]).collect(),
+        y: keep.iter().map(|&i| cloud.y[i]).collect(),
+        z: keep.iter().map(|&i| cloud.z[i]).collect(),
+        classification: pick(&cloud.classification),
+        return_number: vec![1; keep.len()],
+        number_of_returns: vec![1; keep.len()],
+        intensity: keep.iter().map(|&i| cloud.intensity[i]).collect(),
+        rgb: cloud.rgb.as_ref().map(|c| keep.iter().map(|&i| c[i]).collect()),
+        nir: cloud.nir.as_ref().map(|c| keep.iter().map(|&i| c[i]).collect()),
+    }
+}
+
 struct Labelled {
     name: String,
     /// The file it comes from (a thinned copy's name carries its density).
@@ -95,6 +113,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = None;
     let mut bench = false;
     let mut drop_unclassified = true;
+    let mut single_return = false;
     let mut params = ForestParams::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -107,6 +126,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--bench" => bench = true,
             "--tune-ground" => return tune_ground(),
             "--keep-mixed-unclassified" => drop_unclassified = false,
+            "--single-return" => single_return = true,
             "--power" => params.class_weights = ClassWeights::Balanced { power: value()?.parse()? },
             _ => return Err(format!("unknown argument {a}").into()),
         }
@@ -135,6 +155,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .filter(|(_, &t)| t < density * 2.0 / 3.0)
             .map(|(k, target)| (format!("{file}@{target}"), file, thin(&cloud, target / density, 17 + k as u64)))
             .collect();
+        if single_return {
+            inputs.push((format!("{file}@first"), file, first_returns(&cloud)));
+        }
         inputs.push((file.to_owned(), file, cloud));
         inputs.extend(copies);
     }
