@@ -65,6 +65,21 @@ fn thin(cloud: &PointCloud, share: f64, seed: u64) -> PointCloud {
     let mut rng = meridian_pointcloud::forest::SplitMix64::new(seed);
     let keep: Vec<usize> =
         (0..cloud.len()).filter(|_| ((rng.next_u64() >> 11) as f64) / ((1u64 << 53) as f64) < share).collect();
+    subset(cloud, &keep)
+}
+
+/// The first return of every pulse, recorded as the only one: the file a sensor that records one
+/// return a pulse would have made.
+fn first_returns(cloud: &PointCloud) -> PointCloud {
+    let keep: Vec<usize> = (0..cloud.len()).filter(|&i| cloud.return_number[i] <= 1).collect();
+    let mut first = subset(cloud, &keep);
+    first.return_number.fill(1);
+    first.number_of_returns.fill(1);
+    first
+}
+
+/// The points `keep` lists, every column.
+fn subset(cloud: &PointCloud, keep: &[usize]) -> PointCloud {
     let pick = |v: &[u8]| keep.iter().map(|&i| v[i]).collect::<Vec<u8>>();
     PointCloud {
         x: keep.iter().map(|&i| cloud.x[i]).collect(),
@@ -73,24 +88,6 @@ fn thin(cloud: &PointCloud, share: f64, seed: u64) -> PointCloud {
         classification: pick(&cloud.classification),
         return_number: pick(&cloud.return_number),
         number_of_returns: pick(&cloud.number_of_returns),
-        intensity: keep.iter().map(|&i| cloud.intensity[i]).collect(),
-        rgb: cloud.rgb.as_ref().map(|c| keep.iter().map(|&i| c[i]).collect()),
-        nir: cloud.nir.as_ref().map(|c| keep.iter().map(|&i| c[i]).collect()),
-    }
-}
-
-/// The first return of every pulse, recorded as the only one: the file a sensor that records one
-/// return a pulse would have made.
-fn first_returns(cloud: &PointCloud) -> PointCloud {
-    let keep: Vec<usize> = (0..cloud.len()).filter(|&i| cloud.return_number[i] <= 1).collect();
-    let pick = |v: &[u8]| keep.iter().map(|&i| v[i]).collect::<Vec<u8>>();
-    PointCloud {
-        x: keep.iter().map(|&i| cloud.x[i]).collect(),
-        y: keep.iter().map(|&i| cloud.y[i]).collect(),
-        z: keep.iter().map(|&i| cloud.z[i]).collect(),
-        classification: pick(&cloud.classification),
-        return_number: vec![1; keep.len()],
-        number_of_returns: vec![1; keep.len()],
         intensity: keep.iter().map(|&i| cloud.intensity[i]).collect(),
         rgb: cloud.rgb.as_ref().map(|c| keep.iter().map(|&i| c[i]).collect()),
         nir: cloud.nir.as_ref().map(|c| keep.iter().map(|&i| c[i]).collect()),

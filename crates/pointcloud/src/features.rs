@@ -346,7 +346,7 @@ impl Moments {
     /// Covariance xx, xy, xz, yy, yz, zz.
     pub(crate) fn covariance(&self) -> [f64; 6] {
         let n = self.n.max(1.0);
-        let m = [self.s[0] / n, self.s[1] / n, self.s[2] / n];
+        let m = self.mean();
         [
             self.ss[0] / n - m[0] * m[0],
             self.ss[1] / n - m[0] * m[1],

@@ -1,8 +1,8 @@
 //! The classification pipeline a `pointcloud.classify` job runs, in order: noise (extended local
 //! minimum, then statistical or radius outliers; classes 7 and 18), ground (SMRF or CSF; class
 //! 2), height above ground (low noise within the ground filter's tolerance of the surface is
-//! then ground: the sparse ground returns under a closed canopy), and the learned classes of the remaining points (vegetation 3/4/5,
-//! building 6, other 1) with a per-point confidence. Steps that do not run leave the file's own
+//! then ground: the sparse ground returns under a closed canopy), and the learned classes of the
+//! remaining points (vegetation 3/4/5, building 6, other 1) with a per-point confidence. Steps that do not run leave the file's own
 //! classes as they are. The result is written as LAZ with a `confidence` extra-bytes attribute.
 
 use crate::csf::Csf;
@@ -778,16 +778,15 @@ fn classify_cloud(
 
     // 3. Height above ground.
     // The ground step needs the heights too when noise ran: low noise on the surface is ground.
-    let need_hag = params.steps.hag
-        || params.steps.classes
-        || (params.steps.noise && params.steps.ground && params.ground.low_noise);
+    let restore_low_noise = params.steps.noise && params.steps.ground && params.ground.low_noise;
+    let need_hag = params.steps.hag || params.steps.classes || restore_low_noise;
     let heights = if need_hag {
         let t = Instant::now();
         let h = hag::height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, 1.0).map_err(|e| step("hag")(&e))?;
         if let (true, Some(offset)) = (params.steps.ground, params.ground.offset) {
             crate::rules::trim_ground(&mut ground, &h, offset);
         }
-        if params.steps.noise && params.steps.ground && params.ground.low_noise {
+        if restore_low_noise {
             // Low noise that lies on the ground surface is ground: under a closed canopy the
             // few ground returns are far from every other point, which is what the outlier test
             // looks for, and below their neighbours, which makes them low; a multipath point
