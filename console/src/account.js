@@ -4,13 +4,20 @@
 import { call, nextLink } from "./api.js";
 import { banner, field, fieldsOf, h, mount, showProblem, table } from "./ui.js";
 
-/** Rows of a paged list into `body`; answers a function that loads the next page (or null). */
+/**
+ * Rows of a paged list into `body`; answers a function that loads the next page (or null). Each
+ * row carries its item's id (`data-id`): an item already shown (created on the page while the
+ * list was loading) is not shown twice.
+ */
 function pager(path, key, body, row, status) {
   let next = path;
   return async function more() {
     if (!next) return null;
     const r = await call("GET", next);
-    for (const item of r.body[key]) body.append(row(item));
+    for (const item of r.body[key]) {
+      if (item.id && [...body.children].some((tr) => tr.dataset.id === item.id)) continue;
+      body.append(row(item));
+    }
     next = nextLink(r.headers);
     status.textContent = `${body.children.length} of ${r.body.total}`;
     return next;
@@ -32,7 +39,7 @@ export async function webhooksPage(main) {
   const row = (s) =>
     h(
       "tr",
-      {},
+      { "data-id": s.id },
       h("td", {}, h("a", { href: `#/webhooks/${s.id}` }, s.url)),
       h("td", {}, (s.events || []).join(", ")),
       h("td", {}, s.status),
@@ -231,7 +238,7 @@ export async function keysPage(main) {
   const row = (k) => {
     const tr = h(
       "tr",
-      { "data-key": k.id },
+      { "data-id": k.id },
       h("td", {}, k.name),
       h("td", {}, h("code", {}, k.prefix || "")),
       h("td", {}, (k.scopes || []).join(", ") || "all"),
