@@ -3606,7 +3606,8 @@ func (c *Client) UpdateSubscriptionWithBody(ctx context.Context, subscriptionID 
 type UploadPointCloudParams struct {
 	// Name (query parameter "name"): A name for the point cloud.
 	Name string
-	// Crs (query parameter "crs"): EPSG code overriding the file's CRS: `2154` or `EPSG:2154`.
+	// Crs (query parameter "crs"): EPSG code overriding the file's CRS: `2154` or `EPSG:2154`. Used for the WGS84 bounds and
+	// boxes, and written into every LAS, LAZ and COPC download but the original as uploaded.
 	Crs string
 }
 

@@ -1710,7 +1710,8 @@ type PointCloudList struct {
 type PointCloudUpload struct {
 	// The LAS or LAZ file.
 	File []byte `json:"file"`
-	// JSON: `{"name": "...", "crs": 2154}` (both optional; `crs` overrides the file's CRS).
+	// JSON: `{"name": "...", "crs": 2154}` (both optional; `crs` overrides the file's CRS and is
+	// written into every download but the original as uploaded).
 	Params map[string]any `json:"params"`
 }
 

@@ -69,8 +69,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         "encode" | "rewrite" => {
             let n = read_path(file, limits())?.1.len();
-            let as_format =
-                |format| Rewrite { format, bbox: None, classes: None, classification: None, confidence: None };
+            let as_format = |format| Rewrite {
+                format,
+                bbox: None,
+                classes: None,
+                classification: None,
+                confidence: None,
+                crs: None,
+            };
             // Encoding alone reads the points from an uncompressed copy (in the page cache after
             // the first run), as laspy encodes points it already holds.
             let source = if op == "encode" {

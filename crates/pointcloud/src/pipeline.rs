@@ -643,6 +643,7 @@ pub fn classify_file(
         classes: None,
         classification: Some(classes),
         confidence: Some(confidence),
+        crs: None,
     };
     let mut file = std::io::BufWriter::new(std::fs::File::create(output)?);
     rewrite(source, &mut file, &opts, &stages.at(0.85, 0.15)).map_err(|e| match e {

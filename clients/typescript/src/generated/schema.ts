@@ -2663,7 +2663,10 @@ export interface components {
              * @description The LAS or LAZ file.
              */
             file: string;
-            /** @description JSON: `{"name": "...", "crs": 2154}` (both optional; `crs` overrides the file's CRS). */
+            /**
+             * @description JSON: `{"name": "...", "crs": 2154}` (both optional; `crs` overrides the file's CRS and is
+             *     written into every download but the original as uploaded).
+             */
             params: Record<string, unknown>;
         };
         /** @description A point cloud as its owner sees it. */
@@ -6091,7 +6094,10 @@ export interface operations {
             query?: {
                 /** @description A name for the point cloud. */
                 name?: string;
-                /** @description EPSG code overriding the file's CRS: `2154` or `EPSG:2154`. */
+                /**
+                 * @description EPSG code overriding the file's CRS: `2154` or `EPSG:2154`. Used for the WGS84 bounds and
+                 *     boxes, and written into every LAS, LAZ and COPC download but the original as uploaded.
+                 */
                 crs?: string;
             };
             header?: never;

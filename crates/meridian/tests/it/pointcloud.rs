@@ -55,6 +55,14 @@ fn read(bytes: &[u8]) -> meridian_pointcloud::PointCloud {
     meridian_pointcloud::reader::read_bytes(bytes, meridian_pointcloud::Limits::default()).unwrap().1
 }
 
+/// The EPSG code a download's own CRS records name, as the engine reads an upload's.
+fn file_epsg(bytes: &[u8]) -> Option<u16> {
+    let cursor = std::io::Cursor::new(bytes.to_vec());
+    let summary =
+        meridian_pointcloud::summary::summarize_from(cursor, meridian_pointcloud::Limits::default(), &|_| true);
+    summary.unwrap().crs.and_then(|c| c.epsg)
+}
+
 fn histogram(classes: &[u8]) -> Value {
     let mut h = std::collections::BTreeMap::<String, u64>::new();
     for c in classes {
@@ -84,7 +92,7 @@ async fn pointcloud_upload_classify_and_download() {
     // A raw upload: accepted, then indexed.
     let original = std::fs::read(data("isprs-samp11.las")).unwrap();
     let source = read(&original);
-    let (status, body) = s.pc_upload_raw(&key, original.clone(), "?name=samp11&crs=EPSG:32632").await;
+    let (status, body) = s.pc_upload_raw(&key, original.clone(), "?name=samp11&crs=EPSG:25832").await;
     assert_eq!(status, 202, "{body}");
     let id = body["id"].as_str().unwrap().to_owned();
     assert!(id.starts_with("pc_"), "{id}");
@@ -94,13 +102,13 @@ async fn pointcloud_upload_classify_and_download() {
     assert_eq!(d["points"], source.len() as u64, "{d}");
     assert_eq!(d["format"], "las");
     assert_eq!(d["name"], "samp11");
-    assert_eq!(d["crs"]["epsg"], 32632);
+    assert_eq!(d["crs"]["epsg"], 25832);
     assert_eq!(d["crs"]["source"], "override");
     let native = d["bounds"]["native"].as_array().unwrap();
     let min_x = source.x.iter().copied().fold(f64::INFINITY, f64::min);
     assert!((native[0].as_f64().unwrap() - min_x).abs() < 1e-6, "{d}");
     let wgs84: Vec<f64> = d["bounds"]["wgs84"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
-    assert!(wgs84[0] > 6.0 && wgs84[2] < 12.0 && wgs84[1] > 45.0 && wgs84[3] < 50.0, "UTM 32N: {wgs84:?}");
+    assert!(wgs84[0] > 6.0 && wgs84[2] < 12.0 && wgs84[1] > 45.0 && wgs84[3] < 50.0, "ETRS89 / UTM 32N: {wgs84:?}");
     assert!(d["density"].as_f64().unwrap() > 0.0);
     assert_eq!(d["classification_histogram"], histogram(&source.classification));
     let got = rx.wait_until(60, "pointcloud.uploaded", |r| !r.is_empty()).await;
@@ -113,6 +121,7 @@ async fn pointcloud_upload_classify_and_download() {
     assert_eq!(whole.status(), 200);
     let etag = whole.headers()["etag"].to_str().unwrap().to_owned();
     assert_eq!(whole.bytes().await.unwrap().as_ref(), original.as_slice());
+    assert_eq!(file_epsg(&original), Some(32632), "the sample names WGS 84 / UTM 32N in GeoTIFF keys");
     let ranged = s
         .client
         .get(s.url(&format!("/api/v1/pointcloud/{id}/download?version=original&format=las")))
@@ -157,7 +166,11 @@ async fn pointcloud_upload_classify_and_download() {
     let laz = s.pc_download(&key, &id, "").await;
     assert_eq!(laz.status(), 200);
     assert_eq!(laz.headers()["content-type"], "application/vnd.laszip");
-    let classified = read(&laz.bytes().await.unwrap());
+    let laz = laz.bytes().await.unwrap();
+    // The override is written into the file in place of the sample's keys (GeoTIFF keys, as
+    // the sample is LAS 1.2).
+    assert_eq!(file_epsg(&laz), Some(25832));
+    let classified = read(&laz);
     assert_eq!(classified.len(), source.len());
     assert_eq!(histogram(&classified.classification), c["histogram"]);
     let truth: Vec<bool> = source.classification.iter().map(|&k| k == 2).collect();
@@ -172,14 +185,16 @@ async fn pointcloud_upload_classify_and_download() {
     let las = s.pc_download(&key, &id, "?format=las").await;
     assert_eq!(las.status(), 200);
     assert!(las.headers().contains_key("etag"));
-    let las = read(&las.bytes().await.unwrap());
+    let las = las.bytes().await.unwrap();
+    assert_eq!(file_epsg(&las), Some(25832));
+    let las = read(&las);
     assert_eq!(las.classification, classified.classification);
     let copc = s.pc_download(&key, &id, "?format=copc").await;
     assert_eq!(copc.status(), 200);
     let copc_bytes = copc.bytes().await.unwrap();
     assert_eq!(&copc_bytes[377..381], b"copc", "the COPC info VLR comes first");
-    // The sample has no CRS of its own: the COPC names the override as WKT.
-    assert!(copc_bytes[..8192].windows(14).any(|w| w == br#""EPSG","32632""#), "no WKT of EPSG:32632");
+    // The sample has no WKT of its own (GeoTIFF keys only): the COPC names the override as WKT.
+    assert!(copc_bytes[..8192].windows(14).any(|w| w == br#""EPSG","25832""#), "no WKT of EPSG:25832");
     assert_eq!(read(&copc_bytes).len(), source.len());
     let (cx, cy) = (
         (native[0].as_f64().unwrap() + native[3].as_f64().unwrap()) / 2.0,
@@ -190,7 +205,9 @@ async fn pointcloud_upload_classify_and_download() {
     let part = s.pc_download(&key, &id, &q).await;
     assert_eq!(part.status(), 200);
     assert!(!part.headers().contains_key("etag"));
-    let part = read(&part.bytes().await.unwrap());
+    let part = part.bytes().await.unwrap();
+    assert_eq!(file_epsg(&part), Some(25832));
+    let part = read(&part);
     let expected = (0..classified.len())
         .filter(|&i| {
             classified.classification[i] == 2

@@ -6,7 +6,7 @@
 use super::datasets::{Dataset, Status};
 use super::{keys, Error, PointCloudService, Result};
 use crate::copc::{write_copc, CopcOptions};
-use crate::writer::{rewrite, OutputFormat, Rewrite};
+use crate::writer::{rewrite, CrsRecord, OutputFormat, Rewrite};
 use meridian_core::error::FieldError;
 use meridian_core::id::AccountId;
 use meridian_core::problem::code;
@@ -127,7 +127,16 @@ struct Conversion {
     source_key: String,
     key: String,
     format: DownloadFormat,
+    crs: Recorded,
+}
+
+/// The CRS a written download records.
+#[derive(Debug, Clone, Default)]
+struct Recorded {
+    /// The WKT a COPC output names (COPC readers look for WKT).
     wkt: Option<String>,
+    /// The uploader's override, written in place of a LAS or LAZ file's own CRS records.
+    over: Option<CrsRecord>,
 }
 
 /// A download ready to serve.
@@ -191,7 +200,17 @@ impl PointCloudService {
             Some(b) if !req.bbox_native => Some(native_box(&d, b)?),
             b => b,
         };
-        if !filtered && req.format == source_format {
+        let overridden = d.crs.as_ref().is_some_and(|c| c.source == crate::crs::CrsSource::Override);
+        let over = if overridden {
+            d.epsg().and_then(|epsg| {
+                crs_definitions::from_code(epsg).map(|def| CrsRecord { epsg, wkt: def.wkt.to_owned() })
+            })
+        } else {
+            None
+        };
+        // The original in its own format is the uploaded bytes; every other LAS or LAZ file
+        // written for a point cloud with an override records the override.
+        if !filtered && req.format == source_format && (over.is_none() || version == Version::Original) {
             let size = self.stored_size(&source_key).await?;
             let etag = format!("\"{}-{tag}-{}\"", d.id, vname);
             return Ok(Prepared::Stored { key: source_key, size, etag, media_type: req.format.media_type(), filename });
@@ -200,19 +219,19 @@ impl PointCloudService {
         // COPC readers look for a WKT CRS: when the file has none (GeoTIFF keys only, or the
         // uploader's override), the WKT of the EPSG code known for the point cloud is written.
         let file_has_wkt = d.summary.as_ref().and_then(|s| s.crs.as_ref()).is_some_and(|c| c.wkt.is_some());
-        let overridden = d.crs.as_ref().is_some_and(|c| c.source == crate::crs::CrsSource::Override);
         let wkt = if file_has_wkt && !overridden {
             None
         } else {
             d.epsg().and_then(crs_definitions::from_code).map(|def| def.wkt.to_owned())
         };
+        let crs = Recorded { wkt, over };
         if filtered {
             let dir = self.staging_dir()?.to_path_buf();
             let work = tempfile::tempdir_in(&dir)?;
             let source = self.local_copy(&source_key, work.path()).await?;
             let out = tempfile::NamedTempFile::new_in(&dir)?.into_temp_path();
             let (src, dst, format, classes) = (source.clone(), out.to_path_buf(), req.format, req.classes.clone());
-            tokio::task::spawn_blocking(move || convert(&src, &dst, format, bbox, classes, node_points, wkt))
+            tokio::task::spawn_blocking(move || convert(&src, &dst, format, bbox, classes, node_points, crs))
                 .await
                 .map_err(|e| Error::Internal(e.to_string()))??;
             drop(work);
@@ -224,7 +243,7 @@ impl PointCloudService {
         let key = keys::cached(account, &d.id, &format!("{vname}-{tag}"), req.format.extension());
         let etag = format!("\"{}-{tag}-{vname}-{}\"", d.id, req.format.extension());
         if !self.blobs().exists(&key).await? {
-            let job = Conversion { source_key, key: key.clone(), format: req.format, wkt };
+            let job = Conversion { source_key, key: key.clone(), format: req.format, crs };
             let mut done = self.convert_once(job);
             let finished = tokio::time::timeout(CONVERSION_WAIT, done.wait_for(Option::is_some)).await;
             match finished {
@@ -270,9 +289,9 @@ impl PointCloudService {
         let work = tempfile::tempdir_in(&dir)?;
         let source = self.local_copy(&job.source_key, work.path()).await?;
         let out = tempfile::NamedTempFile::new_in(&dir)?.into_temp_path();
-        let (src, dst, format, wkt) = (source.clone(), out.to_path_buf(), job.format, job.wkt);
+        let (src, dst, format, crs) = (source.clone(), out.to_path_buf(), job.format, job.crs);
         let node_points = self.config.copc_node_points;
-        tokio::task::spawn_blocking(move || convert(&src, &dst, format, None, None, node_points, wkt))
+        tokio::task::spawn_blocking(move || convert(&src, &dst, format, None, None, node_points, crs))
             .await
             .map_err(|e| Error::Internal(e.to_string()))??;
         drop(work);
@@ -329,7 +348,7 @@ fn convert(
     bbox: Option<[f64; 4]>,
     classes: Option<Vec<u8>>,
     node_points: u32,
-    wkt: Option<String>,
+    crs: Recorded,
 ) -> Result<()> {
     let never = |_f: f64| true;
     let failed = |e: crate::writer::WriteError| match e {
@@ -346,12 +365,14 @@ fn convert(
     };
     match format {
         DownloadFormat::Copc => {
-            let opts = CopcOptions { bbox, classes, max_points_per_node: node_points, wkt, ..CopcOptions::default() };
+            let opts =
+                CopcOptions { bbox, classes, max_points_per_node: node_points, wkt: crs.wkt, ..CopcOptions::default() };
             write_copc(src, dst, &opts, &never).map_err(failed)?;
         }
         DownloadFormat::Las | DownloadFormat::Laz => {
             let output_format = if format == DownloadFormat::Las { OutputFormat::Las } else { OutputFormat::Laz };
-            let opts = Rewrite { format: output_format, bbox, classes, classification: None, confidence: None };
+            let opts =
+                Rewrite { format: output_format, bbox, classes, classification: None, confidence: None, crs: crs.over };
             let mut file = std::io::BufWriter::new(std::fs::File::create(dst)?);
             rewrite(src, &mut file, &opts, &never).map_err(failed)?;
             use std::io::Write;

@@ -9,7 +9,10 @@
 //! (the CRS as WKT or GeoTIFF keys among them) are kept, except the laszip VLR, which is
 //! rewritten for LAZ output and dropped for LAS output, the COPC records of a COPC input, whose
 //! octree the output does not keep, and the extra-bytes VLRs, which are merged into one when a
-//! confidence attribute is added.
+//! confidence attribute is added. A [`Rewrite::crs`] replaces the CRS records (GeoTIFF keys,
+//! WKT) with its own: a WKT VLR where LAS 1.4 asks for WKT (point formats 6–10, or a file that
+//! already set the WKT bit), GeoTIFF keys naming the EPSG code otherwise (what a LAS 1.0–1.3
+//! reader looks for).
 //!
 //! Classes: the legacy point formats 0–5 hold classes 0–31 in five bits. A `classification`
 //! with a value above 31 for such an input is refused ([`WriteError::Class`]) before anything
@@ -104,6 +107,37 @@ pub struct Rewrite {
     /// A value per input point, written as an unsigned byte extra-bytes attribute named
     /// `confidence` (added to the extra-bytes VLR; an existing `confidence` byte is overwritten).
     pub confidence: Option<Vec<u8>>,
+    /// The CRS to write in place of the file's own CRS records (the uploader's override).
+    pub crs: Option<CrsRecord>,
+}
+
+/// A CRS as the writer records it: its EPSG code and its OGC WKT (1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrsRecord {
+    /// The EPSG code.
+    pub epsg: u16,
+    /// The definition as OGC WKT 1 (`PROJCS[...]` or `GEOGCS[...]`).
+    pub wkt: String,
+}
+
+/// `LASF_Projection` records: GeoKeyDirectoryTag, GeoDoubleParamsTag, GeoAsciiParamsTag, math
+/// transform WKT and coordinate system WKT.
+const CRS_RECORDS: [u16; 5] = [34735, 34736, 34737, 2111, 2112];
+const PROJECTION_USER: &str = "LASF_Projection";
+/// The global-encoding bit that says the CRS is WKT.
+const WKT_BIT: u16 = 0b1_0000;
+
+fn is_crs_record(v: &Vlr) -> bool {
+    v.user() == PROJECTION_USER && CRS_RECORDS.contains(&v.record_id)
+}
+
+/// The GeoKeyDirectoryTag of an EPSG code: GTModelType (projected or geographic, read from the
+/// WKT's first keyword), GTRasterType PixelIsArea, and ProjectedCSType or GeographicType.
+fn geo_keys(crs: &CrsRecord) -> Vec<u8> {
+    let geographic = crs.wkt.trim_start().starts_with("GEOGCS");
+    let (model, key) = if geographic { (2, 2048) } else { (1, 3072) };
+    let keys: [[u16; 4]; 4] = [[1, 1, 0, 3], [1024, 0, 1, model], [1025, 0, 1, 1], [key, 0, 1, crs.epsg]];
+    keys.iter().flatten().flat_map(|v| v.to_le_bytes()).collect()
 }
 
 /// What was written.
@@ -182,11 +216,27 @@ fn rewrite_inner(
     }
     let compressed = opts.format == OutputFormat::Laz;
 
-    let mut vlrs = Vec::with_capacity(src.vlrs.len() + 1);
+    let mut vlrs = Vec::with_capacity(src.vlrs.len() + 2);
     let mut eb_placed = false;
+    let mut header = src.header.clone();
+    if let Some(crs) = &opts.crs {
+        let encoding = src.global_encoding();
+        if info.point_format >= 6 || (info.version.1 >= 4 && encoding & WKT_BIT != 0) {
+            let mut wkt = crs.wkt.clone().into_bytes();
+            wkt.push(0);
+            vlrs.push(Vlr::new(PROJECTION_USER, 2112, "OGC WKT", wkt));
+            raw::put(&mut header, 6, &(encoding | WKT_BIT).to_le_bytes());
+        } else {
+            vlrs.push(Vlr::new(PROJECTION_USER, 34735, "GeoKeyDirectoryTag", geo_keys(crs)));
+            raw::put(&mut header, 6, &(encoding & !WKT_BIT).to_le_bytes());
+        }
+    }
     for v in &src.vlrs {
         // The COPC info would describe an octree this file no longer has.
         if v.is("laszip encoded", LASZIP_RECORD) || v.user() == "copc" {
+            continue;
+        }
+        if opts.crs.is_some() && is_crs_record(v) {
             continue;
         }
         if let (true, Some(data)) = (v.is("LASF_Spec", EXTRA_BYTES_RECORD), &eb.vlr) {
@@ -211,10 +261,10 @@ fn rewrite_inner(
     } else {
         None
     };
-    let evlrs: Vec<Vlr> = src.evlrs.iter().filter(|v| v.user() != "copc").cloned().collect();
+    let evlrs: Vec<Vlr> =
+        src.evlrs.iter().filter(|v| v.user() != "copc" && !(opts.crs.is_some() && is_crs_record(v))).cloned().collect();
 
     output.seek(SeekFrom::Start(0))?;
-    let mut header = src.header.clone();
     output.write_all(&header)?;
     let mut offset_to_points = header.len() as u64;
     for v in &vlrs {

@@ -49,7 +49,7 @@ fn run_las(data: &[u8]) {
     let path = dir.join("input.laz");
     std::fs::write(&path, data).unwrap();
     for format in [OutputFormat::Las, OutputFormat::Laz] {
-        let opts = Rewrite { format, bbox: None, classes: None, classification: None, confidence: None };
+        let opts = Rewrite { format, bbox: None, classes: None, classification: None, confidence: None, crs: None };
         let mut out = std::io::Cursor::new(Vec::new());
         if let Ok(written) = rewrite(&path, &mut out, &opts, &|_| true) {
             assert_eq!(written.points, info.points);

@@ -2,7 +2,7 @@ use crate::{
     classes_for, confidence_for, extra_bytes_laz, las_points, laspy_check, legacy_las, sample_path, temp_dir, SAMPLES,
 };
 use meridian_pointcloud::reader::{read_path, Limits};
-use meridian_pointcloud::writer::{rewrite, OutputFormat, Rewrite, WriteError, WriteSummary};
+use meridian_pointcloud::writer::{rewrite, CrsRecord, OutputFormat, Rewrite, WriteError, WriteSummary};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -164,6 +164,70 @@ fn the_pdal_file_keeps_its_extra_bytes_crs_and_return_counts() {
     }
 }
 
+/// The CRS records a writer with a CRS override leaves: (user, record id, data) of each.
+fn crs_records(path: &Path) -> Vec<(u16, Vec<u8>)> {
+    let (header, _) = las_points(path);
+    header.all_vlrs().filter(|v| v.user_id == "LASF_Projection").map(|v| (v.record_id, v.data.clone())).collect()
+}
+
+fn override_of(epsg: u16) -> CrsRecord {
+    CrsRecord { epsg, wkt: crs_definitions::from_code(epsg).unwrap().wkt.to_owned() }
+}
+
+#[test]
+fn a_crs_override_replaces_the_files_crs_records() {
+    let dir = temp_dir("crs-override");
+    // LAS 1.4 format 8 with a WKT of Lambert-93: WKT again, naming the override alone.
+    let input = extra_bytes_laz();
+    for format in [OutputFormat::Las, OutputFormat::Laz] {
+        let output = dir.join(format!("wkt.{format:?}"));
+        write(&input, &output, &Rewrite { format, crs: Some(override_of(32631)), ..Default::default() }).unwrap();
+        let records = crs_records(&output);
+        assert_eq!(records.len(), 1, "{:?}", records.iter().map(|r| r.0).collect::<Vec<_>>());
+        assert_eq!(records[0].0, 2112);
+        let wkt = String::from_utf8_lossy(&records[0].1);
+        assert!(wkt.starts_with("PROJCS[") && wkt.contains(r#"AUTHORITY["EPSG","32631"]"#), "{wkt}");
+        assert!(!wkt.contains("2154"), "the file's own CRS is gone: {wkt}");
+        assert!(las_points(&output).0.has_wkt_crs());
+        assert_eq!(read_path(&output, Limits::default()).unwrap().0.points, 697_721);
+    }
+    // LAS 1.2 format 1 with no CRS: GeoTIFF keys, projected and geographic.
+    let input = sample_path("11");
+    let keys = |model: u16, key: u16, code: u16| -> Vec<u8> {
+        [1u16, 1, 0, 3, 1024, 0, 1, model, 1025, 0, 1, 1, key, 0, 1, code]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect()
+    };
+    for (epsg, model, key) in [(32632, 1, 3072), (4326, 2, 2048)] {
+        let output = dir.join(format!("keys-{epsg}.laz"));
+        let opts = Rewrite { format: OutputFormat::Laz, crs: Some(override_of(epsg)), ..Default::default() };
+        write(&input, &output, &opts).unwrap();
+        assert_eq!(crs_records(&output), vec![(34735, keys(model, key, epsg))]);
+        assert!(!las_points(&output).0.has_wkt_crs());
+        // Written over a file that has keys already: the override's keys alone.
+        let again = dir.join(format!("keys-{epsg}-again.las"));
+        let opts = Rewrite { format: OutputFormat::Las, crs: Some(override_of(25832)), ..Default::default() };
+        write(&output, &again, &opts).unwrap();
+        assert_eq!(crs_records(&again), vec![(34735, keys(1, 3072, 25832))]);
+    }
+    // laspy reads the keys as GeoTIFF keys.
+    if meridian_testing::tools::have_python_module("python3", "laspy", "a_crs_override_replaces_the_files_crs_records")
+    {
+        let script = "import sys, laspy\n\
+                      las = laspy.read(sys.argv[1])\n\
+                      keys = {k.id: k.value_offset for k in las.header.vlrs.get('GeoKeyDirectoryVlr')[0].geo_keys}\n\
+                      assert keys[1024] == 1 and keys[3072] == 32632, keys\n\
+                      print(keys)";
+        let out = std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(dir.join("keys-32632.laz"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "laspy: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 #[test]
 fn legacy_formats_refuse_classes_above_31() {
     let dir = temp_dir("class-range");
@@ -272,6 +336,7 @@ fn legacy_inputs_round_trip_and_laspy_reads_every_output() {
                 bbox,
                 classification: Some(classes.clone()),
                 confidence: Some(confidence.clone()),
+                crs: None,
             };
             write(input, path, &opts).unwrap();
         }

@@ -35,7 +35,8 @@ class PointCloudUpload:
         Attributes:
             file (File): The LAS or LAZ file.
             params (PointCloudUploadParams): JSON: `{"name": "...", "crs": 2154}` (both optional; `crs` overrides the file's
-                CRS).
+                CRS and is
+                written into every download but the original as uploaded).
      """
 
     file: File

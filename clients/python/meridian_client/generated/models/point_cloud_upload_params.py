@@ -20,7 +20,8 @@ T = TypeVar("T", bound="PointCloudUploadParams")
 
 @_attrs_define
 class PointCloudUploadParams:
-    """ JSON: `{"name": "...", "crs": 2154}` (both optional; `crs` overrides the file's CRS).
+    """ JSON: `{"name": "...", "crs": 2154}` (both optional; `crs` overrides the file's CRS and is
+    written into every download but the original as uploaded).
 
      """
 

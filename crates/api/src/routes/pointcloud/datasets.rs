@@ -36,7 +36,8 @@ pub struct PointCloudUpload {
     /// The LAS or LAZ file.
     #[schema(value_type = String, format = Binary)]
     file: Vec<u8>,
-    /// JSON: `{"name": "...", "crs": 2154}` (both optional; `crs` overrides the file's CRS).
+    /// JSON: `{"name": "...", "crs": 2154}` (both optional; `crs` overrides the file's CRS and is
+    /// written into every download but the original as uploaded).
     #[schema(value_type = Object)]
     params: Value,
 }
@@ -49,7 +50,8 @@ pub struct UploadQuery {
     /// A name for the point cloud.
     #[param(max_length = 200)]
     pub name: Option<String>,
-    /// EPSG code overriding the file's CRS: `2154` or `EPSG:2154`.
+    /// EPSG code overriding the file's CRS: `2154` or `EPSG:2154`. Used for the WGS84 bounds and
+    /// boxes, and written into every LAS, LAZ and COPC download but the original as uploaded.
     pub crs: Option<String>,
 }
 
