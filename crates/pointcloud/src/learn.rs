@@ -283,6 +283,8 @@ pub struct Pipeline {
     pub hag_cell: f64,
     /// Take raised plateaus back out of the ground, as the classification pipeline does.
     pub roofs: bool,
+    /// The plateaus' step ([`Rules::jump`]), metres.
+    pub roof_jump: f64,
     /// Ground points more than this above the ground surface are not ground (the pipeline's
     /// `ground.offset`).
     pub ground_offset: Option<f64>,
@@ -292,7 +294,14 @@ impl Default for Pipeline {
     /// No ELM, [`Smrf::isprs`] (its cell never finer than the point spacing), the raised-ground
     /// step and a 1 m ground raster: the classification pipeline's defaults.
     fn default() -> Self {
-        Self { elm: None, smrf: Smrf::isprs(), hag_cell: 1.0, roofs: true, ground_offset: None }
+        Self {
+            elm: None,
+            smrf: Smrf::isprs(),
+            hag_cell: 1.0,
+            roofs: true,
+            roof_jump: Rules::default().jump,
+            ground_offset: None,
+        }
     }
 }
 
@@ -319,7 +328,8 @@ impl Pipeline {
         };
         let mut ground = self.smrf.for_spacing(spacing).classify_cloud_without(cloud, &low)?;
         if self.roofs {
-            Rules::default().lower_raised_ground(&cloud.x, &cloud.y, &cloud.z, &mut ground, spacing);
+            let rules = Rules { jump: self.roof_jump, ..Rules::default() };
+            rules.lower_raised_ground(&cloud.x, &cloud.y, &cloud.z, &mut ground, spacing);
         }
         let hag = height_above_ground(&cloud.x, &cloud.y, &cloud.z, &ground, self.hag_cell)?;
         if let Some(offset) = self.ground_offset {

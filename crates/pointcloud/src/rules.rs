@@ -9,7 +9,7 @@
 //!
 //! - **Raised ground** ([`Rules::raised_ground`]): the ground points' lowest-point raster, its
 //!   gaps filled from the nearest cell, split into plateaus wherever two neighbouring cells differ
-//!   by more than `jump` plus a 0.3 rise over the cell (2.3 m at the 1 m cells of a dense
+//!   by more than `jump` plus a 0.3 rise over the cell (1.8 m at the 1 m cells of a dense
 //!   survey). A plateau that drops by more than that along at least 90 % of its
 //!   edge (the tile's edge counting as no drop), and is not the largest plateau, is a roof (or a deck or a bridge) that the ground
 //!   filter took for ground because it is wider than its largest window: its points are taken
@@ -75,7 +75,8 @@ pub struct Rules {
     pub multi_share: f64,
     /// Heights above ground separating classes 3 from 4 and 4 from 5 (0.5, 1.5).
     pub vegetation_heights: [f32; 2],
-    /// Step between neighbouring ground cells that separates two plateaus (2.0).
+    /// Step between neighbouring ground cells that separates two plateaus (1.5; chosen on tuning
+    /// data: docs/pointcloud.md, "Roofs beside raised ground").
     pub jump: f64,
     /// Largest plateau taken for a roof, square metres (50,000).
     pub roof_area: f64,
@@ -105,7 +106,7 @@ impl Default for Rules {
             planar_share: 0.55,
             multi_share: 0.3,
             vegetation_heights: [0.5, 1.5],
-            jump: 2.0,
+            jump: 1.5,
             roof_area: 50_000.0,
             water_density: 0.25,
             water_area: 25.0,
@@ -563,6 +564,29 @@ mod tests {
         let ground = vec![true; x.len()];
         // A spacing of 0.5 m: 1 m cells, one point each.
         let raised = Rules::default().raised_ground(&x, &y, &z, &ground, 0.5);
+        for i in 0..100 {
+            for j in 0..100 {
+                let roof = (30..70).contains(&i) && (30..70).contains(&j);
+                assert_eq!(raised[i * 100 + j], roof, "{i} {j}");
+            }
+        }
+    }
+
+    /// A wide shed roof 1.9 m above the yard it stands in (its eaves lower than a dwelling's) is
+    /// raised; a terrace 1.9 m high is not.
+    #[test]
+    fn a_low_wide_roof_beside_a_yard_is_raised() {
+        let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
+        for i in 0..100 {
+            for j in 0..100 {
+                x.push(f64::from(i) + 0.5);
+                y.push(f64::from(j) + 0.5);
+                let roof = (30..70).contains(&i) && (30..70).contains(&j);
+                let terrace = i >= 85;
+                z.push(if roof || terrace { 1.9 } else { 0.0 });
+            }
+        }
+        let raised = Rules::default().raised_ground(&x, &y, &z, &vec![true; x.len()], 0.5);
         for i in 0..100 {
             for j in 0..100 {
                 let roof = (30..70).contains(&i) && (30..70).contains(&j);
