@@ -67,7 +67,8 @@ def main():
         x, y, z = (np.asarray(v, dtype=float) * scale for v in (f.x, f.y, f.z))
         cls = np.asarray(f.classification)
         h = heights(x, y, z, cls)
-        labelled = (cls != 0) & ~np.isnan(h)
+        # Class 0 (never classified) and 12 (LAS 1.0-1.3 overlap points) carry no land-cover label.
+        labelled = (cls != 0) & (cls != 12) & ~np.isnan(h)
         truth_g = (cls == 2)[labelled]
         truth_v = ((cls >= 3) & (cls <= 5))[labelled]
         hl = h[labelled]

@@ -13,7 +13,8 @@
 //!
 //! A file's linear unit is read from its CRS (a file in feet is classified in metres); a class
 //! the file does not label is left out of its row, and points the producer never classified
-//! (class 0) are left out of every score. With `--markdown` the rows are a table;
+//! (class 0) or put in class 12 (LAS 1.0–1.3's overlap points, whose land cover is not labelled)
+//! are left out of every score. With `--markdown` the rows are a table;
 //! `--params JSON` runs one configuration of your own (the body of a classify request) instead;
 //! `--keep DIR` keeps each output as `DIR/FILE.CONFIG.laz`; `--held-out` scores only the 20 m
 //! blocks the training holds out (`BlockSplit::default`), for the training files and their copies.
@@ -38,12 +39,17 @@ const CONFIGS: [(&str, &str); 4] = [
     ("combined", "{}"),
 ];
 
+/// Classes that carry no land-cover label.
+const UNLABELLED: [u8; 2] = [0, 12];
+
 /// Precision, recall and IoU of one class group.
 fn scores(truth: &[u8], got: &[u8], member: impl Fn(u8) -> bool) -> Option<(f64, f64, f64)> {
     let (mut tp, mut fp, mut fn_) = (0u64, 0u64, 0u64);
-    // Class 0 is "created, never classified" (LAS 1.4): the producer gave those points no label,
-    // so they are left out of every score rather than counted as wrong whatever they are called.
-    for (&t, &g) in truth.iter().zip(got).filter(|(&t, _)| t != 0) {
+    // Class 0 is "created, never classified" (LAS 1.4) and class 12 "overlap points" (LAS
+    // 1.0–1.3, where producers put the points of a flight line's overlap whatever they fall on):
+    // the producer gave those points no land-cover label, so they are left out of every score
+    // rather than counted as wrong whatever they are called.
+    for (&t, &g) in truth.iter().zip(got).filter(|(&t, _)| !UNLABELLED.contains(&t)) {
         match (member(t), member(g)) {
             (true, true) => tp += 1,
             (false, true) => fp += 1,
