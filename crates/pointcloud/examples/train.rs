@@ -54,10 +54,10 @@ const MASKED: [&str; 11] = [
     "k25_knn_radius",
     "k50_knn_radius",
 ];
-/// ASPRS classes of the evaluation.
 /// The raised-ground step the shipped model was trained with, metres.
 const MODEL_ROOF_JUMP: f64 = 2.0;
 
+/// ASPRS classes of the evaluation.
 const CLASSES: [u8; 6] = [1, 2, 3, 4, 5, 6];
 /// Vegetation height bands when no training point is vegetation.
 const VEGETATION_HEIGHTS: [f32; 2] = [0.5, 1.5];
