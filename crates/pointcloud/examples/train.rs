@@ -29,11 +29,12 @@ use meridian_pointcloud::{BlockSplit, ClassConfusion, Confusion, ForestParams, M
 use std::path::Path;
 use std::time::Instant;
 
-const FILES: [&str; 4] = [
+const FILES: [&str; 5] = [
     "pdal-extra-bytes.laz",
     "myria3d-toy.las",
     "labelled/fr_ign_rural_0292_6833_decimated.laz",
     "labelled/fr_ign_stbarth_town_nocrs.laz",
+    "labelled/es_pnoa_seville_plazanueva.laz",
 ];
 /// Files whose class 1 holds vegetation among other things (they label no low vegetation):
 /// their class-1 points are left out of training and of the object evaluation.
