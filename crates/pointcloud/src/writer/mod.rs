@@ -12,7 +12,7 @@
 //! confidence attribute is added. A [`Rewrite::crs`] replaces the CRS records (GeoTIFF keys,
 //! WKT) with its own: a WKT VLR where LAS 1.4 asks for WKT (point formats 6–10, or a file that
 //! already set the WKT bit), GeoTIFF keys naming the EPSG code otherwise (what a LAS 1.0–1.3
-//! reader looks for).
+//! reader looks for), and WKT again for a CRS that is neither projected nor geographic.
 //!
 //! Classes: the legacy point formats 0–5 hold classes 0–31 in five bits. A `classification`
 //! with a value above 31 for such an input is refused ([`WriteError::Class`]) before anything
@@ -132,12 +132,19 @@ fn is_crs_record(v: &Vlr) -> bool {
 }
 
 /// The GeoKeyDirectoryTag of an EPSG code: GTModelType (projected or geographic, read from the
-/// WKT's first keyword), GTRasterType PixelIsArea, and ProjectedCSType or GeographicType.
-fn geo_keys(crs: &CrsRecord) -> Vec<u8> {
-    let geographic = crs.wkt.trim_start().starts_with("GEOGCS");
-    let (model, key) = if geographic { (2, 2048) } else { (1, 3072) };
+/// WKT's first keyword), GTRasterType PixelIsArea, and ProjectedCSType or GeographicType. `None`
+/// for another kind of CRS (geocentric, say), which GeoTIFF keys of one code do not name.
+fn geo_keys(crs: &CrsRecord) -> Option<Vec<u8>> {
+    let wkt = crs.wkt.trim_start();
+    let (model, key) = if wkt.starts_with("PROJCS[") {
+        (1, 3072)
+    } else if wkt.starts_with("GEOGCS[") {
+        (2, 2048)
+    } else {
+        return None;
+    };
     let keys: [[u16; 4]; 4] = [[1, 1, 0, 3], [1024, 0, 1, model], [1025, 0, 1, 1], [key, 0, 1, crs.epsg]];
-    keys.iter().flatten().flat_map(|v| v.to_le_bytes()).collect()
+    Some(keys.iter().flatten().flat_map(|v| v.to_le_bytes()).collect())
 }
 
 /// What was written.
@@ -221,14 +228,21 @@ fn rewrite_inner(
     let mut header = src.header.clone();
     if let Some(crs) = &opts.crs {
         let encoding = src.global_encoding();
-        if info.point_format >= 6 || (info.version.1 >= 4 && encoding & WKT_BIT != 0) {
-            let mut wkt = crs.wkt.clone().into_bytes();
-            wkt.push(0);
-            vlrs.push(Vlr::new(PROJECTION_USER, 2112, "OGC WKT", wkt));
-            raw::put(&mut header, 6, &(encoding | WKT_BIT).to_le_bytes());
-        } else {
-            vlrs.push(Vlr::new(PROJECTION_USER, 34735, "GeoKeyDirectoryTag", geo_keys(crs)));
-            raw::put(&mut header, 6, &(encoding & !WKT_BIT).to_le_bytes());
+        let wkt_asked = info.point_format >= 6 || (info.version.1 >= 4 && encoding & WKT_BIT != 0);
+        match geo_keys(crs).filter(|_| !wkt_asked) {
+            Some(keys) => {
+                vlrs.push(Vlr::new(PROJECTION_USER, 34735, "GeoKeyDirectoryTag", keys));
+                raw::put(&mut header, 6, &(encoding & !WKT_BIT).to_le_bytes());
+            }
+            None => {
+                let mut wkt = crs.wkt.clone().into_bytes();
+                wkt.push(0);
+                vlrs.push(Vlr::new(PROJECTION_USER, 2112, "OGC WKT", wkt));
+                // LAS 1.0–1.3 have no WKT bit: their readers find the WKT record by its id.
+                if info.version.1 >= 4 {
+                    raw::put(&mut header, 6, &(encoding | WKT_BIT).to_le_bytes());
+                }
+            }
         }
     }
     for v in &src.vlrs {

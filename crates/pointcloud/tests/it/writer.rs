@@ -211,6 +211,13 @@ fn a_crs_override_replaces_the_files_crs_records() {
         write(&output, &again, &opts).unwrap();
         assert_eq!(crs_records(&again), vec![(34735, keys(1, 3072, 25832))]);
     }
+    // A geocentric CRS is no GeoTIFF key of one code: WKT, with no WKT bit in a LAS 1.2 file.
+    let output = dir.join("geocentric.las");
+    write(&input, &output, &Rewrite { crs: Some(override_of(4978)), ..Default::default() }).unwrap();
+    let records = crs_records(&output);
+    assert_eq!(records.iter().map(|r| r.0).collect::<Vec<_>>(), vec![2112]);
+    assert!(String::from_utf8_lossy(&records[0].1).starts_with("GEOCCS["));
+    assert!(!las_points(&output).0.has_wkt_crs());
     // laspy reads the keys as GeoTIFF keys.
     if meridian_testing::tools::have_python_module("python3", "laspy", "a_crs_override_replaces_the_files_crs_records")
     {
