@@ -548,65 +548,54 @@ pub fn trim_ground(ground: &mut [bool], hag: &[f32], offset: f64) {
 mod tests {
     use super::*;
 
+    /// Which points of a `cols` × `rows` grid of ground points, one a square metre at heights
+    /// `z(i, j)`, are raised (a spacing of 0.5 m: 1 m cells, one point each).
+    fn raised_grid(cols: u32, rows: u32, z: impl Fn(u32, u32) -> f64) -> Vec<bool> {
+        let (mut xs, mut ys, mut zs) = (vec![], vec![], vec![]);
+        for i in 0..cols {
+            for j in 0..rows {
+                xs.push(f64::from(i) + 0.5);
+                ys.push(f64::from(j) + 0.5);
+                zs.push(z(i, j));
+            }
+        }
+        Rules::default().raised_ground(&xs, &ys, &zs, &vec![true; xs.len()], 0.5)
+    }
+
+    /// The 40 × 40 m square in the middle of a 100 m grid.
+    fn roof(i: u32, j: u32) -> bool {
+        (30..70).contains(&i) && (30..70).contains(&j)
+    }
+
+    fn assert_only_the_roof_is_raised(raised: &[bool]) {
+        for i in 0..100 {
+            for j in 0..100 {
+                assert_eq!(raised[(i * 100 + j) as usize], roof(i, j), "{i} {j}");
+            }
+        }
+    }
+
     /// A 100 m square of gently sloping ground with a 40 × 40 m flat roof 6 m up: the roof's
     /// points, all taken for ground, are raised; the ground stays.
     #[test]
     fn a_roof_wider_than_the_window_is_raised() {
-        let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
-        for i in 0..100 {
-            for j in 0..100 {
-                let roof = (30..70).contains(&i) && (30..70).contains(&j);
-                x.push(f64::from(i) + 0.5);
-                y.push(f64::from(j) + 0.5);
-                z.push(0.02 * f64::from(i) + if roof { 6.0 } else { 0.0 });
-            }
-        }
-        let ground = vec![true; x.len()];
-        // A spacing of 0.5 m: 1 m cells, one point each.
-        let raised = Rules::default().raised_ground(&x, &y, &z, &ground, 0.5);
-        for i in 0..100 {
-            for j in 0..100 {
-                let roof = (30..70).contains(&i) && (30..70).contains(&j);
-                assert_eq!(raised[i * 100 + j], roof, "{i} {j}");
-            }
-        }
+        let raised = raised_grid(100, 100, |i, j| 0.02 * f64::from(i) + if roof(i, j) { 6.0 } else { 0.0 });
+        assert_only_the_roof_is_raised(&raised);
     }
 
     /// A wide shed roof 1.9 m above the yard it stands in (its eaves lower than a dwelling's) is
     /// raised; a terrace 1.9 m high is not.
     #[test]
     fn a_low_wide_roof_beside_a_yard_is_raised() {
-        let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
-        for i in 0..100 {
-            for j in 0..100 {
-                x.push(f64::from(i) + 0.5);
-                y.push(f64::from(j) + 0.5);
-                let roof = (30..70).contains(&i) && (30..70).contains(&j);
-                let terrace = i >= 85;
-                z.push(if roof || terrace { 1.9 } else { 0.0 });
-            }
-        }
-        let raised = Rules::default().raised_ground(&x, &y, &z, &vec![true; x.len()], 0.5);
-        for i in 0..100 {
-            for j in 0..100 {
-                let roof = (30..70).contains(&i) && (30..70).contains(&j);
-                assert_eq!(raised[i * 100 + j], roof, "{i} {j}");
-            }
-        }
+        let terrace = |i: u32| i >= 85;
+        let raised = raised_grid(100, 100, |i, j| if roof(i, j) || terrace(i) { 1.9 } else { 0.0 });
+        assert_only_the_roof_is_raised(&raised);
     }
 
     /// A terrace on a hillside steps down on one side and up on the other: not a roof.
     #[test]
     fn a_terrace_is_not_a_roof() {
-        let (mut x, mut y, mut z) = (vec![], vec![], vec![]);
-        for i in 0..90 {
-            for j in 0..30 {
-                x.push(f64::from(i) + 0.5);
-                y.push(f64::from(j) + 0.5);
-                z.push(f64::from(i / 30) * 3.0);
-            }
-        }
-        let raised = Rules::default().raised_ground(&x, &y, &z, &vec![true; x.len()], 0.5);
+        let raised = raised_grid(90, 30, |i, _| f64::from(i / 30) * 3.0);
         assert!(raised.iter().all(|&r| !r));
     }
 

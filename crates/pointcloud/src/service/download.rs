@@ -201,13 +201,8 @@ impl PointCloudService {
             b => b,
         };
         let overridden = d.crs.as_ref().is_some_and(|c| c.source == crate::crs::CrsSource::Override);
-        let over = if overridden {
-            d.epsg().and_then(|epsg| {
-                crs_definitions::from_code(epsg).map(|def| CrsRecord { epsg, wkt: def.wkt.to_owned() })
-            })
-        } else {
-            None
-        };
+        let epsg_wkt = d.epsg().and_then(crs_definitions::from_code).map(|def| def.wkt.to_owned());
+        let over = d.epsg().zip(epsg_wkt.clone()).filter(|_| overridden).map(|(epsg, wkt)| CrsRecord { epsg, wkt });
         // The original in its own format is the uploaded bytes; every other LAS or LAZ file
         // written for a point cloud with an override records the override.
         if !filtered && req.format == source_format && (over.is_none() || version == Version::Original) {
@@ -219,11 +214,7 @@ impl PointCloudService {
         // COPC readers look for a WKT CRS: when the file has none (GeoTIFF keys only, or the
         // uploader's override), the WKT of the EPSG code known for the point cloud is written.
         let file_has_wkt = d.summary.as_ref().and_then(|s| s.crs.as_ref()).is_some_and(|c| c.wkt.is_some());
-        let wkt = if file_has_wkt && !overridden {
-            None
-        } else {
-            d.epsg().and_then(crs_definitions::from_code).map(|def| def.wkt.to_owned())
-        };
+        let wkt = if file_has_wkt && !overridden { None } else { epsg_wkt };
         let crs = Recorded { wkt, over };
         if filtered {
             let dir = self.staging_dir()?.to_path_buf();
