@@ -589,39 +589,77 @@ pub const LONE_SHARE: f64 = 0.2;
 /// (docs/pointcloud.md, "Classes on unseen lidar").
 fn lone_buildings(cloud: &PointCloud, points: &[usize], class: &[u8]) -> Vec<usize> {
     use rayon::prelude::*;
-    let finite = |i: usize| cloud.x[i].is_finite() && cloud.y[i].is_finite() && cloud.z[i].is_finite();
-    // The object points the index holds: usable ones classed 3-6, by position in `points`.
-    let held: Vec<usize> =
-        (0..points.len()).filter(|&k| finite(points[k]) && (3..=6).contains(&class[points[k]])).collect();
-    let Some(&first) = held.first() else { return Vec::new() };
-    if held.len() > u32::MAX as usize - 1 {
+    if !points.iter().any(|&i| class[i] == 6) {
         return Vec::new();
     }
-    let o = points[first];
-    let origin = [cloud.x[o], cloud.y[o], cloud.z[o]];
-    let coord =
-        |i: usize| [(cloud.x[i] - origin[0]) as f32, (cloud.y[i] - origin[1]) as f32, (cloud.z[i] - origin[2]) as f32];
-    let coords: Vec<[f32; 3]> = held.iter().map(|&k| coord(points[k])).collect();
-    let index = crate::knn::ColumnIndex::new(&coords, LONE_NEIGHBOURS + 1);
-    let is_building = |h: u32| class[points[held[h as usize]]] == 6;
-    (0..held.len())
+    let Some(answers) = Answers::new(cloud, points, class, LONE_NEIGHBOURS) else { return Vec::new() };
+    let is_building = |h: usize| class[points[answers.held[h]]] == 6;
+    (0..answers.held.len())
         .into_par_iter()
-        .filter(|&h| class[points[held[h]]] == 6)
+        .filter(|&h| is_building(h))
         .map_init(
             || (Vec::new(), Vec::new()),
             |(scratch, near), h| {
-                index.nearest(coords[h], LONE_NEIGHBOURS + 1, scratch, near);
-                let others = near.iter().filter(|&&(_, j)| j as usize != h).take(LONE_NEIGHBOURS);
-                let (mut n, mut b) = (0usize, 0usize);
-                for &(_, j) in others {
-                    n += 1;
-                    b += usize::from(is_building(j));
-                }
-                (n > 0 && (b as f64) < LONE_SHARE * n as f64).then_some(held[h])
+                let (b, n) = answers.count(h, LONE_NEIGHBOURS, is_building, scratch, near);
+                (n > 0 && (b as f64) < LONE_SHARE * n as f64).then_some(answers.held[h])
             },
         )
         .flatten()
         .collect()
+}
+
+/// The object points answered 3–6 with finite coordinates, indexed in 3-D for the votes of
+/// [`lone_buildings`] and [`enclosed_vegetation`] over their nearest neighbours' answers.
+struct Answers {
+    /// Positions in `points` of the indexed points.
+    held: Vec<usize>,
+    /// Their coordinates, relative to the first of them.
+    coords: Vec<[f32; 3]>,
+    index: crate::knn::ColumnIndex,
+}
+
+impl Answers {
+    /// The index of the object points `points` answered 3–6 in `class`, for votes over `k`
+    /// neighbours; `None` when there are none (or more than a `u32` counts).
+    fn new(cloud: &PointCloud, points: &[usize], class: &[u8], k: usize) -> Option<Self> {
+        let finite = |i: usize| cloud.x[i].is_finite() && cloud.y[i].is_finite() && cloud.z[i].is_finite();
+        let held: Vec<usize> =
+            (0..points.len()).filter(|&k| finite(points[k]) && (3..=6).contains(&class[points[k]])).collect();
+        let &first = held.first()?;
+        if held.len() > u32::MAX as usize - 1 {
+            return None;
+        }
+        let o = points[first];
+        let origin = [cloud.x[o], cloud.y[o], cloud.z[o]];
+        let coords: Vec<[f32; 3]> = held
+            .iter()
+            .map(|&k| {
+                let i = points[k];
+                [(cloud.x[i] - origin[0]) as f32, (cloud.y[i] - origin[1]) as f32, (cloud.z[i] - origin[2]) as f32]
+            })
+            .collect();
+        let index = crate::knn::ColumnIndex::new(&coords, k + 1);
+        Some(Self { held, coords, index })
+    }
+
+    /// Of the `k` nearest other indexed points of indexed point `h`, how many `building` says
+    /// are building, and how many were read.
+    fn count(
+        &self,
+        h: usize,
+        k: usize,
+        building: impl Fn(usize) -> bool,
+        scratch: &mut Vec<u64>,
+        near: &mut Vec<(f32, u32)>,
+    ) -> (usize, usize) {
+        self.index.nearest(self.coords[h], k + 1, scratch, near);
+        let (mut n, mut b) = (0usize, 0usize);
+        for &(_, j) in near.iter().filter(|&&(_, j)| j as usize != h).take(k) {
+            n += 1;
+            b += usize::from(building(j as usize));
+        }
+        (b, n)
+    }
 }
 
 /// Neighbours a vegetation point's answer is checked against ([`enclosed_vegetation`]).
@@ -653,13 +691,11 @@ fn enclosed_vegetation(
 ) -> Vec<(usize, f64)> {
     use rayon::prelude::*;
     use std::collections::HashSet;
-    let finite = |i: usize| cloud.x[i].is_finite() && cloud.y[i].is_finite() && cloud.z[i].is_finite();
-    let held: Vec<usize> =
-        (0..points.len()).filter(|&k| finite(points[k]) && (3..=6).contains(&class[points[k]])).collect();
-    let Some(&first) = held.first() else { return Vec::new() };
-    if held.len() > u32::MAX as usize - 1 {
+    if !points.iter().any(|&i| class[i] == 6) {
         return Vec::new();
     }
+    let Some(answers) = Answers::new(cloud, points, class, ENCLOSED_NEIGHBOURS) else { return Vec::new() };
+    let held = &answers.held;
     let mut building: Vec<bool> = held.iter().map(|&k| class[points[k]] == 6).collect();
     // The plan cells within reach of a building answer.
     let cell = (2.0 * spacing).max(1.0);
@@ -678,15 +714,6 @@ fn enclosed_vegetation(
     let mut candidates: Vec<usize> = (0..held.len())
         .filter(|&h| !building[h] && tall(held[h]) && near_roof.contains(&key(points[held[h]])))
         .collect();
-    if candidates.is_empty() {
-        return Vec::new();
-    }
-    let o = points[first];
-    let origin = [cloud.x[o], cloud.y[o], cloud.z[o]];
-    let coord =
-        |i: usize| [(cloud.x[i] - origin[0]) as f32, (cloud.y[i] - origin[1]) as f32, (cloud.z[i] - origin[2]) as f32];
-    let coords: Vec<[f32; 3]> = held.iter().map(|&k| coord(points[k])).collect();
-    let index = crate::knn::ColumnIndex::new(&coords, ENCLOSED_NEIGHBOURS + 1);
     let mut found = Vec::new();
     for _ in 0..ENCLOSED_ROUNDS {
         let flips: Vec<(usize, f64)> = candidates
@@ -694,13 +721,7 @@ fn enclosed_vegetation(
             .map_init(
                 || (Vec::new(), Vec::new()),
                 |(scratch, near), &h| {
-                    index.nearest(coords[h], ENCLOSED_NEIGHBOURS + 1, scratch, near);
-                    let others = near.iter().filter(|&&(_, j)| j as usize != h).take(ENCLOSED_NEIGHBOURS);
-                    let (mut n, mut b) = (0usize, 0usize);
-                    for &(_, j) in others {
-                        n += 1;
-                        b += usize::from(building[j as usize]);
-                    }
+                    let (b, n) = answers.count(h, ENCLOSED_NEIGHBOURS, |j| building[j], scratch, near);
                     let share = b as f64 / n.max(1) as f64;
                     (n > 0 && share >= ENCLOSED_SHARE).then_some((h, share))
                 },
