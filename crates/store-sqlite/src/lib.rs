@@ -148,8 +148,23 @@ impl SqliteDb {
 
     /// A write transaction that takes the write lock up front, so that it never fails half-way
     /// on a lock upgrade.
+    ///
+    /// A writer connection that sqlx still counts inside a transaction SQLite has already ended
+    /// (SQLite rolls a transaction back on its own after some errors, and the commit and the
+    /// rollback of the `Transaction` then fail too) would refuse every later `BEGIN` and stop
+    /// every write of the process. Such a connection is closed and the write begun on a fresh
+    /// one.
     pub(crate) async fn write(&self) -> Result<Transaction<'static, Sqlite>> {
-        self.writer.begin_with("BEGIN IMMEDIATE").await.map_err(db)
+        match self.writer.begin_with("BEGIN IMMEDIATE").await {
+            Err(sqlx::Error::InvalidSavePointStatement) => {
+                tracing::error!("the writer connection was left inside a transaction: closing it and opening another");
+                let stuck = self.writer.acquire().await.map_err(db)?;
+                // Closing ends whatever transaction SQLite still holds on it; its errors are moot.
+                let _ = stuck.close().await;
+                self.writer.begin_with("BEGIN IMMEDIATE").await.map_err(db)
+            }
+            other => other.map_err(db),
+        }
     }
 
     /// Inserts `events` in `tx`, commits it, and fires the event signal when there were any: the
@@ -258,6 +273,35 @@ impl Drop for Writer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_writer_left_inside_a_transaction_is_replaced() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("w.db");
+        let db = SqliteDb::open(path.to_str().ok_or("path")?, 1, Duration::from_secs(5)).await?;
+        db.migrate().await?;
+        // A transaction that SQLite ends behind sqlx's back: its commit and its rollback on drop
+        // both fail, and sqlx still counts the connection inside it.
+        let mut tx = db.write().await?;
+        sqlx::query("ROLLBACK").execute(&mut *tx).await?;
+        assert!(tx.commit().await.is_err());
+        let conn = db.writer.acquire().await?;
+        assert_eq!(
+            <<Sqlite as sqlx::Database>::TransactionManager as sqlx::TransactionManager>::get_transaction_depth(&conn),
+            1
+        );
+        drop(conn);
+        // Writes go on.
+        for _ in 0..3 {
+            let mut tx = db.write().await?;
+            sqlx::query("CREATE TABLE IF NOT EXISTS t (v INTEGER)").execute(&mut *tx).await?;
+            sqlx::query("INSERT INTO t (v) VALUES (1)").execute(&mut *tx).await?;
+            tx.commit().await?;
+        }
+        let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM t").fetch_one(db.read()).await?;
+        assert_eq!(n, 3);
+        Ok(())
+    }
 
     #[tokio::test]
     async fn every_migration_is_applied_once_across_reopens() -> Result<(), Box<dyn std::error::Error>> {
