@@ -266,7 +266,10 @@ impl Smrf {
         fill(&mut ground, grid.cols, grid.rows);
         let gradient = slope_of(&ground, grid.cols, grid.rows, cell);
 
+        use rayon::prelude::*;
         Ok((0..n)
+            .into_par_iter()
+            .with_min_len(4096)
             .map(|i| {
                 if !take(i) {
                     return false;
@@ -430,35 +433,42 @@ impl Extreme {
 /// The disk is the union of horizontal runs of half-width `floor(sqrt(r² − dy²))` at each row
 /// offset dy; each distinct half-width is one running filter of the whole grid.
 fn disk_filter(grid: &[f64], cols: usize, rows: usize, radius: usize, op: Extreme) -> Vec<f64> {
+    use rayon::prelude::*;
     let half_widths: Vec<usize> =
         (0..=radius).map(|dy| (((radius * radius - dy * dy) as f64).sqrt() + 1e-9).floor() as usize).collect();
     let mut distinct = half_widths.clone();
     distinct.sort_unstable();
     distinct.dedup();
-    let mut runs: Vec<(usize, Vec<f64>)> = Vec::with_capacity(distinct.len());
-    let mut scratch = Scratch::default();
-    for &w in &distinct {
-        let mut filtered = vec![0.0; grid.len()];
-        for r in 0..rows {
-            let row = &grid[r * cols..(r + 1) * cols];
-            running(row, w, op, &mut filtered[r * cols..(r + 1) * cols], &mut scratch);
-        }
-        runs.push((w, filtered));
+    if cols == 0 || rows == 0 {
+        return Vec::new();
     }
+    // Rows are independent in both passes: they run on rayon's threads (the same values whatever
+    // the thread count, as a minimum or maximum does not depend on the order it is taken in).
+    let runs: Vec<(usize, Vec<f64>)> = distinct
+        .iter()
+        .map(|&w| {
+            let mut filtered = vec![0.0; grid.len()];
+            filtered
+                .par_chunks_mut(cols)
+                .zip(grid.par_chunks(cols))
+                .with_min_len(16)
+                .for_each_init(Scratch::default, |scratch, (dst, row)| running(row, w, op, dst, scratch));
+            (w, filtered)
+        })
+        .collect();
     let run_of = |w: usize| runs.iter().find(|(rw, _)| *rw == w).map(|(_, v)| v.as_slice());
     let mut out = vec![op.identity(); grid.len()];
-    for (dy, &w) in half_widths.iter().enumerate() {
-        let Some(run) = run_of(w) else { continue };
-        for r in 0..rows {
+    out.par_chunks_mut(cols).enumerate().with_min_len(16).for_each(|(r, dst)| {
+        for (dy, &w) in half_widths.iter().enumerate() {
+            let Some(run) = run_of(w) else { continue };
             let sources = [r.checked_sub(dy), if dy == 0 { None } else { Some(r + dy).filter(|&s| s < rows) }];
             for s in sources.into_iter().flatten() {
-                let (dst, src) = (&mut out[r * cols..(r + 1) * cols], &run[s * cols..(s + 1) * cols]);
-                for (d, &v) in dst.iter_mut().zip(src) {
+                for (d, &v) in dst.iter_mut().zip(&run[s * cols..(s + 1) * cols]) {
                     *d = op.pick(*d, v);
                 }
             }
         }
-    }
+    });
     out
 }
 
