@@ -41,7 +41,7 @@ use laz::{LasZipCompressor, LazItemRecordBuilder, LazVlr, LazVlrBuilder};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fs::OpenOptions;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 use std::io::{BufWriter, Cursor, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -476,7 +476,7 @@ impl Tree<'_> {
         let base = [i64::from(x) * g, i64::from(y) * g, i64::from(z) * g];
         let side = self.size / (1u64 << (d + 7)) as f64;
         // Cell → (position in `idx`, squared distance to the cell's centre).
-        let mut best: HashMap<i64, (usize, f64), BuildHasherDefault<CellHasher>> =
+        let mut best: HashMap<i64, (usize, f64), BuildHasherDefault<crate::density::CellHasher>> =
             HashMap::with_capacity_and_hasher(idx.len().min(1 << 20), BuildHasherDefault::default());
         for (at, &i) in idx.iter().enumerate() {
             let p = self.position(i);
@@ -525,37 +525,6 @@ impl Tree<'_> {
         let below: Vec<Vec<Node>> = jobs.into_par_iter().map(|(slice, at, key)| self.split(slice, at, key)).collect();
         nodes.extend(below.into_iter().flatten());
         nodes
-    }
-}
-
-/// A hasher for grid cell numbers: the 64-bit finaliser of MurmurHash3, which spreads the
-/// low bits of neighbouring cells (the default SipHash is several times slower here).
-#[derive(Default)]
-struct CellHasher(u64);
-
-impl Hasher for CellHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(self.0.rotate_left(8) ^ u64::from(b));
-        }
-    }
-
-    fn write_i64(&mut self, v: i64) {
-        self.write_u64(v as u64);
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        let mut h = v ^ self.0;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^= h >> 33;
-        self.0 = h;
     }
 }
 

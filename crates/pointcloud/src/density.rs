@@ -12,6 +12,7 @@
 //! hold a point, not the bounding box), so that clusters far apart do not read as sparse.
 
 use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
 
 /// Most cells a raster step builds a point.
 pub const CELLS_PER_POINT: f64 = 16.0;
@@ -88,41 +89,114 @@ pub fn spacing(x: &[f64], y: &[f64]) -> f64 {
     let Some((b, n)) = bounds(x, y, |_| true) else {
         return 1.0;
     };
-    spacing_over(b, n, |each: &mut dyn FnMut(f64, f64)| {
+    let fill = |mut grid: Occupied| {
         for (&a, &c) in x.iter().zip(y) {
-            each(a, c);
+            grid.add(a, c);
         }
-        Ok::<(), std::convert::Infallible>(())
-    })
-    .unwrap_or(1.0)
+        Ok::<_, std::convert::Infallible>(grid)
+    };
+    fill(Occupied::first(b, n)).and_then(|first| spacing_over(&first, n, fill)).unwrap_or(1.0)
 }
 
-/// [`spacing`] of `n` points within `bounds` (min x, min y, max x, max y) that `pass` gives,
-/// each time it is called, to the function it is handed: for points that are not all in memory
-/// (a tiled classification streams them from its spool, twice).
+/// [`spacing`] of `n` points, for points that are not all in memory: `first` is the grid of
+/// [`Occupied::first`] with every point [`Occupied::add`]ed, and `second` is handed the empty grid
+/// of the second pass and gives it back with every point added (in any order, on any number of
+/// threads: grids of one pass [`Occupied::merge`]).
 pub fn spacing_over<E>(
-    bounds: [f64; 4],
+    first: &Occupied,
     n: usize,
-    mut pass: impl FnMut(&mut dyn FnMut(f64, f64)) -> Result<(), E>,
+    second: impl FnOnce(Occupied) -> Result<Occupied, E>,
 ) -> Result<f64, E> {
     if n < 2 {
         return Ok(1.0);
     }
-    let b = bounds;
-    let area = ((b[2] - b[0]) * (b[3] - b[1])).max(1e-6);
-    let mut s = (area / n as f64).sqrt().max(1e-3);
-    for _ in 0..2 {
-        let cell = 3.0 * s;
-        let mut occupied: HashSet<(i64, i64)> = HashSet::new();
-        pass(&mut |a: f64, c: f64| {
-            if a.is_finite() && c.is_finite() {
-                occupied.insert((((a - b[0]) / cell).floor() as i64, ((c - b[1]) / cell).floor() as i64));
-            }
-        })?;
-        let occupied_area = occupied.len() as f64 * cell * cell;
-        s = (occupied_area / n as f64).sqrt().max(1e-3);
+    Ok(second(first.next(n))?.spacing(n))
+}
+
+/// The cells that hold a point, in one of [`spacing`]'s passes: cells of three times the
+/// spacing estimated so far (first from the bounding box, then from the cells the first pass
+/// found), so that each holds about nine points where there are points.
+#[derive(Clone, Debug)]
+pub struct Occupied {
+    origin: [f64; 2],
+    cell: f64,
+    cells: HashSet<(i64, i64), BuildHasherDefault<CellHasher>>,
+}
+
+impl Occupied {
+    /// The first pass's grid for `n` points within `bounds` (min x, min y, max x, max y).
+    pub fn first(bounds: [f64; 4], n: usize) -> Self {
+        let area = ((bounds[2] - bounds[0]) * (bounds[3] - bounds[1])).max(1e-6);
+        Self::with_spacing([bounds[0], bounds[1]], (area / n.max(1) as f64).sqrt().max(1e-3))
     }
-    Ok(s)
+
+    fn with_spacing(origin: [f64; 2], s: f64) -> Self {
+        Self { origin, cell: 3.0 * s, cells: HashSet::default() }
+    }
+
+    /// An empty grid of the same cells.
+    pub fn empty(&self) -> Self {
+        Self { origin: self.origin, cell: self.cell, cells: HashSet::default() }
+    }
+
+    /// Marks the cell of a point; non-finite points are left out.
+    pub fn add(&mut self, x: f64, y: f64) {
+        if x.is_finite() && y.is_finite() {
+            let cell = |v: f64, o: f64| ((v - o) / self.cell).floor() as i64;
+            self.cells.insert((cell(x, self.origin[0]), cell(y, self.origin[1])));
+        }
+    }
+
+    /// The cells of both grids (of one pass).
+    pub fn merge(mut self, other: Self) -> Self {
+        if other.cells.len() > self.cells.len() {
+            return other.merge(self);
+        }
+        self.cells.extend(other.cells);
+        self
+    }
+
+    /// The spacing of `n` points over the area of the cells held.
+    fn spacing(&self, n: usize) -> f64 {
+        let area = self.cells.len() as f64 * self.cell * self.cell;
+        (area / n.max(1) as f64).sqrt().max(1e-3)
+    }
+
+    /// The next pass's empty grid, its cells sized by this one's spacing.
+    fn next(&self, n: usize) -> Self {
+        Self::with_spacing(self.origin, self.spacing(n))
+    }
+}
+
+/// A hasher for grid cell numbers: the 64-bit finaliser of MurmurHash3, which spreads the
+/// low bits of neighbouring cells (the default SipHash is several times slower here).
+#[derive(Default)]
+pub struct CellHasher(u64);
+
+impl std::hash::Hasher for CellHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0.rotate_left(8) ^ u64::from(b));
+        }
+    }
+
+    fn write_i64(&mut self, v: i64) {
+        self.write_u64(v as u64);
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        let mut h = v ^ self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^= h >> 33;
+        self.0 = h;
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@
 //! the neighbourhood from the inliers keeps a clump of noise (a flock of birds, a multipath pit)
 //! from being measured against itself.
 //!
-//! One k-d tree (kiddo) of the points serves both tests and a second one of the inliers in plan
+//! The statistical test asks a k-d tree (kiddo) of the points; the radius test sorts the points
+//! into cubes and looks only at the cubes around a point; a second tree, of the inliers in plan,
 //! serves the split; queries run in parallel on rayon in blocks, and `progress` is called between
 //! blocks. The result does not depend on the number of threads.
 
@@ -145,31 +146,83 @@ fn blocks<T: Send>(
     Ok(out)
 }
 
-/// Cubes of side radius / √3 with the points they hold: any two points in one cube are within
-/// radius of each other, so a point whose cube holds `min_k` others is not isolated. In a dense
-/// cloud that settles almost every point without a query.
-struct Crowded {
+/// The points sorted into cubes of side radius / √3. Any two points in one cube are within radius
+/// of each other, so a point whose cube holds `min_k` others is not isolated: in a dense cloud
+/// that settles almost every point with no search. Every point within radius of a point lies in
+/// the 5 × 5 × 5 cubes around its own (radius is √3 sides), so the others are settled by a look at
+/// those. The sort runs on rayon's threads; no tree is built.
+struct Cubes {
     side: f64,
-    min_k: usize,
-    counts: std::collections::HashMap<(i64, i64, i64), u32>,
+    /// Point indices in the order of their cube's key.
+    order: Vec<u32>,
+    /// The keys of the cubes that hold points, sorted.
+    keys: Vec<[i64; 3]>,
+    /// Cube c holds `order[starts[c]..starts[c + 1]]`.
+    starts: Vec<u32>,
+    /// Each point's cube.
+    cube_of: Vec<u32>,
 }
 
-impl Crowded {
-    fn new(points: &[[f64; 3]], radius: f64, min_k: usize) -> Self {
+impl Cubes {
+    fn new(points: &[[f64; 3]], radius: f64) -> Self {
         let side = radius / 3f64.sqrt();
-        let mut c = Self { side, min_k, counts: std::collections::HashMap::with_capacity(points.len() / 4 + 1) };
-        for p in points {
-            *c.counts.entry(c.key(p)).or_default() += 1;
+        let key =
+            |p: &[f64; 3]| [(p[0] / side).floor() as i64, (p[1] / side).floor() as i64, (p[2] / side).floor() as i64];
+        let mut keyed: Vec<([i64; 3], u32)> = points.par_iter().enumerate().map(|(i, p)| (key(p), i as u32)).collect();
+        keyed.par_sort_unstable();
+        let mut keys = Vec::new();
+        let mut starts = Vec::new();
+        let mut cube_of = vec![0u32; points.len()];
+        for (at, (k, i)) in keyed.iter().enumerate() {
+            if keys.last() != Some(k) {
+                keys.push(*k);
+                starts.push(at as u32);
+            }
+            cube_of[*i as usize] = (keys.len() - 1) as u32;
         }
-        c
+        starts.push(keyed.len() as u32);
+        let order = keyed.into_iter().map(|(_, i)| i).collect();
+        Self { side, order, keys, starts, cube_of }
     }
 
-    fn key(&self, p: &[f64; 3]) -> (i64, i64, i64) {
-        ((p[0] / self.side).floor() as i64, (p[1] / self.side).floor() as i64, (p[2] / self.side).floor() as i64)
+    /// Points in point i's cube, itself included.
+    fn count(&self, i: usize) -> usize {
+        let c = self.cube_of[i] as usize;
+        (self.starts[c + 1] - self.starts[c]) as usize
     }
 
-    fn holds(&self, p: &[f64; 3]) -> bool {
-        self.counts.get(&self.key(p)).is_some_and(|&c| c as usize > self.min_k)
+    /// Whether point i has at least `min_k` other points within `radius` (boundary included).
+    fn crowded(&self, points: &[[f64; 3]], i: usize, radius: f64, min_k: usize) -> bool {
+        if self.count(i) > min_k {
+            return true;
+        }
+        let p = &points[i];
+        let k = self.keys[self.cube_of[i] as usize];
+        let r2 = radius * radius;
+        // Itself is among the points found.
+        let mut found = 0usize;
+        let reach = (radius / self.side).ceil() as i64;
+        for dx in -reach..=reach {
+            for dy in -reach..=reach {
+                // The cubes of one column are consecutive in the sorted keys.
+                let (x, y) = (k[0].saturating_add(dx), k[1].saturating_add(dy));
+                let lo = self.keys.partition_point(|c| *c < [x, y, k[2].saturating_sub(reach)]);
+                let hi = self.keys.partition_point(|c| *c <= [x, y, k[2].saturating_add(reach)]);
+                for c in lo..hi {
+                    for &j in &self.order[self.starts[c] as usize..self.starts[c + 1] as usize] {
+                        let q = &points[j as usize];
+                        let (a, b, d) = (q[0] - p[0], q[1] - p[1], q[2] - p[2]);
+                        if a * a + b * b + d * d <= r2 {
+                            found += 1;
+                            if found > min_k {
+                                return true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        false
     }
 }
 
@@ -244,28 +297,30 @@ impl Noise {
         progress.advance(0.0)?;
 
         let points: Vec<[f64; 3]> = index.iter().map(|&i| [x[i], y[i], z[i]]).collect();
+        let radius_test = matches!(self.method, NoiseMethod::Radius | NoiseMethod::Both);
+        let cubes = radius_test.then(|| Cubes::new(&points, self.radius));
         // The radius test alone: when every point's cube is crowded there is no noise, and
-        // neither the tree nor the split is needed.
-        if self.method == NoiseMethod::Radius {
-            let crowded = Crowded::new(&points, self.radius, self.min_k);
-            if points.par_iter().all(|p| crowded.holds(p)) {
+        // neither the search nor the split is needed.
+        if let (NoiseMethod::Radius, Some(cubes)) = (self.method, &cubes) {
+            if (0..m).into_par_iter().all(|i| cubes.count(i) > self.min_k) {
                 progress.advance(((stages + 1) * m) as f64)?;
                 return Ok(vec![0u8; n]);
             }
         }
-        let tree = Tree3::new_from_slice(&points).map_err(|e| NoiseError::Index(e.to_string()))?;
         let mut noise = vec![false; m];
         if matches!(self.method, NoiseMethod::Statistical | NoiseMethod::Both) {
+            let tree = Tree3::new_from_slice(&points).map_err(|e| NoiseError::Index(e.to_string()))?;
             for (flag, is_noise) in noise.iter_mut().zip(self.statistical(&tree, &points, &mut progress)?) {
                 *flag |= is_noise;
             }
         }
-        if matches!(self.method, NoiseMethod::Radius | NoiseMethod::Both) {
-            for (flag, is_noise) in noise.iter_mut().zip(self.isolated(&tree, &points, &mut progress)?) {
+        if let Some(cubes) = &cubes {
+            let isolated = blocks(m, m as f64, &mut progress, |i| !cubes.crowded(&points, i, self.radius, self.min_k))?;
+            for (flag, is_noise) in noise.iter_mut().zip(isolated) {
                 *flag |= is_noise;
             }
         }
-        drop(tree);
+        drop(cubes);
 
         let classes = self.split(&points, &noise, &mut progress)?;
         let mut out = vec![0u8; n];
@@ -302,26 +357,6 @@ impl Noise {
         let variance = measured.iter().map(|d| (d - mean) * (d - mean)).sum::<f64>() / (count - 1.0);
         let threshold = mean + self.multiplier * variance.sqrt();
         Ok(mean_distance.into_iter().map(|d| d.is_some_and(|d| d > threshold)).collect())
-    }
-
-    /// The radius test: `true` for noise, per tree item.
-    fn isolated(
-        &self,
-        tree: &Tree3,
-        points: &[[f64; 3]],
-        progress: &mut Progress<'_>,
-    ) -> Result<Vec<bool>, NoiseError> {
-        // min_k others plus the point itself are enough to know it is not isolated.
-        let k = NonZeroUsize::new(self.min_k + 1).unwrap_or(NonZeroUsize::MIN);
-        let r2 = self.radius * self.radius;
-        let crowded = Crowded::new(points, self.radius, self.min_k);
-        blocks(points.len(), points.len() as f64, progress, |i| {
-            if crowded.holds(&points[i]) {
-                return false;
-            }
-            let found = tree.query(&points[i]).nearest_n::<SquaredEuclidean<f64>>(k).within(r2).unsorted().execute();
-            found.len().saturating_sub(1) < self.min_k
-        })
     }
 
     /// Low or high noise for each noise point, against the median height of the `mean_k` inliers
@@ -483,6 +518,35 @@ mod tests {
         assert_eq!(Noise::default().classify(&[1.0], &[2.0], &[3.0], &|_| true).unwrap(), [0]);
         let two = Noise { method: NoiseMethod::Both, ..Noise::default() };
         assert_eq!(two.classify(&[1.0, 9.0], &[2.0, 9.0], &[3.0, 3.0], &|_| true).unwrap(), [18, 18]);
+    }
+
+    #[test]
+    fn the_cube_search_finds_what_a_full_search_finds() {
+        // A pseudo-random cloud on a coarse lattice, so that many pairs lie exactly at the
+        // radius, with clumps and strays; every point against every other.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        let points: Vec<[f64; 3]> =
+            (0..1_500).map(|_| [next(40) as f64 * 0.5, next(40) as f64 * 0.5, next(12) as f64 * 0.5 - 3.0]).collect();
+        for (radius, min_k) in [(0.5, 1), (0.5, 2), (1.0, 3), (0.7, 2), (2.5, 20)] {
+            let cubes = Cubes::new(&points, radius);
+            for (i, p) in points.iter().enumerate() {
+                let others = points
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, q)| {
+                        j != i
+                            && (q[0] - p[0]).powi(2) + (q[1] - p[1]).powi(2) + (q[2] - p[2]).powi(2) <= radius * radius
+                    })
+                    .count();
+                assert_eq!(cubes.crowded(&points, i, radius, min_k), others >= min_k, "point {i}, radius {radius}");
+            }
+        }
     }
 
     #[test]

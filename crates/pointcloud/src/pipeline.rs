@@ -6,6 +6,7 @@
 //! classes as they are. The result is written as LAZ with a `confidence` extra-bytes attribute.
 
 use crate::csf::Csf;
+use crate::density::Occupied;
 use crate::learn::Model;
 use crate::noise::{Noise, NoiseMethod};
 use crate::reader::{check_header, read_path, stream_path, Limits, PointCloud, ReadError};
@@ -14,6 +15,7 @@ use crate::tiles::{Grid, Spool, Tiling};
 use crate::writer::{rewrite, OutputFormat, Rewrite, WriteError};
 use crate::{elm::Elm, hag, learn};
 use meridian_core::error::FieldError;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -569,8 +571,14 @@ pub fn classify_file(
         let mut spool = Spool::new(dir, grid.len(), colour, matches!(info.point_format, 8 | 10))?;
         let mut seen = 0u64;
         let mut tiles_of = Vec::with_capacity(4);
+        // One spacing for every tile, that of the whole file (as if it were read whole): its
+        // first pass is made as the points stream, its second from the spool.
+        let m = metres_per_unit;
+        let [minx, miny, _, maxx, maxy, _] = info.bounds;
+        let mut occupied = Occupied::first([minx * m, miny * m, maxx * m, maxy * m], n);
         stream_path(source, limits, |_, batch| {
             for i in 0..batch.len() {
+                occupied.add(batch.x[i] * m, batch.y[i] * m);
                 grid.tiles_of(batch.x[i], batch.y[i], &mut tiles_of);
                 for (k, &tile) in tiles_of.iter().enumerate() {
                     spool.push(tile, seen + i as u64, k == 0, batch, i)?;
@@ -588,12 +596,17 @@ pub fn classify_file(
             e => PipelineError::Read(e),
         })?;
         spool.finish()?;
-        // One spacing for every tile, that of the whole file (as if it were read whole).
-        let m = metres_per_unit;
-        let [minx, miny, _, maxx, maxy, _] = info.bounds;
-        let spacing = crate::density::spacing_over([minx * m, miny * m, maxx * m, maxy * m], n, |each| {
-            spool.for_each_owned(|x, y| each(x * m, y * m))
+        let spacing = crate::density::spacing_over(&occupied, n, |second| {
+            (0..grid.len())
+                .into_par_iter()
+                .map(|tile| {
+                    let mut cells = second.empty();
+                    spool.for_each_owned(tile, |x, y| cells.add(x * m, y * m))?;
+                    Ok::<_, std::io::Error>(cells)
+                })
+                .try_reduce(|| second.empty(), |a, b| Ok(a.merge(b)))
         })?;
+        drop(occupied);
         timed(&mut timings, "read", t);
         let mut classes = vec![0u8; n];
         let mut confidence = vec![255u8; n];

@@ -403,36 +403,54 @@ fn slope_of(grid: &[f64], cols: usize, rows: usize, cell: f64) -> Vec<f64> {
 
 /// Morphological opening (erosion then dilation) with a disk of `radius` cells.
 fn open(grid: &[f64], cols: usize, rows: usize, radius: usize) -> Vec<f64> {
-    let eroded = disk_filter(grid, cols, rows, radius, Extreme::Min);
-    disk_filter(&eroded, cols, rows, radius, Extreme::Max)
+    let eroded = disk_filter::<Min>(grid, cols, rows, radius);
+    disk_filter::<Max>(&eroded, cols, rows, radius)
 }
 
-#[derive(Clone, Copy)]
-enum Extreme {
-    Min,
-    Max,
+/// The minimum or the maximum, as a type, so that each filter is compiled for its own and its
+/// loops vectorise. The grids filtered hold no NaN (empty cells are filled first).
+trait Extreme: Send + Sync {
+    /// The value that never wins.
+    const IDENTITY: f64;
+    /// The winner of two values.
+    fn pick(a: f64, b: f64) -> f64;
 }
 
-impl Extreme {
-    fn pick(self, a: f64, b: f64) -> f64 {
-        match self {
-            Extreme::Min => a.min(b),
-            Extreme::Max => a.max(b),
+struct Min;
+
+impl Extreme for Min {
+    const IDENTITY: f64 = f64::INFINITY;
+    #[inline(always)]
+    fn pick(a: f64, b: f64) -> f64 {
+        if b < a {
+            b
+        } else {
+            a
         }
     }
+}
 
-    fn identity(self) -> f64 {
-        match self {
-            Extreme::Min => f64::INFINITY,
-            Extreme::Max => f64::NEG_INFINITY,
+struct Max;
+
+impl Extreme for Max {
+    const IDENTITY: f64 = f64::NEG_INFINITY;
+    #[inline(always)]
+    fn pick(a: f64, b: f64) -> f64 {
+        if b > a {
+            b
+        } else {
+            a
         }
     }
 }
+
+/// Rows filtered together, one a SIMD lane.
+const LANES: usize = 4;
 
 /// Minimum or maximum over a disk of `radius` cells (cells outside the grid do not count).
 /// The disk is the union of horizontal runs of half-width `floor(sqrt(r² − dy²))` at each row
 /// offset dy; each distinct half-width is one running filter of the whole grid.
-fn disk_filter(grid: &[f64], cols: usize, rows: usize, radius: usize, op: Extreme) -> Vec<f64> {
+fn disk_filter<E: Extreme>(grid: &[f64], cols: usize, rows: usize, radius: usize) -> Vec<f64> {
     use rayon::prelude::*;
     let half_widths: Vec<usize> =
         (0..=radius).map(|dy| (((radius * radius - dy * dy) as f64).sqrt() + 1e-9).floor() as usize).collect();
@@ -442,29 +460,30 @@ fn disk_filter(grid: &[f64], cols: usize, rows: usize, radius: usize, op: Extrem
     if cols == 0 || rows == 0 {
         return Vec::new();
     }
-    // Rows are independent in both passes: they run on rayon's threads (the same values whatever
-    // the thread count, as a minimum or maximum does not depend on the order it is taken in).
+    // Rows are independent in both passes: they run on rayon's threads, LANES rows at a time
+    // (the same values whatever the thread count, as a minimum or maximum does not depend on the
+    // order it is taken in).
     let runs: Vec<(usize, Vec<f64>)> = distinct
         .iter()
         .map(|&w| {
             let mut filtered = vec![0.0; grid.len()];
             filtered
-                .par_chunks_mut(cols)
-                .zip(grid.par_chunks(cols))
-                .with_min_len(16)
-                .for_each_init(Scratch::default, |scratch, (dst, row)| running(row, w, op, dst, scratch));
+                .par_chunks_mut(cols * LANES)
+                .zip(grid.par_chunks(cols * LANES))
+                .with_min_len(4)
+                .for_each_init(Scratch::default, |scratch, (dst, src)| running::<E>(src, cols, w, dst, scratch));
             (w, filtered)
         })
         .collect();
     let run_of = |w: usize| runs.iter().find(|(rw, _)| *rw == w).map(|(_, v)| v.as_slice());
-    let mut out = vec![op.identity(); grid.len()];
+    let mut out = vec![E::IDENTITY; grid.len()];
     out.par_chunks_mut(cols).enumerate().with_min_len(16).for_each(|(r, dst)| {
         for (dy, &w) in half_widths.iter().enumerate() {
             let Some(run) = run_of(w) else { continue };
             let sources = [r.checked_sub(dy), if dy == 0 { None } else { Some(r + dy).filter(|&s| s < rows) }];
             for s in sources.into_iter().flatten() {
                 for (d, &v) in dst.iter_mut().zip(&run[s * cols..(s + 1) * cols]) {
-                    *d = op.pick(*d, v);
+                    *d = E::pick(*d, v);
                 }
             }
         }
@@ -474,44 +493,52 @@ fn disk_filter(grid: &[f64], cols: usize, rows: usize, radius: usize, op: Extrem
 
 #[derive(Default)]
 struct Scratch {
-    padded: Vec<f64>,
-    forward: Vec<f64>,
-    backward: Vec<f64>,
+    padded: Vec<[f64; LANES]>,
+    forward: Vec<[f64; LANES]>,
+    backward: Vec<[f64; LANES]>,
 }
 
-/// Running minimum or maximum over windows `[i − w, i + w]` of `row` (van Herk/Gil-Werman: block
-/// prefix and suffix extremes, three comparisons a cell whatever w).
-fn running(row: &[f64], w: usize, op: Extreme, out: &mut [f64], s: &mut Scratch) {
-    let n = row.len();
+/// Running minimum or maximum over windows `[i − w, i + w]` of each row of `src` (up to LANES
+/// rows of `cols` cells, filtered side by side) into `out` (van Herk/Gil-Werman: block prefix
+/// and suffix extremes, three comparisons a cell whatever w).
+fn running<E: Extreme>(src: &[f64], cols: usize, w: usize, out: &mut [f64], s: &mut Scratch) {
     if w == 0 {
-        out.copy_from_slice(row);
+        out.copy_from_slice(src);
         return;
     }
+    let lanes = src.len() / cols;
     let k = 2 * w + 1;
-    // Pad w identities each side, then to a whole number of blocks.
-    let len = (n + 2 * w).div_ceil(k) * k;
+    // Pad w identities each side, then to a whole number of blocks; row l is lane l.
+    let len = (cols + 2 * w).div_ceil(k) * k;
     s.padded.clear();
-    s.padded.resize(len, op.identity());
-    s.padded[w..w + n].copy_from_slice(row);
+    s.padded.resize(len, [E::IDENTITY; LANES]);
+    for (l, row) in src.chunks(cols).enumerate() {
+        for (p, &v) in s.padded[w..w + cols].iter_mut().zip(row) {
+            p[l] = v;
+        }
+    }
     s.forward.clear();
-    s.forward.resize(len, 0.0);
+    s.forward.resize(len, [0.0; LANES]);
     s.backward.clear();
-    s.backward.resize(len, 0.0);
+    s.backward.resize(len, [0.0; LANES]);
+    let pick = |a: [f64; LANES], b: [f64; LANES]| std::array::from_fn::<f64, LANES, _>(|l| E::pick(a[l], b[l]));
     for b in (0..len).step_by(k) {
-        let mut acc = op.identity();
+        let mut acc = [E::IDENTITY; LANES];
         for i in b..b + k {
-            acc = op.pick(acc, s.padded[i]);
+            acc = pick(acc, s.padded[i]);
             s.forward[i] = acc;
         }
-        let mut acc = op.identity();
+        let mut acc = [E::IDENTITY; LANES];
         for i in (b..b + k).rev() {
-            acc = op.pick(acc, s.padded[i]);
+            acc = pick(acc, s.padded[i]);
             s.backward[i] = acc;
         }
     }
     // The window of output i is padded[i ..= i + 2w].
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = op.pick(s.backward[i], s.forward[i + k - 1]);
+    for (l, row) in out.chunks_mut(cols).enumerate().take(lanes) {
+        for (i, o) in row.iter_mut().enumerate() {
+            *o = E::pick(s.backward[i][l], s.forward[i + k - 1][l]);
+        }
     }
 }
 
@@ -532,10 +559,10 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn naive(grid: &[f64], cols: usize, rows: usize, radius: usize, op: Extreme) -> Vec<f64> {
+    fn naive<E: Extreme>(grid: &[f64], cols: usize, rows: usize, radius: usize) -> Vec<f64> {
         let r2 = (radius * radius) as isize;
         let rad = radius as isize;
-        let mut out = vec![op.identity(); grid.len()];
+        let mut out = vec![E::IDENTITY; grid.len()];
         for r in 0..rows as isize {
             for c in 0..cols as isize {
                 for dy in -rad..=rad {
@@ -543,7 +570,7 @@ mod tests {
                         let (cc, rr) = (c + dx, r + dy);
                         if dx * dx + dy * dy <= r2 && cc >= 0 && rr >= 0 && cc < cols as isize && rr < rows as isize {
                             let k = (r as usize) * cols + c as usize;
-                            out[k] = op.pick(out[k], grid[rr as usize * cols + cc as usize]);
+                            out[k] = E::pick(out[k], grid[rr as usize * cols + cc as usize]);
                         }
                     }
                 }
@@ -554,14 +581,20 @@ mod tests {
 
     #[test]
     fn disk_filter_matches_the_definition() {
-        let (cols, rows) = (23, 17);
-        let grid: Vec<f64> = (0..cols * rows).map(|k| ((k * 7919) % 101) as f64).collect();
-        for radius in [1, 2, 3, 5, 8, 30] {
-            for op in [Extreme::Min, Extreme::Max] {
+        // Row counts that fill the lanes, leave some empty, and a single row.
+        for (cols, rows) in [(23, 17), (9, 8), (31, 1)] {
+            let grid: Vec<f64> = (0..cols * rows).map(|k| ((k * 7919) % 101) as f64).collect();
+            for radius in [1, 2, 3, 5, 8, 30] {
+                let label = format!("{cols} × {rows}, r={radius}");
                 assert_eq!(
-                    disk_filter(&grid, cols, rows, radius, op),
-                    naive(&grid, cols, rows, radius, op),
-                    "r={radius}"
+                    disk_filter::<Min>(&grid, cols, rows, radius),
+                    naive::<Min>(&grid, cols, rows, radius),
+                    "{label}"
+                );
+                assert_eq!(
+                    disk_filter::<Max>(&grid, cols, rows, radius),
+                    naive::<Max>(&grid, cols, rows, radius),
+                    "{label}"
                 );
             }
         }

@@ -191,18 +191,15 @@ impl Spool {
         Ok(())
     }
 
-    /// Calls `each` with the x and y of every point the tiles own (each point once), streaming
-    /// the spool.
-    pub(crate) fn for_each_owned(&self, mut each: impl FnMut(f64, f64)) -> std::io::Result<()> {
+    /// Calls `each` with the x and y of every point `tile` owns, streaming its spool.
+    pub(crate) fn for_each_owned(&self, tile: usize, mut each: impl FnMut(f64, f64)) -> std::io::Result<()> {
         let len = self.record_len();
         let mut rec = [0u8; 50];
-        for (tile, &count) in self.counts.iter().enumerate() {
-            let mut read = BufReader::with_capacity(1 << 20, File::open(self.dir.path().join(format!("{tile}.bin")))?);
-            for _ in 0..count {
-                read.read_exact(&mut rec[..len])?;
-                if rec[35] != 0 {
-                    each(f64_at(&rec, 8), f64_at(&rec, 16));
-                }
+        let mut read = BufReader::with_capacity(1 << 20, File::open(self.dir.path().join(format!("{tile}.bin")))?);
+        for _ in 0..self.counts[tile] {
+            read.read_exact(&mut rec[..len])?;
+            if rec[35] != 0 {
+                each(f64_at(&rec, 8), f64_at(&rec, 16));
             }
         }
         Ok(())
@@ -332,7 +329,9 @@ mod tests {
         assert_eq!(t.cloud, batch);
         assert_eq!(spool.load(0).unwrap().cloud.z, vec![7.25]);
         let mut owned = vec![];
-        spool.for_each_owned(|x, y| owned.push((x, y))).unwrap();
-        assert_eq!(owned, vec![(2.5, 4.0)]);
+        for tile in 0..2 {
+            spool.for_each_owned(tile, |x, y| owned.push((tile, x, y))).unwrap();
+        }
+        assert_eq!(owned, vec![(1, 2.5, 4.0)]);
     }
 }
