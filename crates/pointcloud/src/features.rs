@@ -220,7 +220,7 @@ impl<'a> FeatureContext<'a> {
             return Err(FeatureError::Columns);
         }
         let finite = |i: usize| cloud.x[i].is_finite() && cloud.y[i].is_finite() && cloud.z[i].is_finite();
-        let finite_idx: Vec<usize> = (0..n).filter(|&i| finite(i)).collect();
+        let finite_idx: Vec<usize> = (0..n).into_par_iter().filter(|&i| finite(i)).collect();
         let first = *finite_idx.first().ok_or(FeatureError::NoPoints)?;
         if finite_idx.len() >= u32::MAX as usize {
             return Err(FeatureError::TooManyPoints(finite_idx.len()));
@@ -229,15 +229,18 @@ impl<'a> FeatureContext<'a> {
         // kept over kilometres.
         let origin = [cloud.x[first], cloud.y[first], cloud.z[first]];
         let coords: Vec<[f32; 3]> = finite_idx
-            .iter()
+            .par_iter()
             .map(|&i| {
                 [(cloud.x[i] - origin[0]) as f32, (cloud.y[i] - origin[1]) as f32, (cloud.z[i] - origin[2]) as f32]
             })
             .collect();
         let k_max = SCALES[SCALES.len() - 1].min(coords.len());
-        let index = ColumnIndex::new(&coords, k_max);
-        let columns: Vec<ColumnGrid> =
-            COLUMN_CELLS.iter().map(|&cell| ColumnGrid::new(cloud, &finite_idx, cell)).collect::<Result<_, _>>()?;
+        // The index and the column grids are built side by side on rayon's threads.
+        let (index, columns) = rayon::join(
+            || ColumnIndex::new(&coords, k_max),
+            || COLUMN_CELLS.par_iter().map(|&cell| ColumnGrid::new(cloud, &finite_idx, cell)).collect::<Vec<_>>(),
+        );
+        let columns = columns.into_iter().collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             cloud,
             hag,

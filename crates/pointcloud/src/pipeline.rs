@@ -9,10 +9,10 @@ use crate::csf::Csf;
 use crate::density::Occupied;
 use crate::learn::Model;
 use crate::noise::{Noise, NoiseMethod};
-use crate::reader::{check_header, read_path, stream_path, Limits, PointCloud, ReadError};
+use crate::reader::{check_header, read_path, stream_path_records, Limits, PointCloud, ReadError};
 use crate::smrf::Smrf;
 use crate::tiles::{Grid, Spool, Tiling};
-use crate::writer::{rewrite, OutputFormat, Rewrite, WriteError};
+use crate::writer::{rewrite, rewrite_from_records, OutputFormat, Rewrite, WriteError};
 use crate::{elm::Elm, hag, learn};
 use meridian_core::error::FieldError;
 use rayon::prelude::*;
@@ -551,7 +551,7 @@ pub fn classify_file(
         detail: "more points than this machine can address".into(),
     })?;
     let mut height_normalised = false;
-    let (classes, confidence, assigned, tiles) = if info.points <= tiling.tile_points {
+    let (classes, confidence, assigned, tiles, spool) = if info.points <= tiling.tile_points {
         let (_, mut cloud) = read_path(source, limits)?;
         to_metres(&mut cloud, metres_per_unit);
         timed(&mut timings, "read", t);
@@ -563,7 +563,7 @@ pub fn classify_file(
         for (&c, _) in out.classes.iter().zip(&out.assigned).filter(|(_, &a)| a) {
             *assigned.entry(c.to_string()).or_default() += 1;
         }
-        (out.classes, out.confidence, assigned, 1)
+        (out.classes, out.confidence, assigned, 1, None)
     } else {
         let grid = Grid::plan(&info, tiling, metres_per_unit);
         let dir = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
@@ -576,7 +576,14 @@ pub fn classify_file(
         let m = metres_per_unit;
         let [minx, miny, _, maxx, maxy, _] = info.bounds;
         let mut occupied = Occupied::first([minx * m, miny * m, maxx * m, maxy * m], n);
-        stream_path(source, limits, |_, batch| {
+        // The records as decoded are kept for the writer, which then does not decode the file
+        // again (unless a batch's records are not the length the header gives).
+        let mut keep_records = true;
+        stream_path_records(source, limits, |info, batch, records| {
+            keep_records &= records.len() as u64 == batch.len() as u64 * u64::from(info.record_length);
+            if keep_records {
+                spool.push_records(records)?;
+            }
             for i in 0..batch.len() {
                 occupied.add(batch.x[i] * m, batch.y[i] * m);
                 grid.tiles_of(batch.x[i], batch.y[i], &mut tiles_of);
@@ -640,7 +647,7 @@ pub fn classify_file(
             done += count;
             tiles += 1;
         }
-        (classes, confidence, assigned, tiles)
+        (classes, confidence, assigned, tiles, keep_records.then_some(spool))
     };
     stages.check(0.85)?;
     let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
@@ -659,7 +666,11 @@ pub fn classify_file(
         crs: None,
     };
     let mut file = std::io::BufWriter::new(std::fs::File::create(output)?);
-    rewrite(source, &mut file, &opts, &stages.at(0.85, 0.15)).map_err(|e| match e {
+    let written = match &spool {
+        Some(spool) => rewrite_from_records(source, &spool.records(), &mut file, &opts, &stages.at(0.85, 0.15)),
+        None => rewrite(source, &mut file, &opts, &stages.at(0.85, 0.15)),
+    };
+    written.map_err(|e| match e {
         WriteError::Cancelled => PipelineError::Cancelled,
         e => PipelineError::Write(e.to_string()),
     })?;

@@ -197,7 +197,7 @@ where
     R: Read + Seek + Send + Sync + 'static,
 {
     let mut cloud = None;
-    let info = stream_from(read, limits, |info, batch| {
+    let info = stream_from(read, limits, |info, batch, _| {
         let all = cloud.get_or_insert_with(|| {
             let n = usize::try_from(info.points).unwrap_or(0);
             PointCloud::with_capacity(n, batch.rgb.is_some(), batch.nir.is_some())
@@ -213,7 +213,17 @@ where
 pub fn stream_path(
     path: impl AsRef<Path>,
     limits: Limits,
-    each: impl FnMut(&PointCloudInfo, &PointCloud) -> Result<()>,
+    mut each: impl FnMut(&PointCloudInfo, &PointCloud) -> Result<()>,
+) -> Result<PointCloudInfo> {
+    stream_from(BufReader::new(File::open(path)?), limits, |info, batch, _| each(info, batch))
+}
+
+/// [`stream_path`], with each batch's records as well, decoded (uncompressed LAS records of the
+/// file's own format and length, extra bytes included).
+pub(crate) fn stream_path_records(
+    path: impl AsRef<Path>,
+    limits: Limits,
+    each: impl FnMut(&PointCloudInfo, &PointCloud, &[u8]) -> Result<()>,
 ) -> Result<PointCloudInfo> {
     stream_from(BufReader::new(File::open(path)?), limits, each)
 }
@@ -221,7 +231,7 @@ pub fn stream_path(
 fn stream_from<R>(
     mut read: R,
     limits: Limits,
-    mut each: impl FnMut(&PointCloudInfo, &PointCloud) -> Result<()>,
+    mut each: impl FnMut(&PointCloudInfo, &PointCloud, &[u8]) -> Result<()>,
 ) -> Result<PointCloudInfo>
 where
     R: Read + Seek + Send + Sync + 'static,
@@ -243,10 +253,13 @@ where
     }
 }
 
+/// What [`decode`] hands each batch to: the header, the points, and their records as decoded.
+type Batches<'a> = dyn FnMut(&PointCloudInfo, &PointCloud, &[u8]) -> Result<()> + 'a;
+
 fn decode<R>(
     read: R,
     info: &PointCloudInfo,
-    each: &mut dyn FnMut(&PointCloudInfo, &PointCloud) -> Result<()>,
+    each: &mut Batches<'_>,
 ) -> Result<()>
 where
     R: Read + Seek + Send + Sync + 'static,
@@ -295,7 +308,7 @@ where
             return Err(ReadError::Header("the colour columns do not match the points".to_owned()));
         }
         seen += cloud.len();
-        each(info, &cloud)?;
+        each(info, &cloud, batch.raw_bytes())?;
     }
     Ok(())
 }

@@ -189,16 +189,27 @@ pub fn rewrite(
     opts: &Rewrite,
     progress: &(dyn Fn(f64) -> bool + Sync),
 ) -> Result<WriteSummary> {
-    contain(|| rewrite_inner(input, output, opts, progress))
+    contain(|| rewrite_inner(Source::open(input)?, output, opts, progress))
 }
 
-fn rewrite_inner(
+/// [`rewrite`] with the points of `input` taken from `records`, the file's records already
+/// decoded (uncompressed, in file order), so that a LAZ input is not decoded again.
+pub(crate) fn rewrite_from_records(
     input: &Path,
+    records: &Path,
     output: &mut (impl Write + Seek + Send + Sync),
     opts: &Rewrite,
     progress: &(dyn Fn(f64) -> bool + Sync),
 ) -> Result<WriteSummary> {
-    let mut src = Source::open(input)?;
+    contain(|| rewrite_inner(Source::open_with_records(input, records)?, output, opts, progress))
+}
+
+fn rewrite_inner(
+    mut src: Source,
+    output: &mut (impl Write + Seek + Send + Sync),
+    opts: &Rewrite,
+    progress: &(dyn Fn(f64) -> bool + Sync),
+) -> Result<WriteSummary> {
     let info = src.info.clone();
     let edits = Edits::new(
         &info,

@@ -164,6 +164,22 @@ impl Source {
         Ok(Self { info, header, vlrs, evlrs, points, read: 0, batch })
     }
 
+    /// The file at `path` with its points read from `records` instead: the file's records
+    /// decoded, one after another from the start (what a tiled classification keeps as it
+    /// streams the file), so that they are not decoded a second time.
+    pub(crate) fn open_with_records(path: &Path, records: &Path) -> Result<Self> {
+        let mut source = Self::open(path)?;
+        let file = File::open(records)?;
+        let expected = source.info.points.saturating_mul(u64::from(source.info.record_length));
+        let len = file.metadata()?.len();
+        if len != expected {
+            return Err(ReadError::Header(format!("{len} bytes of records where {expected} were kept")).into());
+        }
+        source.points = Points::Las(BufReader::with_capacity(1 << 20, file));
+        source.batch = (4u64 << 20) / u64::from(source.info.record_length).max(1) + 1;
+        Ok(source)
+    }
+
     pub(crate) fn record_len(&self) -> usize {
         usize::from(self.info.record_length)
     }
@@ -377,6 +393,7 @@ pub(crate) fn patch_header(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -387,5 +404,15 @@ mod tests {
         assert_eq!((rec[15], class_of(&rec, 1)), (0b1011_1111, 31));
         set_class(&mut rec, 6, 200);
         assert_eq!(class_of(&rec, 6), 200);
+    }
+
+    #[test]
+    fn kept_records_must_be_the_files_length() {
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pdal-extra-bytes.laz");
+        let dir = tempfile::tempdir().unwrap();
+        let records = dir.path().join("records.las");
+        std::fs::write(&records, b"too short").unwrap();
+        let err = Source::open_with_records(&source, &records).err().unwrap();
+        assert!(err.to_string().contains("9 bytes of records"), "{err}");
     }
 }

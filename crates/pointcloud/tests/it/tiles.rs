@@ -31,6 +31,12 @@ fn tiles_agree_with_the_whole_file() {
     let same = whole.iter().zip(&tiled).filter(|(a, b)| a == b).count();
     let agreement = same as f64 / whole.len() as f64;
     let (_, truth) = read_path(&source, Limits::default()).unwrap();
+    // The tiled output is written from the records kept as the file streamed: every point is
+    // the source's, in its place, with only its class changed.
+    let (_, written) = read_path(dir.path().join("tiled.laz"), Limits::default()).unwrap();
+    assert_eq!((written.x, written.y, written.z), (truth.x.clone(), truth.y.clone(), truth.z.clone()));
+    assert_eq!((written.intensity, written.return_number), (truth.intensity.clone(), truth.return_number.clone()));
+    assert_eq!(written.classification, tiled);
     let iou = |got: &[u8], member: &dyn Fn(u8) -> bool| {
         let (mut tp, mut other) = (0u64, 0u64);
         for (&t, &g) in truth.classification.iter().zip(got) {
