@@ -256,11 +256,7 @@ where
 /// What [`decode`] hands each batch to: the header, the points, and their records as decoded.
 type Batches<'a> = dyn FnMut(&PointCloudInfo, &PointCloud, &[u8]) -> Result<()> + 'a;
 
-fn decode<R>(
-    read: R,
-    info: &PointCloudInfo,
-    each: &mut Batches<'_>,
-) -> Result<()>
+fn decode<R>(read: R, info: &PointCloudInfo, each: &mut Batches<'_>) -> Result<()>
 where
     R: Read + Seek + Send + Sync + 'static,
 {
