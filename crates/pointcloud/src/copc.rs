@@ -476,7 +476,7 @@ impl Tree<'_> {
         let base = [i64::from(x) * g, i64::from(y) * g, i64::from(z) * g];
         let side = self.size / (1u64 << (d + 7)) as f64;
         // Cell → (position in `idx`, squared distance to the cell's centre).
-        let mut best: HashMap<i64, (usize, f64), BuildHasherDefault<crate::density::CellHasher>> =
+        let mut best: crate::density::CellMap<i64, (usize, f64)> =
             HashMap::with_capacity_and_hasher(idx.len().min(1 << 20), BuildHasherDefault::default());
         for (at, &i) in idx.iter().enumerate() {
             let p = self.position(i);

@@ -168,6 +168,12 @@ impl Occupied {
     }
 }
 
+/// A hash map keyed by grid cells, with [`CellHasher`].
+pub type CellMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<CellHasher>>;
+
+/// A hash set of grid cells, with [`CellHasher`].
+pub type CellSet<K> = HashSet<K, BuildHasherDefault<CellHasher>>;
+
 /// A hasher for grid cell numbers: the 64-bit finaliser of MurmurHash3, which spreads the
 /// low bits of neighbouring cells (the default SipHash is several times slower here).
 #[derive(Default)]

@@ -255,6 +255,59 @@ impl Forest {
         }
     }
 
+    /// [`Forest::probabilities`] of many samples at once: `samples` holds rows of `features`
+    /// values (at least the forest's), `out` rows of the forest's classes, one a sample. The
+    /// trees are taken one at a time over every row, so that a tree stays in the cache while it
+    /// is used; each row adds its trees in the same order as one sample does, so the answers are
+    /// the same to the bit.
+    pub fn probabilities_many(&self, samples: &[f32], features: usize, out: &mut [f32]) {
+        out.fill(0.0);
+        let c = self.n_classes;
+        if features < self.n_features || features == 0 || c == 0 {
+            return;
+        }
+        let rows = (samples.len() / features).min(out.len() / c);
+        // Rows descend a tree LANES at a time, a level each turn: their node reads do not wait
+        // on one another.
+        const LANES: usize = 8;
+        for tree in &self.trees {
+            for first in (0..rows).step_by(LANES) {
+                let lanes = LANES.min(rows - first);
+                let mut k = [0usize; LANES];
+                // A lane that has reached its leaf (or an empty tree) holds usize::MAX.
+                let mut left = lanes;
+                while left > 0 {
+                    for (lane, at) in k.iter_mut().enumerate().take(lanes) {
+                        if *at == usize::MAX {
+                            continue;
+                        }
+                        let r = first + lane;
+                        let Some(node) = tree.nodes.get(*at) else {
+                            *at = usize::MAX;
+                            left -= 1;
+                            continue;
+                        };
+                        if node.feature == LEAF {
+                            let leaf = node.child as usize * c;
+                            for (o, &p) in out[r * c..(r + 1) * c].iter_mut().zip(&tree.leaves[leaf..leaf + c]) {
+                                *o += f32::from(p);
+                            }
+                            *at = usize::MAX;
+                            left -= 1;
+                            continue;
+                        }
+                        let v = samples[r * features + usize::from(node.feature)];
+                        *at = node.child as usize + usize::from(v > node.threshold);
+                    }
+                }
+            }
+        }
+        let total = (self.trees.len() as f32 * 65_535.0).max(1.0);
+        for o in out[..rows * c].iter_mut() {
+            *o /= total;
+        }
+    }
+
     /// The most probable class of one sample and its probability.
     pub fn predict(&self, sample: &[f32]) -> (usize, f32) {
         let mut p = [0f32; 255];
@@ -522,6 +575,30 @@ mod tests {
         assert!(right > 970, "{right}");
         let back = Forest::from_bytes(&forest.to_bytes()).unwrap();
         assert_eq!(back, forest);
+    }
+
+    #[test]
+    fn many_samples_at_once_are_each_sample_alone() {
+        let (x, y) = data(3000, 4);
+        let forest = Forest::train(&x, &y, 2, 3, &ForestParams { trees: 9, ..ForestParams::default() }).unwrap();
+        // 1,003 rows: not a whole number of lanes. A wider row (three values, the forest reads
+        // two) is read at its own stride.
+        let (tx, _) = data(1003, 5);
+        let mut many = vec![f32::NAN; 1003 * 3];
+        forest.probabilities_many(&tx, 2, &mut many);
+        let wide: Vec<f32> = tx.chunks(2).flat_map(|r| [r[0], r[1], 99.0]).collect();
+        let mut many_wide = vec![0.0; 1003 * 3];
+        forest.probabilities_many(&wide, 3, &mut many_wide);
+        for i in 0..1003 {
+            let mut one = [0f32; 3];
+            forest.probabilities(&tx[2 * i..2 * i + 2], &mut one);
+            assert_eq!(one.map(f32::to_bits), [0, 1, 2].map(|c| many[3 * i + c].to_bits()), "row {i}");
+            assert_eq!(&many_wide[3 * i..3 * i + 3], &many[3 * i..3 * i + 3]);
+        }
+        // Too few features a row: nothing is read.
+        let mut none = vec![1.0; 6];
+        forest.probabilities_many(&tx[..2], 1, &mut none);
+        assert_eq!(none, vec![0.0; 6]);
     }
 
     #[test]

@@ -261,7 +261,7 @@ where
     R: Read + Seek + Send + Sync + 'static,
 {
     let mut read = read;
-    let parallel = laz_parallelism(&mut read, info);
+    let (parallel, chunk) = laz_decoding(&mut read, info);
     read.seek(SeekFrom::Start(0))?;
     let mut reader = Reader::with_options(read, ReaderOptions::default().with_laz_parallelism(parallel))?;
     let header = reader.header();
@@ -275,8 +275,16 @@ where
     let n = usize::try_from(info.points).map_err(|_| limit("points", info.points, usize::MAX as u64))?;
     let format = header.point_format();
     let mut batch = PointDataBuilder::new().for_header(header).build();
-    // Batches of about 4 MiB, whatever the record length.
-    let batch_points = (4u64 << 20) / u64::from(info.record_length).max(1) + 1;
+    // Batches of about 4 MiB, whatever the record length; from a LAZ file decoded in parallel
+    // with chunks of a fixed size, whole chunks, as many for every thread (up to 64 MiB), so
+    // that the threads decode together and finish together.
+    let len = u64::from(info.record_length).max(1);
+    let mut batch_points = (4u64 << 20) / len + 1;
+    if let (LazParallelism::Yes, Some(chunk @ 1..)) = (&parallel, chunk) {
+        let threads = rayon::current_num_threads().max(1) as u64;
+        let chunks = batch_points.div_ceil(chunk).max(threads).div_ceil(threads) * threads;
+        batch_points = (chunks * chunk).min(((64u64 << 20) / len).max(1));
+    }
     let mut cloud = PointCloud::with_capacity(batch_points as usize, format.has_color, format.has_nir);
     let mut seen = 0usize;
     while seen < n {
@@ -591,8 +599,13 @@ const VLR_HEADER_LEN: usize = 54;
 /// Whether the points of a checked file may be decoded on rayon's threads: a LAZ file whose
 /// chunk table is sound ([`sound_chunk_table`]); anything else is decoded in sequence.
 pub(crate) fn laz_parallelism<R: Read + Seek>(read: &mut R, info: &PointCloudInfo) -> LazParallelism {
+    laz_decoding(read, info).0
+}
+
+/// [`laz_parallelism`], with the points of a chunk when the chunks are of a fixed size.
+fn laz_decoding<R: Read + Seek>(read: &mut R, info: &PointCloudInfo) -> (LazParallelism, Option<u64>) {
     if !info.compressed {
-        return LazParallelism::No;
+        return (LazParallelism::No, None);
     }
     let probe = |read: &mut R| -> std::io::Result<Option<(u64, laz::LazVlr)>> {
         let mut h = [0u8; 104];
@@ -620,9 +633,9 @@ pub(crate) fn laz_parallelism<R: Read + Seek>(read: &mut R, info: &PointCloudInf
     };
     match probe(read) {
         Ok(Some((offset, vlr))) if sound_chunk_table(read, offset, info.points, info.record_length, &vlr) => {
-            LazParallelism::Yes
+            (LazParallelism::Yes, (!vlr.uses_variable_size_chunks()).then(|| u64::from(vlr.chunk_size())))
         }
-        _ => LazParallelism::No,
+        _ => (LazParallelism::No, None),
     }
 }
 

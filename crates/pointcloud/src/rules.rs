@@ -41,8 +41,9 @@
 //!   3 under `vegetation_heights[0]`, 4 under `vegetation_heights[1]`, 5 above (IGN's Lidar HD
 //!   bands: 0.5 m and 1.5 m).
 
+use crate::density::CellMap;
 use crate::features::{column, FeatureContext, N_FEATURES};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 /// The thresholds of the rules, metres and shares.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -376,7 +377,7 @@ impl Rules {
             planar_height: f64,
         }
         let planar_points = self.planar_points(context, points, shapes, spacing);
-        let mut cells: HashMap<(i64, i64), Acc> = HashMap::new();
+        let mut cells: CellMap<(i64, i64), Acc> = CellMap::default();
         for ((&i, s), &planar) in points.iter().zip(shapes).zip(&planar_points) {
             if f64::from(s.hag) >= self.building_height && context.usable(i) {
                 let a = cells.entry(key(i)).or_default();
@@ -390,7 +391,7 @@ impl Rules {
         }
         let roofy = |a: &Acc| a.planar > 0 && 2 * a.planar >= a.elevated;
         let step = 0.5 + 1.5 * cell;
-        let mut segment: HashMap<(i64, i64), u32> = HashMap::new();
+        let mut segment: CellMap<(i64, i64), u32> = CellMap::default();
         let mut accepted = Vec::new();
         let mut queue = VecDeque::new();
         let mut keys: Vec<(i64, i64)> = cells.iter().filter(|(_, a)| roofy(a)).map(|(&k, _)| k).collect();
