@@ -9,7 +9,7 @@ use crate::csf::Csf;
 use crate::density::Occupied;
 use crate::learn::Model;
 use crate::noise::{Noise, NoiseMethod};
-use crate::reader::{check_header, read_path, stream_path_records, Limits, PointCloud, ReadError};
+use crate::reader::{check_header, stream_path_records, Limits, PointCloud, ReadError};
 use crate::smrf::Smrf;
 use crate::tiles::{Grid, Spool, Tiling};
 use crate::writer::{rewrite, rewrite_from_records, OutputFormat, Rewrite, WriteError};
@@ -551,8 +551,33 @@ pub fn classify_file(
         detail: "more points than this machine can address".into(),
     })?;
     let mut height_normalised = false;
-    let (classes, confidence, assigned, tiles, spool) = if info.points <= tiling.tile_points {
-        let (_, mut cloud) = read_path(source, limits)?;
+    let dir = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let (classes, confidence, assigned, tiles, kept) = if info.points <= tiling.tile_points {
+        // The records of a LAZ file are kept as decoded, beside the output, for the writer.
+        let kept =
+            if info.compressed { Some(tempfile::Builder::new().prefix(".records-").tempfile_in(dir)?) } else { None };
+        let mut cloud: Option<PointCloud> = None;
+        let whole_records = {
+            let mut records_out = kept.as_ref().map(|f| std::io::BufWriter::with_capacity(1 << 20, f.as_file()));
+            stream_path_records(source, limits, |info, batch, records| {
+                let whole = records.len() as u64 == batch.len() as u64 * u64::from(info.record_length);
+                match (&mut records_out, whole) {
+                    (Some(w), true) => std::io::Write::write_all(w, records)?,
+                    (Some(_), false) => records_out = None,
+                    (None, _) => {}
+                }
+                let all =
+                    cloud.get_or_insert_with(|| PointCloud::with_capacity(n, batch.rgb.is_some(), batch.nir.is_some()));
+                all.append(batch);
+                Ok(())
+            })?;
+            match records_out.as_mut() {
+                Some(w) => std::io::Write::flush(w).map(|()| true)?,
+                None => false,
+            }
+        };
+        let kept = kept.filter(|_| whole_records).map(Kept::File);
+        let mut cloud = cloud.unwrap_or_default();
         to_metres(&mut cloud, metres_per_unit);
         timed(&mut timings, "read", t);
         stages.check(0.1)?;
@@ -563,10 +588,9 @@ pub fn classify_file(
         for (&c, _) in out.classes.iter().zip(&out.assigned).filter(|(_, &a)| a) {
             *assigned.entry(c.to_string()).or_default() += 1;
         }
-        (out.classes, out.confidence, assigned, 1, None)
+        (out.classes, out.confidence, assigned, 1, kept)
     } else {
         let grid = Grid::plan(&info, tiling, metres_per_unit);
-        let dir = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let colour = matches!(info.point_format, 2 | 3 | 5 | 7 | 8 | 10);
         let mut spool = Spool::new(dir, grid.len(), colour, matches!(info.point_format, 8 | 10))?;
         let mut seen = 0u64;
@@ -576,9 +600,9 @@ pub fn classify_file(
         let m = metres_per_unit;
         let [minx, miny, _, maxx, maxy, _] = info.bounds;
         let mut occupied = Occupied::first([minx * m, miny * m, maxx * m, maxy * m], n);
-        // The records as decoded are kept for the writer, which then does not decode the file
-        // again (unless a batch's records are not the length the header gives).
-        let mut keep_records = true;
+        // The records of a LAZ file are kept as decoded for the writer, which then does not
+        // decode the file again (unless a batch's records are not the length the header gives).
+        let mut keep_records = info.compressed;
         stream_path_records(source, limits, |info, batch, records| {
             keep_records &= records.len() as u64 == batch.len() as u64 * u64::from(info.record_length);
             if keep_records {
@@ -647,7 +671,7 @@ pub fn classify_file(
             done += count;
             tiles += 1;
         }
-        (classes, confidence, assigned, tiles, keep_records.then_some(spool))
+        (classes, confidence, assigned, tiles, keep_records.then_some(Kept::Spool(spool)))
     };
     stages.check(0.85)?;
     let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
@@ -666,10 +690,11 @@ pub fn classify_file(
         crs: None,
     };
     let mut file = std::io::BufWriter::new(std::fs::File::create(output)?);
-    let written = match &spool {
-        Some(spool) => rewrite_from_records(source, &spool.records(), &mut file, &opts, &stages.at(0.85, 0.15)),
+    let written = match kept.as_ref().map(Kept::path) {
+        Some(records) => rewrite_from_records(source, &records, &mut file, &opts, &stages.at(0.85, 0.15)),
         None => rewrite(source, &mut file, &opts, &stages.at(0.85, 0.15)),
     };
+    drop(kept);
     written.map_err(|e| match e {
         WriteError::Cancelled => PipelineError::Cancelled,
         e => PipelineError::Write(e.to_string()),
@@ -695,6 +720,22 @@ pub fn classify_file(
         tiles,
         height_normalised,
     })
+}
+
+/// The records of a LAZ file as a job decoded them, kept for the writer: in the tiles' spool, or
+/// in a file of their own beside the output for a file classified whole. Removed when dropped.
+enum Kept {
+    Spool(Spool),
+    File(tempfile::NamedTempFile),
+}
+
+impl Kept {
+    fn path(&self) -> std::path::PathBuf {
+        match self {
+            Kept::Spool(spool) => spool.records(),
+            Kept::File(file) => file.path().to_path_buf(),
+        }
+    }
 }
 
 /// The classes the steps give one cloud (in metres).

@@ -8,7 +8,7 @@
 //! temporary folder beside the output. Each tile is then read back and classified on its own;
 //! only the points it owns keep its classes. What stays in memory for the whole file is a class
 //! and a confidence byte per point (the writer needs them in file order); the rest is one tile.
-//! The same pass keeps the file's records as decoded, uncompressed, in the spool folder, and
+//! The same pass keeps a LAZ file's records as decoded, uncompressed, in the spool folder, and
 //! the writer reads them from there instead of decoding the file a second time: the spool takes
 //! about 50 bytes a point a tile (more in the buffers) plus one record a point on disk, and is
 //! removed when the classification ends, whether it succeeds or not.
