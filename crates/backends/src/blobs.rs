@@ -33,9 +33,13 @@ fn blob(e: object_store::Error) -> StoreError {
     }
 }
 
-/// Whether an I/O failure of the connection lies under `e` (the HTTP client's connect, reset and
-/// timeout errors carry one), for a remote store; a local folder's I/O errors are not passing.
+/// Whether the connection to a remote store failed under `e`: object_store's HTTP client error
+/// says so by its kind (a failed connect, a request cut off, a timeout, an interrupted body; a
+/// connection the server closed mid-request carries no I/O error at all), and any other I/O
+/// failure of the connection found under it counts too. A local folder's I/O errors are not
+/// passing.
 fn unreachable(e: &object_store::Error) -> bool {
+    use object_store::client::HttpErrorKind as H;
     use std::io::ErrorKind as K;
     let object_store::Error::Generic { store, source } = e else { return false };
     if *store == "LocalFileSystem" {
@@ -43,8 +47,13 @@ fn unreachable(e: &object_store::Error) -> bool {
     }
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(source.as_ref());
     while let Some(c) = cause {
+        if let Some(http) = c.downcast_ref::<object_store::client::HttpError>() {
+            if matches!(http.kind(), H::Connect | H::Request | H::Timeout | H::Interrupted) {
+                return true;
+            }
+        }
         if let Some(io) = c.downcast_ref::<std::io::Error>() {
-            return matches!(
+            if matches!(
                 io.kind(),
                 K::ConnectionRefused
                     | K::ConnectionReset
@@ -53,7 +62,9 @@ fn unreachable(e: &object_store::Error) -> bool {
                     | K::TimedOut
                     | K::UnexpectedEof
                     | K::NotConnected
-            );
+            ) {
+                return true;
+            }
         }
         cause = c.source();
     }
@@ -237,6 +248,34 @@ mod tests {
         // The default endpoint is https: the client's TLS (rustls with ring) is set up here.
         assert!(ObjectBlobs::open("s3://bucket/prefix").is_ok());
         assert!(ObjectBlobs::open("s3:///prefix").is_err());
+    }
+
+    /// A remote store whose connection failed is unavailable, whichever way the client reports
+    /// it: a connection closed mid-request has no I/O error under it, only the client's kind.
+    #[test]
+    fn a_broken_connection_is_unavailable_and_a_refusal_is_not() {
+        use object_store::client::{HttpError, HttpErrorKind};
+        #[derive(Debug)]
+        struct Closed;
+        impl std::fmt::Display for Closed {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("connection closed before message completed")
+            }
+        }
+        impl std::error::Error for Closed {}
+        let generic =
+            |store, source: Box<dyn std::error::Error + Send + Sync>| object_store::Error::Generic { store, source };
+        let http = |kind| generic("S3", Box::new(HttpError::new(kind, Closed)));
+        for kind in [HttpErrorKind::Connect, HttpErrorKind::Request, HttpErrorKind::Timeout, HttpErrorKind::Interrupted]
+        {
+            assert!(unreachable(&http(kind)), "{kind:?}");
+        }
+        assert!(!unreachable(&http(HttpErrorKind::Decode)));
+        let reset = || Box::new(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert!(unreachable(&generic("S3", reset())));
+        assert!(!unreachable(&generic("LocalFileSystem", reset())));
+        assert!(!unreachable(&object_store::Error::NotFound { path: "a".into(), source: reset() }));
+        assert!(matches!(blob(http(HttpErrorKind::Request)), StoreError::Unavailable(_)));
     }
 
     #[test]

@@ -234,32 +234,14 @@ impl Forest {
         if sample.len() < self.n_features || out.len() < self.n_classes {
             return;
         }
-        for tree in &self.trees {
-            let mut k = 0usize;
-            // Children come after their parent (checked on load), so this ends.
-            while let Some(node) = tree.nodes.get(k) {
-                if node.feature == LEAF {
-                    let at = node.child as usize * self.n_classes;
-                    for (o, &p) in out.iter_mut().zip(&tree.leaves[at..at + self.n_classes]) {
-                        *o += f32::from(p);
-                    }
-                    break;
-                }
-                let v = sample[usize::from(node.feature)];
-                k = node.child as usize + usize::from(v > node.threshold);
-            }
-        }
-        let total = (self.trees.len() as f32 * 65_535.0).max(1.0);
-        for o in out.iter_mut() {
-            *o /= total;
-        }
+        self.probabilities_many(&sample[..self.n_features], self.n_features, &mut out[..self.n_classes]);
     }
 
     /// [`Forest::probabilities`] of many samples at once: `samples` holds rows of `features`
     /// values (at least the forest's), `out` rows of the forest's classes, one a sample. The
     /// trees are taken one at a time over every row, so that a tree stays in the cache while it
-    /// is used; each row adds its trees in the same order as one sample does, so the answers are
-    /// the same to the bit.
+    /// is used; each row adds its trees in the forest's order, so a row's answer does not depend
+    /// on the rows beside it.
     pub fn probabilities_many(&self, samples: &[f32], features: usize, out: &mut [f32]) {
         out.fill(0.0);
         let c = self.n_classes;
@@ -577,6 +559,27 @@ mod tests {
         assert_eq!(back, forest);
     }
 
+    /// One sample down every tree, node by node, the leaves summed in tree order: the plain
+    /// reading of the model, to check the blocked descent against.
+    fn descend(forest: &Forest, sample: &[f32]) -> [f32; 3] {
+        let mut out = [0f32; 3];
+        for tree in &forest.trees {
+            let mut k = 0;
+            loop {
+                let node = &tree.nodes[k];
+                if node.feature == LEAF {
+                    let at = node.child as usize * 3;
+                    for (o, &p) in out.iter_mut().zip(&tree.leaves[at..at + 3]) {
+                        *o += f32::from(p);
+                    }
+                    break;
+                }
+                k = node.child as usize + usize::from(sample[usize::from(node.feature)] > node.threshold);
+            }
+        }
+        out.map(|o| o / (forest.trees.len() as f32 * 65_535.0))
+    }
+
     #[test]
     fn many_samples_at_once_are_each_sample_alone() {
         let (x, y) = data(3000, 4);
@@ -590,9 +593,12 @@ mod tests {
         let mut many_wide = vec![0.0; 1003 * 3];
         forest.probabilities_many(&wide, 3, &mut many_wide);
         for i in 0..1003 {
-            let mut one = [0f32; 3];
-            forest.probabilities(&tx[2 * i..2 * i + 2], &mut one);
+            let one = descend(&forest, &tx[2 * i..2 * i + 2]);
             assert_eq!(one.map(f32::to_bits), [0, 1, 2].map(|c| many[3 * i + c].to_bits()), "row {i}");
+            let mut single = [f32::NAN; 4];
+            forest.probabilities(&tx[2 * i..2 * i + 2], &mut single);
+            assert_eq!(single[..3], one, "row {i}");
+            assert_eq!(single[3], 0.0);
             assert_eq!(&many_wide[3 * i..3 * i + 3], &many[3 * i..3 * i + 3]);
         }
         // Too few features a row: nothing is read.

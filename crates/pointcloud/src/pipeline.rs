@@ -553,30 +553,16 @@ pub fn classify_file(
     let mut height_normalised = false;
     let dir = output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let (classes, confidence, assigned, tiles, kept) = if info.points <= tiling.tile_points {
-        // The records of a LAZ file are kept as decoded, beside the output, for the writer.
-        let kept =
-            if info.compressed { Some(tempfile::Builder::new().prefix(".records-").tempfile_in(dir)?) } else { None };
+        let mut kept = KeptRecords::new(dir, info.compressed)?;
         let mut cloud: Option<PointCloud> = None;
-        let whole_records = {
-            let mut records_out = kept.as_ref().map(|f| std::io::BufWriter::with_capacity(1 << 20, f.as_file()));
-            stream_path_records(source, limits, |info, batch, records| {
-                let whole = records.len() as u64 == batch.len() as u64 * u64::from(info.record_length);
-                match (&mut records_out, whole) {
-                    (Some(w), true) => std::io::Write::write_all(w, records)?,
-                    (Some(_), false) => records_out = None,
-                    (None, _) => {}
-                }
-                let all =
-                    cloud.get_or_insert_with(|| PointCloud::with_capacity(n, batch.rgb.is_some(), batch.nir.is_some()));
-                all.append(batch);
-                Ok(())
-            })?;
-            match records_out.as_mut() {
-                Some(w) => std::io::Write::flush(w).map(|()| true)?,
-                None => false,
-            }
-        };
-        let kept = kept.filter(|_| whole_records).map(Kept::File);
+        stream_path_records(source, limits, |info, batch, records| {
+            kept.keep(info, batch, records)?;
+            let all =
+                cloud.get_or_insert_with(|| PointCloud::with_capacity(n, batch.rgb.is_some(), batch.nir.is_some()));
+            all.append(batch);
+            Ok(())
+        })?;
+        let kept = kept.finish()?;
         let mut cloud = cloud.unwrap_or_default();
         to_metres(&mut cloud, metres_per_unit);
         timed(&mut timings, "read", t);
@@ -600,14 +586,9 @@ pub fn classify_file(
         let m = metres_per_unit;
         let [minx, miny, _, maxx, maxy, _] = info.bounds;
         let mut occupied = Occupied::first([minx * m, miny * m, maxx * m, maxy * m], n);
-        // The records of a LAZ file are kept as decoded for the writer, which then does not
-        // decode the file again (unless a batch's records are not the length the header gives).
-        let mut keep_records = info.compressed;
+        let mut kept = KeptRecords::new(dir, info.compressed)?;
         stream_path_records(source, limits, |info, batch, records| {
-            keep_records &= records.len() as u64 == batch.len() as u64 * u64::from(info.record_length);
-            if keep_records {
-                spool.push_records(records)?;
-            }
+            kept.keep(info, batch, records)?;
             for i in 0..batch.len() {
                 occupied.add(batch.x[i] * m, batch.y[i] * m);
                 grid.tiles_of(batch.x[i], batch.y[i], &mut tiles_of);
@@ -627,6 +608,7 @@ pub fn classify_file(
             e => PipelineError::Read(e),
         })?;
         spool.finish()?;
+        let kept = kept.finish()?;
         let spacing = crate::density::spacing_over(&occupied, n, |second| {
             (0..grid.len())
                 .into_par_iter()
@@ -671,7 +653,7 @@ pub fn classify_file(
             done += count;
             tiles += 1;
         }
-        (classes, confidence, assigned, tiles, keep_records.then_some(Kept::Spool(spool)))
+        (classes, confidence, assigned, tiles, kept)
     };
     stages.check(0.85)?;
     let mut histogram: BTreeMap<String, u64> = BTreeMap::new();
@@ -690,8 +672,8 @@ pub fn classify_file(
         crs: None,
     };
     let mut file = std::io::BufWriter::new(std::fs::File::create(output)?);
-    let written = match kept.as_ref().map(Kept::path) {
-        Some(records) => rewrite_from_records(source, &records, &mut file, &opts, &stages.at(0.85, 0.15)),
+    let written = match &kept {
+        Some(records) => rewrite_from_records(source, records.path(), &mut file, &opts, &stages.at(0.85, 0.15)),
         None => rewrite(source, &mut file, &opts, &stages.at(0.85, 0.15)),
     };
     drop(kept);
@@ -722,18 +704,45 @@ pub fn classify_file(
     })
 }
 
-/// The records of a LAZ file as a job decoded them, kept for the writer: in the tiles' spool, or
-/// in a file of their own beside the output for a file classified whole. Removed when dropped.
-enum Kept {
-    Spool(Spool),
-    File(tempfile::NamedTempFile),
+/// The records of a LAZ file as a job decodes them, written as they stream to a temporary file
+/// beside the output, so that the writer does not decode the file a second time. An uncompressed
+/// file keeps none (the writer reads it as it is), and a batch whose records are not the header's
+/// record length each gives the keeping up. The file is removed when dropped.
+struct KeptRecords {
+    file: Option<tempfile::NamedTempFile>,
+    out: Option<std::io::BufWriter<std::fs::File>>,
 }
 
-impl Kept {
-    fn path(&self) -> std::path::PathBuf {
-        match self {
-            Kept::Spool(spool) => spool.records(),
-            Kept::File(file) => file.path().to_path_buf(),
+impl KeptRecords {
+    fn new(dir: &Path, compressed: bool) -> std::io::Result<Self> {
+        if !compressed {
+            return Ok(Self { file: None, out: None });
+        }
+        let file = tempfile::Builder::new().prefix(".records-").tempfile_in(dir)?;
+        let out = std::io::BufWriter::with_capacity(1 << 20, file.as_file().try_clone()?);
+        Ok(Self { file: Some(file), out: Some(out) })
+    }
+
+    fn keep(
+        &mut self,
+        info: &crate::reader::PointCloudInfo,
+        batch: &PointCloud,
+        records: &[u8],
+    ) -> std::io::Result<()> {
+        let Some(out) = self.out.as_mut() else { return Ok(()) };
+        if records.len() as u64 == batch.len() as u64 * u64::from(info.record_length) {
+            std::io::Write::write_all(out, records)
+        } else {
+            (self.out, self.file) = (None, None);
+            Ok(())
+        }
+    }
+
+    /// The file of every record, once all are kept; `None` when they were not.
+    fn finish(mut self) -> std::io::Result<Option<tempfile::NamedTempFile>> {
+        match self.out.as_mut() {
+            Some(out) => std::io::Write::flush(out).map(|()| self.file.take()),
+            None => Ok(None),
         }
     }
 }

@@ -253,6 +253,22 @@ where
     }
 }
 
+/// Points in one batch of decoding: about 4 MiB of records, whatever their length; from a LAZ
+/// file decoded in parallel with chunks of `chunk` points, whole chunks, as many for every thread
+/// (up to 64 MiB), so that the threads decode together and finish together.
+pub(crate) fn batch_points(record_length: u16, chunk: Option<u64>) -> u64 {
+    let len = u64::from(record_length).max(1);
+    let batch = (4u64 << 20) / len + 1;
+    match chunk {
+        Some(chunk @ 1..) => {
+            let threads = rayon::current_num_threads().max(1) as u64;
+            let chunks = batch.div_ceil(chunk).max(threads).div_ceil(threads) * threads;
+            (chunks * chunk).min(((64u64 << 20) / len).max(1))
+        }
+        _ => batch,
+    }
+}
+
 /// What [`decode`] hands each batch to: the header, the points, and their records as decoded.
 type Batches<'a> = dyn FnMut(&PointCloudInfo, &PointCloud, &[u8]) -> Result<()> + 'a;
 
@@ -275,16 +291,8 @@ where
     let n = usize::try_from(info.points).map_err(|_| limit("points", info.points, usize::MAX as u64))?;
     let format = header.point_format();
     let mut batch = PointDataBuilder::new().for_header(header).build();
-    // Batches of about 4 MiB, whatever the record length; from a LAZ file decoded in parallel
-    // with chunks of a fixed size, whole chunks, as many for every thread (up to 64 MiB), so
-    // that the threads decode together and finish together.
-    let len = u64::from(info.record_length).max(1);
-    let mut batch_points = (4u64 << 20) / len + 1;
-    if let (LazParallelism::Yes, Some(chunk @ 1..)) = (&parallel, chunk) {
-        let threads = rayon::current_num_threads().max(1) as u64;
-        let chunks = batch_points.div_ceil(chunk).max(threads).div_ceil(threads) * threads;
-        batch_points = (chunks * chunk).min(((64u64 << 20) / len).max(1));
-    }
+    let parallel_chunk = if matches!(parallel, LazParallelism::Yes) { chunk } else { None };
+    let batch_points = batch_points(info.record_length, parallel_chunk);
     let mut cloud = PointCloud::with_capacity(batch_points as usize, format.has_color, format.has_nir);
     let mut seen = 0usize;
     while seen < n {

@@ -8,10 +8,9 @@
 //! temporary folder beside the output. Each tile is then read back and classified on its own;
 //! only the points it owns keep its classes. What stays in memory for the whole file is a class
 //! and a confidence byte per point (the writer needs them in file order); the rest is one tile.
-//! The same pass keeps a LAZ file's records as decoded, uncompressed, in the spool folder, and
-//! the writer reads them from there instead of decoding the file a second time: the spool takes
-//! about 50 bytes a point a tile (more in the buffers) plus one record a point on disk, and is
-//! removed when the classification ends, whether it succeeds or not.
+//! The spool takes about 50 bytes a point a tile on disk (more in the buffers) and is removed
+//! when the classification ends, whether it succeeds or not. (The same pass keeps a LAZ file's
+//! records as decoded beside it, for the writer: `pipeline::KeptRecords`.)
 //!
 //! Tiles are sized from the mean density: a file whose points crowd into part of its extent
 //! makes some tiles fuller than `tile_points` (memory then follows the fullest tile). The grid
@@ -131,8 +130,6 @@ pub(crate) struct Spool {
     counts: Vec<u64>,
     rgb: bool,
     nir: bool,
-    /// The file's records as decoded, in file order, for the writer.
-    records: Option<BufWriter<File>>,
 }
 
 impl Spool {
@@ -142,21 +139,7 @@ impl Spool {
         let writers = (0..tiles)
             .map(|k| Ok(BufWriter::with_capacity(32 << 10, File::create(dir.path().join(format!("{k}.bin")))?)))
             .collect::<std::io::Result<Vec<_>>>()?;
-        let records = Some(BufWriter::with_capacity(1 << 20, File::create(dir.path().join("records.las"))?));
-        Ok(Self { dir, writers, counts: vec![0; tiles], rgb, nir, records })
-    }
-
-    /// Keeps a batch of the file's decoded records (see [`Spool::records`]).
-    pub(crate) fn push_records(&mut self, records: &[u8]) -> std::io::Result<()> {
-        match &mut self.records {
-            Some(w) => w.write_all(records),
-            None => Err(std::io::Error::other("the spool is finished")),
-        }
-    }
-
-    /// The file of the records [`Spool::push_records`] kept.
-    pub(crate) fn records(&self) -> std::path::PathBuf {
-        self.dir.path().join("records.las")
+        Ok(Self { dir, writers, counts: vec![0; tiles], rgb, nir })
     }
 
     fn record_len(&self) -> usize {
@@ -204,11 +187,10 @@ impl Spool {
 
     /// Flushes every tile's file.
     pub(crate) fn finish(&mut self) -> std::io::Result<()> {
-        for w in self.writers.iter_mut().chain(self.records.as_mut()) {
+        for w in &mut self.writers {
             w.flush()?;
         }
         self.writers.clear();
-        self.records = None;
         Ok(())
     }
 

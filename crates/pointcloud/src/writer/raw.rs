@@ -152,15 +152,8 @@ impl Source {
         } else {
             Points::Las(file)
         };
-        // Batches of about 4 MiB; from a LAZ file of fixed-size chunks, whole chunks, at least
-        // one a thread (up to 64 MiB), so that the threads decode whole chunks together.
-        let len = u64::from(info.record_length);
-        let mut batch = (4u64 << 20) / len + 1;
-        if chunk > 0 {
-            let threads = rayon::current_num_threads() as u64;
-            let chunks = batch.div_ceil(chunk).max(threads).div_ceil(threads) * threads;
-            batch = (chunks * chunk).min(((64u64 << 20) / len).max(1));
-        }
+        // From a LAZ file of fixed-size chunks (chunk > 0), whole chunks.
+        let batch = reader::batch_points(info.record_length, Some(chunk));
         Ok(Self { info, header, vlrs, evlrs, points, read: 0, batch })
     }
 
@@ -176,7 +169,7 @@ impl Source {
             return Err(ReadError::Header(format!("{len} bytes of records where {expected} were kept")).into());
         }
         source.points = Points::Las(BufReader::with_capacity(1 << 20, file));
-        source.batch = (4u64 << 20) / u64::from(source.info.record_length).max(1) + 1;
+        source.batch = reader::batch_points(source.info.record_length, None);
         Ok(source)
     }
 
