@@ -122,9 +122,10 @@ impl ColumnIndex {
             let whole = c0 == 0 && r0 == 0 && c1 == self.cols - 1 && r1 == self.rows - 1;
             if scratch.len() >= k {
                 scratch.select_nth_unstable(k - 1);
+                // Whatever is farther than the k-th now cannot be among the k nearest later.
+                scratch.truncate(k);
                 let reach = ring as f32 * self.cell + edge;
                 if whole || unkey(scratch[k - 1]).0 <= reach * reach {
-                    scratch.truncate(k);
                     scratch.sort_unstable();
                     out.extend(scratch.iter().map(|&v| unkey(v)));
                     return;
