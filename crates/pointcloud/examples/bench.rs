@@ -5,7 +5,9 @@
 //! cargo run --release -p meridian-pointcloud --example bench -- decode FILE OUT REPEAT
 //! # ops: decode (into columns), encode (LAZ written from the file's points uncompressed, as
 //! # laspy writes points it holds), rewrite (LAZ to LAZ: decode and encode), copc, csf (ground
-//! # only), classify (the whole pipeline, reading and writing included), make-big SRC OUT TILES
+//! # only), classify (the whole pipeline, reading and writing included), features (the
+//! # learned step's features of the points off the ground, the best of REPEAT; OUT is unused),
+//! # make-big SRC OUT TILES
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -45,7 +47,7 @@ fn limits() -> Limits {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let usage =
-        "usage: bench decode|encode|copc|csf FILE OUT REPEAT | classify FILE OUT REPEAT [TILE_POINTS] | make-big SRC OUT TILES";
+        "usage: bench decode|encode|copc|csf|features FILE OUT REPEAT | classify FILE OUT REPEAT [TILE_POINTS] | make-big SRC OUT TILES";
     let (op, file, out) = match args.as_slice() {
         [_, op, file, out, ..] => (op.as_str(), Path::new(file), Path::new(out)),
         _ => return Err(usage.into()),
@@ -123,6 +125,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 s,
                 serde_json::json!({"timings": report.timings, "histogram": report.histogram, "tiles": report.tiles}),
             );
+        }
+        "features" => {
+            let (_, cloud) = read_path(file, limits())?;
+            let prepared = meridian_pointcloud::Pipeline::default().prepare(&cloud)?;
+            let objects: Vec<bool> = (0..cloud.len()).map(|i| !prepared.ground[i] && prepared.noise[i] == 0).collect();
+            let (s, features) =
+                best(repeat, || meridian_pointcloud::features::compute_features(&cloud, &prepared.hag, Some(&objects)));
+            line("features", features?.len(), s, serde_json::json!({"cloud_points": cloud.len()}));
         }
         "make-big" => make_big(file, out, repeat)?,
         _ => return Err(usage.into()),
