@@ -113,12 +113,12 @@ impl From<StoreError> for ApiError {
         match e {
             StoreError::Domain(d) => d.into(),
             StoreError::Unavailable(cause) => {
-                tracing::warn!(error = %cause, "the database is unavailable");
+                tracing::warn!(error = %cause, "the database or the blob store is unavailable");
                 Self::new(
                     StatusCode::SERVICE_UNAVAILABLE,
                     code::STORE_UNAVAILABLE,
                     "Store unavailable",
-                    "the database cannot be reached now; nothing was changed, retry shortly",
+                    "the database or the blob store cannot be reached now; nothing was changed, retry shortly",
                 )
                 .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"))
             }

@@ -212,7 +212,7 @@ pub const REGISTRY: &[(&str, u16, &str)] = &[
     (code::JOB_ABANDONED, 500, "In a job's `error`: every allowed attempt (`jobs.max_attempts`) ended with its worker stopping (a crash) or a passing error, so the job is not tried again."),
     (code::UNAVAILABLE, 503, "The server is starting, draining or cannot reach its store."),
     (code::DEADLINE_EXCEEDED, 503, "The request ran past `server.request_timeout`; its work was cancelled. Narrow the request or retry later."),
-    (code::STORE_UNAVAILABLE, 503, "The database cannot be reached now (it is restarting, or every connection of the pool is busy past `storage.acquire_timeout`); nothing was changed. Retry after `Retry-After` seconds."),
+    (code::STORE_UNAVAILABLE, 503, "The database or the blob store cannot be reached now (it is restarting or unreachable, or every database connection of the pool is busy past `storage.acquire_timeout`); nothing was changed. Retry after `Retry-After` seconds."),
     (code::SERVER_BUSY, 503, "The server holds as many HTTP connections as it allows (`server.max_connections`, or `server.max_connections_per_ip` from this address); the connection was closed. Retry shortly."),
 ];
 

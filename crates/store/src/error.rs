@@ -11,9 +11,9 @@ pub enum StoreError {
     /// The database failed (the backend's own error inside).
     #[error("database error: {0}")]
     Database(#[source] Source),
-    /// The database cannot be reached now (down, restarting, out of connections): a passing
-    /// failure, answered 503 and retried.
-    #[error("the database is unavailable: {0}")]
+    /// The database or the blob store cannot be reached now (down, restarting, a connection
+    /// refused or cut off, out of connections): a passing failure, answered 503 and retried.
+    #[error("the store is unavailable: {0}")]
     Unavailable(#[source] Source),
     /// Migrations could not be applied.
     #[error("migration error: {0}")]
