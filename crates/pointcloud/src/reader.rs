@@ -276,7 +276,52 @@ fn decode<R>(read: R, info: &PointCloudInfo, each: &mut Batches<'_>) -> Result<(
 where
     R: Read + Seek + Send + Sync + 'static,
 {
-    let mut read = read;
+    // A thread decodes the next batch while `each` reads this one (two batches take turns), so
+    // that the caller's work on a batch overlaps the decoding rather than following it.
+    std::thread::scope(|scope| {
+        let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<Result<(PointCloud, las::PointData)>>(1);
+        let (empty_tx, empty_rx) = std::sync::mpsc::channel();
+        let decoder = scope.spawn(move || {
+            if let Err(e) = decode_batches(read, info, &full_tx, &empty_rx) {
+                let _ = full_tx.send(Err(e));
+            }
+        });
+        let mut result = Ok(());
+        for filled in full_rx.iter() {
+            match filled.and_then(|(cloud, batch)| {
+                each(info, &cloud, batch.raw_bytes())?;
+                Ok((cloud, batch))
+            }) {
+                Ok(buffers) => {
+                    let _ = empty_tx.send(buffers);
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        // The decoder stops at its next batch once nothing takes them.
+        drop(full_rx);
+        drop(empty_tx);
+        if let Err(panic) = decoder.join() {
+            std::panic::resume_unwind(panic);
+        }
+        result
+    })
+}
+
+/// The decoding thread of [`decode`]: sends each batch on `full`, and takes the buffers back
+/// from `empty`; stops when either is closed.
+fn decode_batches<R>(
+    mut read: R,
+    info: &PointCloudInfo,
+    full: &std::sync::mpsc::SyncSender<Result<(PointCloud, las::PointData)>>,
+    empty: &std::sync::mpsc::Receiver<(PointCloud, las::PointData)>,
+) -> Result<()>
+where
+    R: Read + Seek + Send + Sync + 'static,
+{
     let (parallel, chunk) = laz_decoding(&mut read, info);
     read.seek(SeekFrom::Start(0))?;
     let mut reader = Reader::with_options(read, ReaderOptions::default().with_laz_parallelism(parallel))?;
@@ -289,38 +334,58 @@ where
         )));
     }
     let n = usize::try_from(info.points).map_err(|_| limit("points", info.points, usize::MAX as u64))?;
-    let format = header.point_format();
-    let mut batch = PointDataBuilder::new().for_header(header).build();
+    let format = *header.point_format();
+    let builder = PointDataBuilder::new().for_header(header);
     let parallel_chunk = if matches!(parallel, LazParallelism::Yes) { chunk } else { None };
     let batch_points = batch_points(info.record_length, parallel_chunk);
-    let mut cloud = PointCloud::with_capacity(batch_points as usize, format.has_color, format.has_nir);
+    let buffers = || {
+        (PointCloud::with_capacity(batch_points as usize, format.has_color, format.has_nir), builder.clone().build())
+    };
+    let mut spare = vec![buffers(), buffers()];
     let mut seen = 0usize;
     while seen < n {
-        let got = reader.fill_points(batch_points.min((n - seen) as u64), &mut batch)?;
-        if got == 0 {
-            return Err(ReadError::Header(format!("the file ends after {seen} of {n} points")));
-        }
-        cloud.clear();
-        cloud.x.extend(batch.x());
-        cloud.y.extend(batch.y());
-        cloud.z.extend(batch.z());
-        cloud.classification.extend(batch.classification());
-        cloud.return_number.extend(batch.return_number());
-        cloud.number_of_returns.extend(batch.number_of_returns());
-        cloud.intensity.extend(batch.intensity());
-        if let (Some(rgb), Some(column)) = (cloud.rgb.as_mut(), batch.rgb()) {
-            rgb.extend(column.map(|(r, g, b)| [r, g, b]));
-        }
-        if let (Some(nir), Some(column)) = (cloud.nir.as_mut(), batch.nir()) {
-            nir.extend(column);
-        }
-        // A format that claims colour and a batch that has none would leave the columns short.
-        let short = |len: Option<usize>| len.is_some_and(|l| l != cloud.len());
-        if short(cloud.rgb.as_ref().map(Vec::len)) || short(cloud.nir.as_ref().map(Vec::len)) {
-            return Err(ReadError::Header("the colour columns do not match the points".to_owned()));
-        }
+        let Some((mut cloud, mut batch)) = spare.pop().or_else(|| empty.recv().ok()) else { return Ok(()) };
+        fill(&mut reader, batch_points.min((n - seen) as u64), &mut batch, &mut cloud, seen, n)?;
         seen += cloud.len();
-        each(info, &cloud, batch.raw_bytes())?;
+        if full.send(Ok((cloud, batch))).is_err() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Decodes the next `count` points into `batch`, and their columns into `cloud`; `seen` of the
+/// file's `n` points came before.
+fn fill(
+    reader: &mut Reader,
+    count: u64,
+    batch: &mut las::PointData,
+    cloud: &mut PointCloud,
+    seen: usize,
+    n: usize,
+) -> Result<()> {
+    let got = reader.fill_points(count, batch)?;
+    if got == 0 {
+        return Err(ReadError::Header(format!("the file ends after {seen} of {n} points")));
+    }
+    cloud.clear();
+    cloud.x.extend(batch.x());
+    cloud.y.extend(batch.y());
+    cloud.z.extend(batch.z());
+    cloud.classification.extend(batch.classification());
+    cloud.return_number.extend(batch.return_number());
+    cloud.number_of_returns.extend(batch.number_of_returns());
+    cloud.intensity.extend(batch.intensity());
+    if let (Some(rgb), Some(column)) = (cloud.rgb.as_mut(), batch.rgb()) {
+        rgb.extend(column.map(|(r, g, b)| [r, g, b]));
+    }
+    if let (Some(nir), Some(column)) = (cloud.nir.as_mut(), batch.nir()) {
+        nir.extend(column);
+    }
+    // A format that claims colour and a batch that has none would leave the columns short.
+    let short = |len: Option<usize>| len.is_some_and(|l| l != cloud.len());
+    if short(cloud.rgb.as_ref().map(Vec::len)) || short(cloud.nir.as_ref().map(Vec::len)) {
+        return Err(ReadError::Header("the colour columns do not match the points".to_owned()));
     }
     Ok(())
 }
@@ -590,6 +655,51 @@ mod tests {
         let mut f = minimal(3);
         f[100..104].copy_from_slice(&1u32.to_le_bytes());
         assert!(matches!(read_bytes(&f, Limits::default()), Err(ReadError::Header(_))));
+    }
+
+    /// A source that panics when read from any thread but the one that made it, as the LAZ
+    /// decoder panics on some corrupt streams.
+    struct Fused {
+        inner: Cursor<Vec<u8>>,
+        owner: std::thread::ThreadId,
+    }
+
+    impl Read for Fused {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            assert_eq!(std::thread::current().id(), self.owner, "the decoder met a corrupt stream");
+            self.inner.read(buf)
+        }
+    }
+
+    impl Seek for Fused {
+        fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+            self.inner.seek(to)
+        }
+    }
+
+    /// The points are decoded on a thread of their own: a panic there is reported as a corrupt
+    /// file with the decoder's own words, not lost with the thread.
+    #[test]
+    fn a_panic_while_decoding_is_a_corrupt_file() {
+        let read = Fused { inner: Cursor::new(minimal(3)), owner: std::thread::current().id() };
+        match stream_from(read, Limits::default(), |_, _, _| Ok(())) {
+            Err(ReadError::Corrupt(msg)) => assert!(msg.contains("corrupt stream"), "{msg}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// An error of the caller's stops the read, with that error, after the batch it came from.
+    #[test]
+    fn the_callers_error_stops_the_read() {
+        let bytes =
+            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pdal-extra-bytes.laz")).unwrap();
+        let mut batches = 0;
+        let result = stream_from(Cursor::new(bytes), Limits::default(), |_, _, _| {
+            batches += 1;
+            Err(ReadError::Header("enough".to_owned()))
+        });
+        assert!(matches!(result, Err(ReadError::Header(m)) if m == "enough"));
+        assert_eq!(batches, 1);
     }
 
     #[test]
