@@ -235,31 +235,13 @@ impl Smrf {
         }
         fill(&mut zmin, grid.cols, grid.rows);
 
-        // The net cut removes buildings larger than the largest window before the progression.
-        // The cells it lowers by more than the slope allows at its radius are objects.
-        let radius_cells = |metres: f64| (metres / cell).round() as usize;
-        let mut object = vec![false; zmin.len()];
-        let mut surface = zmin.clone();
-        if self.cut > 0.0 {
-            let radius = radius_cells(self.cut).max(1);
-            surface = open(&zmin, grid.cols, grid.rows, radius);
-            let tolerance = self.slope * radius as f64 * cell;
-            for (k, flag) in object.iter_mut().enumerate() {
-                *flag = zmin[k] - surface[k] > tolerance;
-            }
-        }
-
-        // Progressive opening.
-        for radius in 1..=radius_cells(self.window).max(1) {
-            let opened = open(&surface, grid.cols, grid.rows, radius);
-            let tolerance = self.slope * radius as f64 * cell;
-            for (k, flag) in object.iter_mut().enumerate() {
-                if surface[k] - opened[k] > tolerance {
-                    *flag = true;
-                }
-            }
-            surface = opened;
-        }
+        // The openings only ever pick values of the grid they start from, so they run on the
+        // ranks of its heights (as f32, exact for up to 2^24 distinct heights): half the memory of
+        // the heights and twice the lanes, and the same answers, read back through the table.
+        let object = match Ranks::of(&zmin) {
+            Some(ranks) => self.objects(&ranks.ranks, |r: f32| ranks.heights[r as usize], &zmin, &grid),
+            None => self.objects(&zmin, |h: f64| h, &zmin, &grid),
+        };
 
         // Provisional ground surface: the minimum surface without the object cells, filled.
         let mut ground: Vec<f64> = zmin.iter().zip(&object).map(|(&v, &o)| if o { f64::NAN } else { v }).collect();
@@ -281,6 +263,64 @@ impl Smrf {
                 (z[i] - surface_z).abs() <= self.threshold + self.scalar * g * cell.max(1.0)
             })
             .collect())
+    }
+}
+
+impl Smrf {
+    /// The cells the net cut and the progressive opening find to be objects: `start` is the
+    /// minimum surface `zmin` itself or stands for it (`height` gives a value's height).
+    fn objects<V: Value>(&self, start: &[V], height: impl Fn(V) -> f64, zmin: &[f64], grid: &Grid) -> Vec<bool> {
+        let (cols, rows, cell) = (grid.cols, grid.rows, grid.cell);
+        let radius_cells = |metres: f64| (metres / cell).round() as usize;
+        let mut object = vec![false; zmin.len()];
+        // The net cut removes buildings larger than the largest window before the progression.
+        // The cells it lowers by more than the slope allows at its radius are objects.
+        let mut runs = Vec::new();
+        let mut surface = start.to_vec();
+        if self.cut > 0.0 {
+            let radius = radius_cells(self.cut).max(1);
+            surface = open(start, cols, rows, radius, &mut runs);
+            let tolerance = self.slope * radius as f64 * cell;
+            for (k, flag) in object.iter_mut().enumerate() {
+                *flag = zmin[k] - height(surface[k]) > tolerance;
+            }
+        }
+
+        // Progressive opening.
+        for radius in 1..=radius_cells(self.window).max(1) {
+            let opened = open(&surface, cols, rows, radius, &mut runs);
+            let tolerance = self.slope * radius as f64 * cell;
+            for (k, flag) in object.iter_mut().enumerate() {
+                if height(surface[k]) - height(opened[k]) > tolerance {
+                    *flag = true;
+                }
+            }
+            surface = opened;
+        }
+        object
+    }
+}
+
+/// A grid of heights as the ranks of its distinct heights.
+struct Ranks {
+    /// The distinct heights, in increasing order ([`f64::total_cmp`]).
+    heights: Vec<f64>,
+    /// Each cell's height as its index in `heights`.
+    ranks: Vec<f32>,
+}
+
+impl Ranks {
+    /// `None` when f32 cannot hold every rank exactly (more than 2^24 distinct heights).
+    fn of(grid: &[f64]) -> Option<Self> {
+        use rayon::prelude::*;
+        let mut heights = grid.to_vec();
+        heights.par_sort_unstable_by(f64::total_cmp);
+        heights.dedup_by(|a, b| a.total_cmp(b).is_eq());
+        if heights.len() > 1 << 24 {
+            return None;
+        }
+        let ranks = grid.par_iter().map(|v| heights.partition_point(|h| h.total_cmp(v).is_lt()) as f32).collect();
+        Some(Self { heights, ranks })
     }
 }
 
@@ -401,27 +441,50 @@ fn slope_of(grid: &[f64], cols: usize, rows: usize, cell: f64) -> Vec<f64> {
     out
 }
 
-/// Morphological opening (erosion then dilation) with a disk of `radius` cells.
-fn open(grid: &[f64], cols: usize, rows: usize, radius: usize) -> Vec<f64> {
-    let eroded = disk_filter::<Min>(grid, cols, rows, radius);
-    disk_filter::<Max>(&eroded, cols, rows, radius)
+/// Morphological opening (erosion then dilation) with a disk of `radius` cells; `runs` as
+/// [`disk_filter`]'s.
+fn open<V: Value>(grid: &[V], cols: usize, rows: usize, radius: usize, runs: &mut Vec<Vec<V>>) -> Vec<V> {
+    let eroded = disk_filter::<Min, V>(grid, cols, rows, radius, runs);
+    disk_filter::<Max, V>(&eroded, cols, rows, radius, runs)
+}
+
+/// A value of the grids the disk filters take: heights (f64) or their ranks (f32).
+trait Value: Copy + Send + Sync + PartialOrd + 'static {
+    const INFINITY: Self;
+    const NEG_INFINITY: Self;
+    const ZERO: Self;
+}
+
+impl Value for f64 {
+    const INFINITY: Self = f64::INFINITY;
+    const NEG_INFINITY: Self = f64::NEG_INFINITY;
+    const ZERO: Self = 0.0;
+}
+
+impl Value for f32 {
+    const INFINITY: Self = f32::INFINITY;
+    const NEG_INFINITY: Self = f32::NEG_INFINITY;
+    const ZERO: Self = 0.0;
 }
 
 /// The minimum or the maximum, as a type, so that each filter is compiled for its own and its
 /// loops vectorise. The grids filtered hold no NaN (empty cells are filled first).
 trait Extreme: Send + Sync {
     /// The value that never wins.
-    const IDENTITY: f64;
+    fn identity<V: Value>() -> V;
     /// The winner of two values.
-    fn pick(a: f64, b: f64) -> f64;
+    fn pick<V: Value>(a: V, b: V) -> V;
 }
 
 struct Min;
 
 impl Extreme for Min {
-    const IDENTITY: f64 = f64::INFINITY;
     #[inline(always)]
-    fn pick(a: f64, b: f64) -> f64 {
+    fn identity<V: Value>() -> V {
+        V::INFINITY
+    }
+    #[inline(always)]
+    fn pick<V: Value>(a: V, b: V) -> V {
         if b < a {
             b
         } else {
@@ -433,9 +496,12 @@ impl Extreme for Min {
 struct Max;
 
 impl Extreme for Max {
-    const IDENTITY: f64 = f64::NEG_INFINITY;
     #[inline(always)]
-    fn pick(a: f64, b: f64) -> f64 {
+    fn identity<V: Value>() -> V {
+        V::NEG_INFINITY
+    }
+    #[inline(always)]
+    fn pick<V: Value>(a: V, b: V) -> V {
         if b > a {
             b
         } else {
@@ -449,8 +515,16 @@ const LANES: usize = 4;
 
 /// Minimum or maximum over a disk of `radius` cells (cells outside the grid do not count).
 /// The disk is the union of horizontal runs of half-width `floor(sqrt(r² − dy²))` at each row
-/// offset dy; each distinct half-width is one running filter of the whole grid.
-fn disk_filter<E: Extreme>(grid: &[f64], cols: usize, rows: usize, radius: usize) -> Vec<f64> {
+/// offset dy; each distinct half-width is one running filter of the whole grid, into a buffer of
+/// `runs` (kept by the caller from one filter to the next: fresh grids of this size cost a page
+/// fault every few cells).
+fn disk_filter<E: Extreme, V: Value>(
+    grid: &[V],
+    cols: usize,
+    rows: usize,
+    radius: usize,
+    runs: &mut Vec<Vec<V>>,
+) -> Vec<V> {
     use rayon::prelude::*;
     let half_widths: Vec<usize> =
         (0..=radius).map(|dy| (((radius * radius - dy * dy) as f64).sqrt() + 1e-9).floor() as usize).collect();
@@ -463,20 +537,20 @@ fn disk_filter<E: Extreme>(grid: &[f64], cols: usize, rows: usize, radius: usize
     // Rows are independent in both passes: they run on rayon's threads, LANES rows at a time
     // (the same values whatever the thread count, as a minimum or maximum does not depend on the
     // order it is taken in).
-    let runs: Vec<(usize, Vec<f64>)> = distinct
-        .iter()
-        .map(|&w| {
-            let mut filtered = vec![0.0; grid.len()];
-            filtered
-                .par_chunks_mut(cols * LANES)
-                .zip(grid.par_chunks(cols * LANES))
-                .with_min_len(4)
-                .for_each_init(Scratch::default, |scratch, (dst, src)| running::<E>(src, cols, w, dst, scratch));
-            (w, filtered)
-        })
-        .collect();
-    let run_of = |w: usize| runs.iter().find(|(rw, _)| *rw == w).map(|(_, v)| v.as_slice());
-    let mut out = vec![E::IDENTITY; grid.len()];
+    if runs.len() < distinct.len() {
+        runs.resize_with(distinct.len(), Vec::new);
+    }
+    for (filtered, &w) in runs.iter_mut().zip(&distinct) {
+        // Every cell is written below: a buffer of the grid's size is taken as it is.
+        filtered.resize(grid.len(), V::ZERO);
+        filtered
+            .par_chunks_mut(cols * LANES)
+            .zip(grid.par_chunks(cols * LANES))
+            .with_min_len(4)
+            .for_each_init(Scratch::default, |scratch, (dst, src)| running::<E, V>(src, cols, w, dst, scratch));
+    }
+    let run_of = |w: usize| distinct.iter().position(|&d| d == w).map(|j| runs[j].as_slice());
+    let mut out = vec![E::identity::<V>(); grid.len()];
     out.par_chunks_mut(cols).enumerate().with_min_len(16).for_each(|(r, dst)| {
         for (dy, &w) in half_widths.iter().enumerate() {
             let Some(run) = run_of(w) else { continue };
@@ -491,17 +565,22 @@ fn disk_filter<E: Extreme>(grid: &[f64], cols: usize, rows: usize, radius: usize
     out
 }
 
-#[derive(Default)]
-struct Scratch {
-    padded: Vec<[f64; LANES]>,
-    forward: Vec<[f64; LANES]>,
-    backward: Vec<[f64; LANES]>,
+struct Scratch<V> {
+    padded: Vec<[V; LANES]>,
+    forward: Vec<[V; LANES]>,
+    backward: Vec<[V; LANES]>,
+}
+
+impl<V> Default for Scratch<V> {
+    fn default() -> Self {
+        Self { padded: Vec::new(), forward: Vec::new(), backward: Vec::new() }
+    }
 }
 
 /// Running minimum or maximum over windows `[i − w, i + w]` of each row of `src` (up to LANES
 /// rows of `cols` cells, filtered side by side) into `out` (van Herk/Gil-Werman: block prefix
 /// and suffix extremes, three comparisons a cell whatever w).
-fn running<E: Extreme>(src: &[f64], cols: usize, w: usize, out: &mut [f64], s: &mut Scratch) {
+fn running<E: Extreme, V: Value>(src: &[V], cols: usize, w: usize, out: &mut [V], s: &mut Scratch<V>) {
     if w == 0 {
         out.copy_from_slice(src);
         return;
@@ -511,24 +590,24 @@ fn running<E: Extreme>(src: &[f64], cols: usize, w: usize, out: &mut [f64], s: &
     // Pad w identities each side, then to a whole number of blocks; row l is lane l.
     let len = (cols + 2 * w).div_ceil(k) * k;
     s.padded.clear();
-    s.padded.resize(len, [E::IDENTITY; LANES]);
+    s.padded.resize(len, [E::identity::<V>(); LANES]);
     for (l, row) in src.chunks(cols).enumerate() {
         for (p, &v) in s.padded[w..w + cols].iter_mut().zip(row) {
             p[l] = v;
         }
     }
     s.forward.clear();
-    s.forward.resize(len, [0.0; LANES]);
+    s.forward.resize(len, [V::ZERO; LANES]);
     s.backward.clear();
-    s.backward.resize(len, [0.0; LANES]);
-    let pick = |a: [f64; LANES], b: [f64; LANES]| std::array::from_fn::<f64, LANES, _>(|l| E::pick(a[l], b[l]));
+    s.backward.resize(len, [V::ZERO; LANES]);
+    let pick = |a: [V; LANES], b: [V; LANES]| std::array::from_fn::<V, LANES, _>(|l| E::pick(a[l], b[l]));
     for b in (0..len).step_by(k) {
-        let mut acc = [E::IDENTITY; LANES];
+        let mut acc = [E::identity::<V>(); LANES];
         for i in b..b + k {
             acc = pick(acc, s.padded[i]);
             s.forward[i] = acc;
         }
-        let mut acc = [E::IDENTITY; LANES];
+        let mut acc = [E::identity::<V>(); LANES];
         for i in (b..b + k).rev() {
             acc = pick(acc, s.padded[i]);
             s.backward[i] = acc;
@@ -559,10 +638,10 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn naive<E: Extreme>(grid: &[f64], cols: usize, rows: usize, radius: usize) -> Vec<f64> {
+    fn naive<E: Extreme, V: Value>(grid: &[V], cols: usize, rows: usize, radius: usize) -> Vec<V> {
         let r2 = (radius * radius) as isize;
         let rad = radius as isize;
-        let mut out = vec![E::IDENTITY; grid.len()];
+        let mut out = vec![E::identity::<V>(); grid.len()];
         for r in 0..rows as isize {
             for c in 0..cols as isize {
                 for dy in -rad..=rad {
@@ -584,19 +663,59 @@ mod tests {
         // Row counts that fill the lanes, leave some empty, and a single row.
         for (cols, rows) in [(23, 17), (9, 8), (31, 1)] {
             let grid: Vec<f64> = (0..cols * rows).map(|k| ((k * 7919) % 101) as f64).collect();
+            // One set of buffers for every filter, as the progression keeps them.
+            let (mut runs, mut rank_runs) = (Vec::new(), Vec::new());
             for radius in [1, 2, 3, 5, 8, 30] {
                 let label = format!("{cols} × {rows}, r={radius}");
                 assert_eq!(
-                    disk_filter::<Min>(&grid, cols, rows, radius),
-                    naive::<Min>(&grid, cols, rows, radius),
+                    disk_filter::<Min, f64>(&grid, cols, rows, radius, &mut runs),
+                    naive::<Min, f64>(&grid, cols, rows, radius),
                     "{label}"
                 );
                 assert_eq!(
-                    disk_filter::<Max>(&grid, cols, rows, radius),
-                    naive::<Max>(&grid, cols, rows, radius),
+                    disk_filter::<Max, f64>(&grid, cols, rows, radius, &mut runs),
+                    naive::<Max, f64>(&grid, cols, rows, radius),
+                    "{label}"
+                );
+                let ranks: Vec<f32> = grid.iter().map(|&v| v as f32).collect();
+                assert_eq!(
+                    disk_filter::<Min, f32>(&ranks, cols, rows, radius, &mut rank_runs),
+                    naive::<Min, f32>(&ranks, cols, rows, radius),
+                    "{label}"
+                );
+                assert_eq!(
+                    disk_filter::<Max, f32>(&ranks, cols, rows, radius, &mut rank_runs),
+                    naive::<Max, f32>(&ranks, cols, rows, radius),
                     "{label}"
                 );
             }
+        }
+    }
+
+    /// The progression on the ranks of the heights finds the objects the progression on the
+    /// heights finds: a rough surface with repeated heights, negative zeros and a net cut.
+    #[test]
+    fn the_openings_on_ranks_find_what_the_openings_on_heights_find() {
+        let (cols, rows) = (61, 47);
+        let zmin: Vec<f64> = (0..cols * rows)
+            .map(|k| {
+                let (c, r) = ((k % cols) as f64, (k / cols) as f64);
+                let bump = if (k * 7919) % 13 == 0 { 3.0 + ((k * 31) % 7) as f64 } else { 0.0 };
+                let v = 0.05 * c + 0.02 * r + bump + ((k * 104_729) % 5) as f64 * 0.1;
+                if k % 17 == 0 {
+                    -0.0
+                } else {
+                    v
+                }
+            })
+            .collect();
+        let grid = Grid { cols, rows, x0: 0.0, y0: 0.0, cell: 1.0 };
+        for smrf in [Smrf::default(), Smrf { cut: 12.0, ..Smrf::default() }, Smrf { slope: 0.0, ..Smrf::isprs() }] {
+            let ranks = Ranks::of(&zmin).unwrap();
+            let on_ranks = smrf.objects(&ranks.ranks, |r: f32| ranks.heights[r as usize], &zmin, &grid);
+            let on_heights = smrf.objects(&zmin, |h: f64| h, &zmin, &grid);
+            assert_eq!(on_ranks, on_heights);
+            assert!(on_heights.iter().any(|&o| o) && !on_heights.iter().all(|&o| o));
         }
     }
 
