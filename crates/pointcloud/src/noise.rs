@@ -391,7 +391,7 @@ impl Noise {
         let area = ((x1 - x0) * (y1 - y0)).max(1e-9);
         let g = (2.0 * (self.mean_k as f64 * area / inliers.len() as f64).sqrt()).max(1e-6);
         let cell = |p: &[f64; 3]| ((p[0] / g).floor() as i64, (p[1] / g).floor() as i64);
-        let mut near: std::collections::HashSet<(i64, i64)> = std::collections::HashSet::new();
+        let mut near = crate::density::CellSet::<(i64, i64)>::default();
         for &o in &outliers {
             let (cx, cy) = cell(&points[o]);
             for dx in -1..=1 {
@@ -400,7 +400,7 @@ impl Noise {
                 }
             }
         }
-        let local: Vec<usize> = inliers.iter().copied().filter(|&k| near.contains(&cell(&points[k]))).collect();
+        let local: Vec<usize> = inliers.par_iter().copied().filter(|&k| near.contains(&cell(&points[k]))).collect();
         let plan: Vec<[f64; 2]> = local.iter().map(|&k| [points[k][0], points[k][1]]).collect();
         let tree = Tree2::new_from_slice(&plan).map_err(|e| NoiseError::Index(e.to_string()))?;
         let all = std::sync::OnceLock::new();
