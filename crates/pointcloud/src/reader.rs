@@ -283,7 +283,7 @@ enum Turn {
     /// Stop decoding.
     Stop,
     /// Go on; with buffers to fill, when the batch's own came back at once.
-    Go(Option<Batch>),
+    Go(Option<Box<Batch>>),
 }
 
 fn decode<R>(mut read: R, info: &PointCloudInfo, each: &mut Batches<'_>) -> Result<()>
@@ -299,7 +299,7 @@ where
         return decode_batches(read, info, parallel, batch_points, 1, &mut |filled| match filled {
             Some((cloud, batch)) => {
                 each(info, &cloud, batch.raw_bytes())?;
-                Ok(Turn::Go(Some((cloud, batch))))
+                Ok(Turn::Go(Some(Box::new((cloud, batch)))))
             }
             None => Ok(Turn::Stop),
         });
@@ -319,7 +319,7 @@ where
                             Turn::Stop
                         }
                     }
-                    None => empty_rx.recv().map_or(Turn::Stop, |batch| Turn::Go(Some(batch))),
+                    None => empty_rx.recv().map_or(Turn::Stop, |batch| Turn::Go(Some(Box::new(batch)))),
                 })
             });
             if let Err(e) = decoded {
@@ -387,7 +387,7 @@ where
         let (mut cloud, mut batch) = match spare.pop() {
             Some(buffers) => buffers,
             None => match turn(None)? {
-                Turn::Go(Some(buffers)) => buffers,
+                Turn::Go(Some(buffers)) => *buffers,
                 _ => return Ok(()),
             },
         };
@@ -395,7 +395,7 @@ where
         seen += cloud.len();
         match turn(Some((cloud, batch)))? {
             Turn::Stop => return Ok(()),
-            Turn::Go(back) => spare.extend(back),
+            Turn::Go(back) => spare.extend(back.map(|b| *b)),
         }
     }
     Ok(())
