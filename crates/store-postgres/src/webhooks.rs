@@ -579,16 +579,23 @@ impl WebhookRepo for PgDb {
         .fetch_optional(&mut *tx)
         .await
         .map_err(db)?;
-        let (status, lease) = row.ok_or_else(|| DomainError::not_found("delivery", id.as_str()))?;
+        // A refusal ends the transaction before it answers: a dropped one is rolled back only when
+        // its connection is next used, and until then the row stays locked, so a claim meanwhile
+        // would skip the delivery.
+        let Some((status, lease)) = row else {
+            tx.rollback().await.map_err(db)?;
+            return Err(DomainError::not_found("delivery", id.as_str()).into());
+        };
         let next = parse_status(&status)?.after(DeliveryTransition::Redeliver);
         let next = match next {
             Some(next) if lease.is_none_or(|l| l < now) => next,
             _ => {
+                tx.rollback().await.map_err(db)?;
                 return Err(DomainError::conflict(
                     "delivery_in_flight",
                     format!("delivery {id} is about to be attempted; redeliver it once the attempt ended"),
                 )
-                .into())
+                .into());
             }
         };
         sqlx::query(
