@@ -658,36 +658,38 @@ mod tests {
         out
     }
 
+    /// The filter of `grid` against the definition, for the minimum and the maximum.
+    fn matches_the_definition<V: Value + std::fmt::Debug>(
+        grid: &[V],
+        cols: usize,
+        rows: usize,
+        radius: usize,
+        runs: &mut Vec<Vec<V>>,
+    ) {
+        let label = format!("{cols} × {rows}, r={radius}");
+        assert_eq!(
+            disk_filter::<Min, V>(grid, cols, rows, radius, runs),
+            naive::<Min, V>(grid, cols, rows, radius),
+            "{label}"
+        );
+        assert_eq!(
+            disk_filter::<Max, V>(grid, cols, rows, radius, runs),
+            naive::<Max, V>(grid, cols, rows, radius),
+            "{label}"
+        );
+    }
+
     #[test]
     fn disk_filter_matches_the_definition() {
         // Row counts that fill the lanes, leave some empty, and a single row.
         for (cols, rows) in [(23, 17), (9, 8), (31, 1)] {
             let grid: Vec<f64> = (0..cols * rows).map(|k| ((k * 7919) % 101) as f64).collect();
+            let ranks: Vec<f32> = grid.iter().map(|&v| v as f32).collect();
             // One set of buffers for every filter, as the progression keeps them.
             let (mut runs, mut rank_runs) = (Vec::new(), Vec::new());
             for radius in [1, 2, 3, 5, 8, 30] {
-                let label = format!("{cols} × {rows}, r={radius}");
-                assert_eq!(
-                    disk_filter::<Min, f64>(&grid, cols, rows, radius, &mut runs),
-                    naive::<Min, f64>(&grid, cols, rows, radius),
-                    "{label}"
-                );
-                assert_eq!(
-                    disk_filter::<Max, f64>(&grid, cols, rows, radius, &mut runs),
-                    naive::<Max, f64>(&grid, cols, rows, radius),
-                    "{label}"
-                );
-                let ranks: Vec<f32> = grid.iter().map(|&v| v as f32).collect();
-                assert_eq!(
-                    disk_filter::<Min, f32>(&ranks, cols, rows, radius, &mut rank_runs),
-                    naive::<Min, f32>(&ranks, cols, rows, radius),
-                    "{label}"
-                );
-                assert_eq!(
-                    disk_filter::<Max, f32>(&ranks, cols, rows, radius, &mut rank_runs),
-                    naive::<Max, f32>(&ranks, cols, rows, radius),
-                    "{label}"
-                );
+                matches_the_definition(&grid, cols, rows, radius, &mut runs);
+                matches_the_definition(&ranks, cols, rows, radius, &mut rank_runs);
             }
         }
     }
