@@ -1,5 +1,5 @@
 use crate::error::db;
-use crate::{ts, PgDb};
+use crate::{refuse, ts, PgDb};
 use async_trait::async_trait;
 use meridian_core::event::NewEvent;
 use meridian_core::id::{AccountId, JobId};
@@ -262,19 +262,20 @@ impl JobRepo for PgDb {
             .fetch_optional(&mut *tx)
             .await
             .map_err(db)?;
-        let job =
-            row.as_ref().map(job_from_row).transpose()?.ok_or_else(|| DomainError::not_found("job", id.as_str()))?;
+        let Some(job) = row.as_ref().map(job_from_row).transpose()? else {
+            return refuse(tx, DomainError::not_found("job", id.as_str())).await;
+        };
         let update = match job.status {
             JobStatus::Queued => {
                 "UPDATE jobs SET status = 'cancelled', cancel_requested = 1, finished_at = $1, updated_at = $1 WHERE id = $2"
             }
             JobStatus::Running => "UPDATE jobs SET cancel_requested = 1, updated_at = $1 WHERE id = $2",
             ended => {
-                return Err(DomainError::conflict(
-                    "job_finished",
-                    format!("job {} already ended ({})", id, ended.as_str()),
+                return refuse(
+                    tx,
+                    DomainError::conflict("job_finished", format!("job {} already ended ({})", id, ended.as_str())),
                 )
-                .into())
+                .await
             }
         };
         let row = sqlx::query(&format!("{update} RETURNING {COLUMNS}"))

@@ -8,7 +8,9 @@
 //!   subscription's state) locks what it reads: the row (`FOR UPDATE`) or, where the thing to
 //!   lock may not exist yet, the thing's name (`lock`: a transaction-scoped advisory lock);
 //! - jobs and deliveries are claimed with `FOR UPDATE SKIP LOCKED`, so claims never wait on
-//!   each other and never take the same row;
+//!   each other and never take the same row; a write that locks a row a claim reads (a job, a
+//!   subscription, a delivery) and then refuses ends its transaction before it answers
+//!   ([`refuse`]), so that a claim made right after the refusal does not pass the row over;
 //! - events get their place in the outbox under one advisory lock held to the commit
 //!   (`commit_with_events`), so the outbox order is the commit order, as a dispatcher reading on
 //!   from a position needs.
@@ -402,6 +404,18 @@ impl PgDb {
         self.jobs_queued.fire();
         Ok(())
     }
+}
+
+/// Rolls `tx` back, then answers `refusal`. A dropped transaction is rolled back only when its
+/// connection is next used (a task the pool starts when the connection comes back): until then
+/// its row locks stay held, and a claim (`SKIP LOCKED`) made meanwhile passes the rows over. The
+/// refusal is what the caller needs to hear, so a failed rollback is logged, not answered (its
+/// connection is then closed by the pool).
+pub(crate) async fn refuse<T>(tx: Transaction<'static, Postgres>, refusal: impl Into<StoreError>) -> Result<T> {
+    if let Err(e) = tx.rollback().await {
+        tracing::warn!(error = %e, "rolling back a refused write failed");
+    }
+    Err(refusal.into())
 }
 
 /// Sends `NOTIFY channel, payload` when `tx` commits.

@@ -20,7 +20,7 @@
 //!   rows and never wait.
 
 use crate::error::{db, taken};
-use crate::{ts, PgDb};
+use crate::{refuse, ts, PgDb};
 use async_trait::async_trait;
 use meridian_core::event::Event;
 use meridian_core::id::{AccountId, DeliveryId, EventId, SubscriptionId};
@@ -295,7 +295,9 @@ impl WebhookRepo for PgDb {
         let mut tx = self.write().await?;
         // Locked from the version check to the commit: a concurrent change waits, then sees ours.
         let mut sub = locked_subscription(&mut tx, account, id, "FOR NO KEY UPDATE").await?;
-        check_version(&sub, if_version)?;
+        if let Err(e) = check_version(&sub, if_version) {
+            return refuse(tx, e).await;
+        }
         if let Some(url) = &change.url {
             sub.url = url.clone();
         }
@@ -352,9 +354,11 @@ impl WebhookRepo for PgDb {
         // fan-out inserts for this subscription wait, then skip it.
         let sub = locked_subscription(&mut tx, account, id, "FOR UPDATE").await?;
         if dns_only && !sub.events.iter().all(|e| e.starts_with("dns.")) {
-            return Err(DomainError::not_found("DNS webhook", id.as_str()).into());
+            return refuse(tx, DomainError::not_found("DNS webhook", id.as_str())).await;
         }
-        check_version(&sub, if_version)?;
+        if let Err(e) = check_version(&sub, if_version) {
+            return refuse(tx, e).await;
+        }
         // Its deliveries and their attempts go with it (ON DELETE CASCADE).
         sqlx::query("DELETE FROM webhook_subscriptions WHERE id = $1")
             .bind(id.as_str())
@@ -579,23 +583,21 @@ impl WebhookRepo for PgDb {
         .fetch_optional(&mut *tx)
         .await
         .map_err(db)?;
-        // A refusal ends the transaction before it answers: a dropped one is rolled back only when
-        // its connection is next used, and until then the row stays locked, so a claim meanwhile
-        // would skip the delivery.
         let Some((status, lease)) = row else {
-            tx.rollback().await.map_err(db)?;
-            return Err(DomainError::not_found("delivery", id.as_str()).into());
+            return refuse(tx, DomainError::not_found("delivery", id.as_str())).await;
         };
         let next = parse_status(&status)?.after(DeliveryTransition::Redeliver);
         let next = match next {
             Some(next) if lease.is_none_or(|l| l < now) => next,
             _ => {
-                tx.rollback().await.map_err(db)?;
-                return Err(DomainError::conflict(
-                    "delivery_in_flight",
-                    format!("delivery {id} is about to be attempted; redeliver it once the attempt ended"),
+                return refuse(
+                    tx,
+                    DomainError::conflict(
+                        "delivery_in_flight",
+                        format!("delivery {id} is about to be attempted; redeliver it once the attempt ended"),
+                    ),
                 )
-                .into());
+                .await;
             }
         };
         sqlx::query(

@@ -283,6 +283,13 @@ async fn a_delivery_is_claimed_by_one_worker_attempted_and_redelivered() -> Test
     // A delivery whose round has not started cannot be redelivered.
     let e = store.webhooks.redeliver(&a, d1).await.unwrap_err();
     assert_eq!(conflict_code(&e), Some("delivery_in_flight"), "{e:?}");
+    // Refused changes of its subscription (a stale version) leave nothing locked for the claim
+    // that follows them.
+    let stale = Some(s.version + 1);
+    let e = store.webhooks.update_subscription(&a, &s.id, &SubscriptionChange::default(), stale).await.unwrap_err();
+    assert!(is_precondition_failed(&e), "{e:?}");
+    let e = store.webhooks.delete_subscription(&a, &s.id, stale, false).await.unwrap_err();
+    assert!(is_precondition_failed(&e), "{e:?}");
 
     let claimed = store.webhooks.claim_deliveries("w1", 10, 10, LEASE).await?;
     assert_eq!(claimed_ids(&claimed), ids.iter().map(|d| d.as_str().to_owned()).collect());
