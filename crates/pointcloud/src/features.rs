@@ -192,7 +192,6 @@ pub struct FeatureContext<'a> {
     cloud: &'a PointCloud,
     hag: &'a [f32],
     origin: [f64; 3],
-    coords: Vec<[f32; 3]>,
     index: ColumnIndex,
     k_max: usize,
     columns: Vec<ColumnGrid>,
@@ -202,7 +201,7 @@ pub struct FeatureContext<'a> {
 
 impl std::fmt::Debug for FeatureContext<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FeatureContext").field("points", &self.coords.len()).finish_non_exhaustive()
+        f.debug_struct("FeatureContext").field("points", &self.index.len()).finish_non_exhaustive()
     }
 }
 
@@ -245,7 +244,6 @@ impl<'a> FeatureContext<'a> {
             cloud,
             hag,
             origin,
-            coords,
             index,
             k_max,
             columns,
@@ -290,11 +288,13 @@ impl<'a> FeatureContext<'a> {
         let o = self.origin;
         let p = [(cloud.x[i] - o[0]) as f32, (cloud.y[i] - o[1]) as f32, (cloud.z[i] - o[2]) as f32];
         let k_max = self.k_max;
-        self.index.nearest(p, k_max, scratch, nearest);
+        // Positions in the index, not indices: the neighbours' coordinates are read from a few
+        // runs of the index's memory rather than from all over the cloud's.
+        self.index.nearest_positions(p, k_max, scratch, nearest);
         let mut acc = Moments::default();
         let mut scale = 0;
-        for (j, &(d2, item)) in nearest.iter().enumerate() {
-            let q = self.coords[item as usize];
+        for (j, &(d2, at)) in nearest.iter().enumerate() {
+            let q = self.index.at(at).0;
             acc.add([f64::from(q[0] - p[0]), f64::from(q[1] - p[1]), f64::from(q[2] - p[2])]);
             while scale < SCALES.len() && j + 1 == SCALES[scale].min(k_max) {
                 shape(&acc, f64::from(d2).sqrt(), &mut row[scale * SHAPE.len()..(scale + 1) * SHAPE.len()]);

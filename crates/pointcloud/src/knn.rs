@@ -85,9 +85,31 @@ impl ColumnIndex {
         Self { x0: b[0], y0: b[1], cell: cell as f32, cols, rows, start, points }
     }
 
-    /// The `k` nearest points to `q` (itself included when it is indexed), nearest first, as
-    /// (squared distance, index), into `out`; `scratch` is reused between calls.
+    /// The `k` nearest points to `q` (itself included when it is indexed), nearest first (those
+    /// at the same distance in the index's order), as (squared distance, index), into `out`;
+    /// `scratch` is reused between calls.
     pub(crate) fn nearest(&self, q: [f32; 3], k: usize, scratch: &mut Vec<u64>, out: &mut Vec<(f32, u32)>) {
+        self.nearest_positions(q, k, scratch, out);
+        for o in out.iter_mut() {
+            o.1 = self.points[o.1 as usize].1;
+        }
+    }
+
+    /// Number of points indexed.
+    pub(crate) fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// The point at `position` in the index (as [`ColumnIndex::nearest_positions`] gives them):
+    /// its coordinates and its index. Neighbours' positions are near each other, their indices
+    /// need not be: reading their coordinates here reads a few runs of memory.
+    pub(crate) fn at(&self, position: u32) -> ([f32; 3], u32) {
+        self.points[position as usize]
+    }
+
+    /// As [`ColumnIndex::nearest`], with each point's position in the index ([`ColumnIndex::at`])
+    /// in place of its index.
+    pub(crate) fn nearest_positions(&self, q: [f32; 3], k: usize, scratch: &mut Vec<u64>, out: &mut Vec<(f32, u32)>) {
         out.clear();
         scratch.clear();
         let k = k.min(self.points.len());
@@ -118,9 +140,10 @@ impl ColumnIndex {
                         // A column can hold one of the k nearest only if its edge is this near.
                         if gx * gx + gy * gy <= kth {
                             let k0 = rr * self.cols + cc;
-                            for &(p, i) in &self.points[self.start[k0] as usize..self.start[k0 + 1] as usize] {
+                            let (from, to) = (self.start[k0], self.start[k0 + 1]);
+                            for (&(p, _), at) in self.points[from as usize..to as usize].iter().zip(from..) {
                                 let d = [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
-                                scratch.push(key(d[0] * d[0] + d[1] * d[1] + d[2] * d[2], i));
+                                scratch.push(key(d[0] * d[0] + d[1] * d[1] + d[2] * d[2], at));
                             }
                         }
                         cc += 1;
@@ -203,6 +226,13 @@ mod tests {
                     index.nearest(*q, k, &mut scratch, &mut out);
                     let want = tree.query(q).nearest_n::<SquaredEuclidean<f32>>(NonZero::new(k).unwrap()).execute();
                     assert_eq!(out.len(), k);
+                    // The same neighbours by position: each position holds its point's
+                    // coordinates and index.
+                    let mut at = Vec::new();
+                    index.nearest_positions(*q, k, &mut scratch, &mut at);
+                    for (&(d2, j), &(d2_at, pos)) in out.iter().zip(&at) {
+                        assert_eq!((d2, index.at(pos)), (d2_at, (coords[j as usize], j)));
+                    }
                     for (got, w) in out.iter().zip(&want) {
                         assert!(
                             (got.0 - w.distance).abs() <= 1e-4 * w.distance.max(1.0),

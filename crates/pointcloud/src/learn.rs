@@ -599,13 +599,14 @@ fn lone_buildings(cloud: &PointCloud, points: &[usize], class: &[u8]) -> Vec<usi
     }
     let Some(answers) = Answers::new(cloud, points, class, LONE_NEIGHBOURS) else { return Vec::new() };
     let is_building = |h: usize| class[points[answers.held[h]]] == 6;
+    let building = answers.by_position(is_building);
     (0..answers.held.len())
         .into_par_iter()
         .filter(|&h| is_building(h))
         .map_init(
             || (Vec::new(), Vec::new()),
             |(scratch, near), h| {
-                let (b, n) = answers.count(h, LONE_NEIGHBOURS, is_building, scratch, near);
+                let (b, n) = answers.count(h, LONE_NEIGHBOURS, &building, scratch, near);
                 (n > 0 && (b as f64) < LONE_SHARE * n as f64).then_some(answers.held[h])
             },
         )
@@ -647,21 +648,38 @@ impl Answers {
         Some(Self { held, coords, index })
     }
 
-    /// Of the `k` nearest other indexed points of indexed point `h`, how many `building` says
-    /// are building, and how many were read.
+    /// `f` of every indexed point (by its place in `held`), in the index's order: what
+    /// [`Answers::count`] reads. The neighbours of a point are near each other in that order,
+    /// not in `held`'s.
+    fn by_position(&self, f: impl Fn(usize) -> bool + Sync) -> Vec<bool> {
+        use rayon::prelude::*;
+        (0..self.held.len() as u32).into_par_iter().map(|at| f(self.index.at(at).1 as usize)).collect()
+    }
+
+    /// The place in the index's order of each indexed point (by its place in `held`).
+    fn positions(&self) -> Vec<u32> {
+        let mut position = vec![0u32; self.held.len()];
+        for at in 0..self.held.len() as u32 {
+            position[self.index.at(at).1 as usize] = at;
+        }
+        position
+    }
+
+    /// Of the `k` nearest other indexed points of indexed point `h`, how many `building` (in
+    /// the index's order, [`Answers::by_position`]) says are building, and how many were read.
     fn count(
         &self,
         h: usize,
         k: usize,
-        building: impl Fn(usize) -> bool,
+        building: &[bool],
         scratch: &mut Vec<u64>,
         near: &mut Vec<(f32, u32)>,
     ) -> (usize, usize) {
-        self.index.nearest(self.coords[h], k + 1, scratch, near);
+        self.index.nearest_positions(self.coords[h], k + 1, scratch, near);
         let (mut n, mut b) = (0usize, 0usize);
-        for &(_, j) in near.iter().filter(|&&(_, j)| j as usize != h).take(k) {
+        for &(_, at) in near.iter().filter(|&&(_, at)| self.index.at(at).1 as usize != h).take(k) {
             n += 1;
-            b += usize::from(building(j as usize));
+            b += usize::from(building[at as usize]);
         }
         (b, n)
     }
@@ -720,13 +738,15 @@ fn enclosed_vegetation(
         .filter(|&h| !building[h] && tall(held[h]) && near_roof.contains(&key(points[held[h]])))
         .collect();
     let mut found = Vec::new();
+    let position = answers.positions();
+    let mut at_position = answers.by_position(|h| building[h]);
     for _ in 0..ENCLOSED_ROUNDS {
         let flips: Vec<(usize, f64)> = candidates
             .par_iter()
             .map_init(
                 || (Vec::new(), Vec::new()),
                 |(scratch, near), &h| {
-                    let (b, n) = answers.count(h, ENCLOSED_NEIGHBOURS, |j| building[j], scratch, near);
+                    let (b, n) = answers.count(h, ENCLOSED_NEIGHBOURS, &at_position, scratch, near);
                     let share = b as f64 / n.max(1) as f64;
                     (n > 0 && share >= ENCLOSED_SHARE).then_some((h, share))
                 },
@@ -738,6 +758,7 @@ fn enclosed_vegetation(
         }
         for &(h, share) in &flips {
             building[h] = true;
+            at_position[position[h] as usize] = true;
             found.push((held[h], share));
         }
         candidates.retain(|&h| !building[h]);

@@ -494,10 +494,10 @@ impl Rules {
             .map_init(
                 || (Vec::new(), Vec::new()),
                 |(scratch, near), &p| {
-                    index.nearest(p, k, scratch, near);
+                    index.nearest_positions(p, k, scratch, near);
                     let mut m = crate::features::Moments::default();
-                    for &(_, j) in near.iter() {
-                        let q = coords[j as usize];
+                    for &(_, at) in near.iter() {
+                        let q = index.at(at).0;
                         m.add([f64::from(q[0] - p[0]), f64::from(q[1] - p[1]), f64::from(q[2] - p[2])]);
                     }
                     let (l, normal) = crate::features::eigen(m.covariance());
