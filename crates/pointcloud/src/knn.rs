@@ -85,16 +85,6 @@ impl ColumnIndex {
         Self { x0: b[0], y0: b[1], cell: cell as f32, cols, rows, start, points }
     }
 
-    /// The `k` nearest points to `q` (itself included when it is indexed), nearest first (those
-    /// at the same distance in the index's order), as (squared distance, index), into `out`;
-    /// `scratch` is reused between calls.
-    pub(crate) fn nearest(&self, q: [f32; 3], k: usize, scratch: &mut Vec<u64>, out: &mut Vec<(f32, u32)>) {
-        self.nearest_positions(q, k, scratch, out);
-        for o in out.iter_mut() {
-            o.1 = self.points[o.1 as usize].1;
-        }
-    }
-
     /// Number of points indexed.
     pub(crate) fn len(&self) -> usize {
         self.points.len()
@@ -107,8 +97,9 @@ impl ColumnIndex {
         self.points[position as usize]
     }
 
-    /// As [`ColumnIndex::nearest`], with each point's position in the index ([`ColumnIndex::at`])
-    /// in place of its index.
+    /// The `k` nearest points to `q` (itself included when it is indexed), nearest first (those
+    /// at the same distance in the index's order), as (squared distance, position in the index,
+    /// [`ColumnIndex::at`]), into `out`; `scratch` is reused between calls.
     pub(crate) fn nearest_positions(&self, q: [f32; 3], k: usize, scratch: &mut Vec<u64>, out: &mut Vec<(f32, u32)>) {
         out.clear();
         scratch.clear();
@@ -223,15 +214,15 @@ mod tests {
             for k in [12, 50] {
                 let index = ColumnIndex::new(&coords, k);
                 for (i, q) in coords.iter().enumerate().step_by(7) {
-                    index.nearest(*q, k, &mut scratch, &mut out);
+                    index.nearest_positions(*q, k, &mut scratch, &mut out);
                     let want = tree.query(q).nearest_n::<SquaredEuclidean<f32>>(NonZero::new(k).unwrap()).execute();
                     assert_eq!(out.len(), k);
-                    // The same neighbours by position: each position holds its point's
-                    // coordinates and index.
-                    let mut at = Vec::new();
-                    index.nearest_positions(*q, k, &mut scratch, &mut at);
-                    for (&(d2, j), &(d2_at, pos)) in out.iter().zip(&at) {
-                        assert_eq!((d2, index.at(pos)), (d2_at, (coords[j as usize], j)));
+                    for &(d2, at) in &out {
+                        // Each position holds its point's coordinates and index, at that distance.
+                        let (p, j) = index.at(at);
+                        assert_eq!(p, coords[j as usize]);
+                        let d = [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
+                        assert_eq!(d2, d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
                     }
                     for (got, w) in out.iter().zip(&want) {
                         assert!(
@@ -244,8 +235,8 @@ mod tests {
         }
         // Fewer points than k: all of them.
         let few = ColumnIndex::new(&coords[..5], 50);
-        few.nearest(coords[0], 50, &mut scratch, &mut out);
+        few.nearest_positions(coords[0], 50, &mut scratch, &mut out);
         assert_eq!(out.len(), 5);
-        assert_eq!(out[0], (0.0, 0));
+        assert_eq!((out[0].0, few.at(out[0].1)), (0.0, (coords[0], 0)));
     }
 }

@@ -600,14 +600,15 @@ fn lone_buildings(cloud: &PointCloud, points: &[usize], class: &[u8]) -> Vec<usi
     let Some(answers) = Answers::new(cloud, points, class, LONE_NEIGHBOURS) else { return Vec::new() };
     let is_building = |h: usize| class[points[answers.held[h]]] == 6;
     let building = answers.by_position(is_building);
-    (0..answers.held.len())
+    // In the index's order: one point's neighbours are mostly the next one's.
+    (0..answers.held.len() as u32)
         .into_par_iter()
-        .filter(|&h| is_building(h))
+        .filter(|&at| building[at as usize])
         .map_init(
             || (Vec::new(), Vec::new()),
-            |(scratch, near), h| {
-                let (b, n) = answers.count(h, LONE_NEIGHBOURS, &building, scratch, near);
-                (n > 0 && (b as f64) < LONE_SHARE * n as f64).then_some(answers.held[h])
+            |(scratch, near), at| {
+                let (b, n) = answers.count(at, LONE_NEIGHBOURS, &building, scratch, near);
+                (n > 0 && (b as f64) < LONE_SHARE * n as f64).then(|| answers.held[answers.index.at(at).1 as usize])
             },
         )
         .flatten()
@@ -619,8 +620,7 @@ fn lone_buildings(cloud: &PointCloud, points: &[usize], class: &[u8]) -> Vec<usi
 struct Answers {
     /// Positions in `points` of the indexed points.
     held: Vec<usize>,
-    /// Their coordinates, relative to the first of them.
-    coords: Vec<[f32; 3]>,
+    /// Their coordinates (relative to the first of them) and their places in `held`.
     index: crate::knn::ColumnIndex,
 }
 
@@ -645,7 +645,7 @@ impl Answers {
             })
             .collect();
         let index = crate::knn::ColumnIndex::new(&coords, k + 1);
-        Some(Self { held, coords, index })
+        Some(Self { held, index })
     }
 
     /// `f` of every indexed point (by its place in `held`), in the index's order: what
@@ -665,19 +665,20 @@ impl Answers {
         position
     }
 
-    /// Of the `k` nearest other indexed points of indexed point `h`, how many `building` (in
-    /// the index's order, [`Answers::by_position`]) says are building, and how many were read.
+    /// Of the `k` nearest other indexed points of the indexed point at position `at` (in the
+    /// index's order), how many `building` (in the same order, [`Answers::by_position`]) says
+    /// are building, and how many were read.
     fn count(
         &self,
-        h: usize,
+        at: u32,
         k: usize,
         building: &[bool],
         scratch: &mut Vec<u64>,
         near: &mut Vec<(f32, u32)>,
     ) -> (usize, usize) {
-        self.index.nearest_positions(self.coords[h], k + 1, scratch, near);
+        self.index.nearest_positions(self.index.at(at).0, k + 1, scratch, near);
         let (mut n, mut b) = (0usize, 0usize);
-        for &(_, at) in near.iter().filter(|&&(_, at)| self.index.at(at).1 as usize != h).take(k) {
+        for &(_, at) in near.iter().filter(|&&(_, other)| other != at).take(k) {
             n += 1;
             b += usize::from(building[at as usize]);
         }
@@ -719,7 +720,7 @@ fn enclosed_vegetation(
     }
     let Some(answers) = Answers::new(cloud, points, class, ENCLOSED_NEIGHBOURS) else { return Vec::new() };
     let held = &answers.held;
-    let mut building: Vec<bool> = held.iter().map(|&k| class[points[k]] == 6).collect();
+    let building: Vec<bool> = held.iter().map(|&k| class[points[k]] == 6).collect();
     // The plan cells within reach of a building answer.
     let cell = (2.0 * spacing).max(1.0);
     let key = |i: usize| ((cloud.x[i] / cell).floor() as i64, (cloud.y[i] / cell).floor() as i64);
@@ -734,21 +735,25 @@ fn enclosed_vegetation(
             }
         }
     }
-    let mut candidates: Vec<usize> = (0..held.len())
-        .filter(|&h| !building[h] && tall(held[h]) && near_roof.contains(&key(points[held[h]])))
-        .collect();
-    let mut found = Vec::new();
+    // The candidates by their positions in the index, in its order: one point's neighbours are
+    // mostly the next one's.
     let position = answers.positions();
+    let mut candidates: Vec<u32> = (0..held.len())
+        .filter(|&h| !building[h] && tall(held[h]) && near_roof.contains(&key(points[held[h]])))
+        .map(|h| position[h])
+        .collect();
+    candidates.sort_unstable();
+    let mut found = Vec::new();
     let mut at_position = answers.by_position(|h| building[h]);
     for _ in 0..ENCLOSED_ROUNDS {
-        let flips: Vec<(usize, f64)> = candidates
+        let flips: Vec<(u32, f64)> = candidates
             .par_iter()
             .map_init(
                 || (Vec::new(), Vec::new()),
-                |(scratch, near), &h| {
-                    let (b, n) = answers.count(h, ENCLOSED_NEIGHBOURS, &at_position, scratch, near);
+                |(scratch, near), &at| {
+                    let (b, n) = answers.count(at, ENCLOSED_NEIGHBOURS, &at_position, scratch, near);
                     let share = b as f64 / n.max(1) as f64;
-                    (n > 0 && share >= ENCLOSED_SHARE).then_some((h, share))
+                    (n > 0 && share >= ENCLOSED_SHARE).then_some((at, share))
                 },
             )
             .flatten()
@@ -756,12 +761,11 @@ fn enclosed_vegetation(
         if flips.is_empty() {
             break;
         }
-        for &(h, share) in &flips {
-            building[h] = true;
-            at_position[position[h] as usize] = true;
-            found.push((held[h], share));
+        for &(at, share) in &flips {
+            at_position[at as usize] = true;
+            found.push((held[answers.index.at(at).1 as usize], share));
         }
-        candidates.retain(|&h| !building[h]);
+        candidates.retain(|&at| !at_position[at as usize]);
     }
     found
 }

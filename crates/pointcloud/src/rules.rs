@@ -488,12 +488,16 @@ impl Rules {
             return planar;
         }
         let index = crate::knn::ColumnIndex::new(&coords, k);
+        // Both passes run in the index's order (positions, `ColumnIndex::at`): one point's
+        // neighbours are mostly the next one's, and their planes lie side by side.
+        let n = coords.len() as u32;
         // Each elevated point's plane: a point on it and its unit normal, when it is a plane.
-        let planes: Vec<Option<([f64; 3], [f64; 3])>> = coords
-            .par_iter()
+        let planes: Vec<Option<([f64; 3], [f64; 3])>> = (0..n)
+            .into_par_iter()
             .map_init(
                 || (Vec::new(), Vec::new()),
-                |(scratch, near), &p| {
+                |(scratch, near), at| {
+                    let p = index.at(at).0;
                     index.nearest_positions(p, k, scratch, near);
                     let mut m = crate::features::Moments::default();
                     for &(_, at) in near.iter() {
@@ -514,22 +518,27 @@ impl Rules {
                 d.abs() < self.roof_tolerance
             })
         };
-        let on_plane: Vec<bool> = coords
-            .par_iter()
-            .zip(&planes)
+        let on_plane: Vec<bool> = (0..n)
+            .into_par_iter()
             .map_init(
                 || (Vec::new(), Vec::new()),
-                |(scratch, near), (&p, own)| {
+                |(scratch, near), at| {
+                    let p = index.at(at).0;
                     // On its own plane, a point needs no other (most roof points).
-                    if on(p, own) {
+                    if on(p, &planes[at as usize]) {
                         return true;
                     }
-                    index.nearest(p, k, scratch, near);
+                    index.nearest_positions(p, k, scratch, near);
                     near.iter().any(|&(_, j)| on(p, &planes[j as usize]))
                 },
             )
             .collect();
-        for (&k, on) in elevated.iter().zip(on_plane) {
+        // Back from the index's order to the elevated points'.
+        let mut on_plane_of = vec![false; coords.len()];
+        for (at, on) in (0..n).zip(on_plane) {
+            on_plane_of[index.at(at).1 as usize] = on;
+        }
+        for (&k, on) in elevated.iter().zip(on_plane_of) {
             planar[k] = on;
         }
         planar
