@@ -127,28 +127,16 @@ impl GroundSurface {
 /// squared distance between cell centres as the two scans find it.
 pub(crate) fn fill_nearest(grid: &mut [f64], cols: usize, rows: usize) {
     const NONE: u32 = u32::MAX;
-    // The nearest filled cell found so far.
+    // The nearest filled cell found so far, as (column, row).
     let mut src: Vec<u32> = (0..grid.len()).map(|k| if grid[k].is_finite() { k as u32 } else { NONE }).collect();
-    // A cell's column and row without an integer division (the hot loop's cost otherwise): the
-    // quotient by a multiplication, made exact by one correction either way.
-    let per_col = 1.0 / cols as f64;
-    let split = |s: u32| -> (i64, i64) {
-        let s = i64::from(s);
-        let mut r = (s as f64 * per_col) as i64;
-        if r * cols as i64 > s {
-            r -= 1;
-        } else if (r + 1) * cols as i64 <= s {
-            r += 1;
-        }
-        (s - r * cols as i64, r)
+    let d2 = |k: usize, s: u32| -> u64 {
+        let (c, r) = ((k % cols) as i64, (k / cols) as i64);
+        let (sc, sr) = ((s as usize % cols) as i64, (s as usize / cols) as i64);
+        ((c - sc).pow(2) + (r - sr).pow(2)) as u64
     };
-    let d2 = |c: usize, r: usize, s: u32| -> u64 {
-        let (sc, sr) = split(s);
-        ((c as i64 - sc).pow(2) + (r as i64 - sr).pow(2)) as u64
-    };
-    let relax = |c: usize, r: usize, k: usize, nb: usize, src: &mut [u32]| {
+    let relax = |k: usize, nb: usize, src: &mut [u32]| {
         let s = src[nb];
-        if s != NONE && (src[k] == NONE || d2(c, r, s) < d2(c, r, src[k])) {
+        if s != NONE && (src[k] == NONE || d2(k, s) < d2(k, src[k])) {
             src[k] = s;
         }
     };
@@ -156,15 +144,15 @@ pub(crate) fn fill_nearest(grid: &mut [f64], cols: usize, rows: usize) {
         for c in 0..cols {
             let k = r * cols + c;
             if c > 0 {
-                relax(c, r, k, k - 1, &mut src);
+                relax(k, k - 1, &mut src);
             }
             if r > 0 {
-                relax(c, r, k, k - cols, &mut src);
+                relax(k, k - cols, &mut src);
                 if c > 0 {
-                    relax(c, r, k, k - cols - 1, &mut src);
+                    relax(k, k - cols - 1, &mut src);
                 }
                 if c + 1 < cols {
-                    relax(c, r, k, k - cols + 1, &mut src);
+                    relax(k, k - cols + 1, &mut src);
                 }
             }
         }
@@ -173,15 +161,15 @@ pub(crate) fn fill_nearest(grid: &mut [f64], cols: usize, rows: usize) {
         for c in (0..cols).rev() {
             let k = r * cols + c;
             if c + 1 < cols {
-                relax(c, r, k, k + 1, &mut src);
+                relax(k, k + 1, &mut src);
             }
             if r + 1 < rows {
-                relax(c, r, k, k + cols, &mut src);
+                relax(k, k + cols, &mut src);
                 if c + 1 < cols {
-                    relax(c, r, k, k + cols + 1, &mut src);
+                    relax(k, k + cols + 1, &mut src);
                 }
                 if c > 0 {
-                    relax(c, r, k, k + cols - 1, &mut src);
+                    relax(k, k + cols - 1, &mut src);
                 }
             }
         }
@@ -197,62 +185,6 @@ pub(crate) fn fill_nearest(grid: &mut [f64], cols: usize, rows: usize) {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    #[test]
-    fn empty_cells_take_the_value_the_two_scans_find_nearest() {
-        // The two scans with the cells' columns and rows found by division, as a reference.
-        fn reference(grid: &mut [f64], cols: usize, rows: usize) {
-            let mut src: Vec<Option<usize>> = (0..grid.len()).map(|k| grid[k].is_finite().then_some(k)).collect();
-            let d2 = |k: usize, s: usize| (k % cols).abs_diff(s % cols).pow(2) + (k / cols).abs_diff(s / cols).pow(2);
-            let relax = |k: usize, nb: usize, src: &mut [Option<usize>]| {
-                if let Some(s) = src[nb] {
-                    if src[k].is_none_or(|t| d2(k, s) < d2(k, t)) {
-                        src[k] = Some(s);
-                    }
-                }
-            };
-            for k in 0..grid.len() {
-                let (c, r) = (k % cols, k / cols);
-                for (ok, nb) in [(c > 0, 1), (r > 0, cols), (r > 0 && c > 0, cols + 1)] {
-                    if ok {
-                        relax(k, k - nb, &mut src);
-                    }
-                }
-                if r > 0 && c + 1 < cols {
-                    relax(k, k - cols + 1, &mut src);
-                }
-            }
-            for k in (0..grid.len()).rev() {
-                let (c, r) = (k % cols, k / cols);
-                for (ok, nb) in [(c + 1 < cols, 1), (r + 1 < rows, cols), (r + 1 < rows && c + 1 < cols, cols + 1)] {
-                    if ok {
-                        relax(k, k + nb, &mut src);
-                    }
-                }
-                if r + 1 < rows && c > 0 {
-                    relax(k, k + cols - 1, &mut src);
-                }
-            }
-            for k in 0..grid.len() {
-                if let (false, Some(s)) = (grid[k].is_finite(), src[k]) {
-                    grid[k] = grid[s];
-                }
-            }
-        }
-        let mut rng = crate::forest::SplitMix64::new(11);
-        // One column, one row, a square, and a wide, sparse grid of odd width.
-        for (cols, rows, filled) in [(1, 40, 5), (40, 1, 5), (30, 30, 100), (1001, 7, 9), (3, 3, 0)] {
-            let mut grid = vec![f64::INFINITY; cols * rows];
-            for _ in 0..filled {
-                let k = (rng.next_u64() % (cols * rows) as u64) as usize;
-                grid[k] = (rng.next_u64() % 1000) as f64;
-            }
-            let mut want = grid.clone();
-            reference(&mut want, cols, rows);
-            fill_nearest(&mut grid, cols, rows);
-            assert_eq!(grid, want, "{cols} × {rows}");
-        }
-    }
 
     #[test]
     fn a_sloped_plane_gives_heights_over_it() {
