@@ -608,7 +608,7 @@ fn lone_buildings(cloud: &PointCloud, points: &[usize], class: &[u8]) -> Vec<usi
             || (Vec::new(), Vec::new()),
             |(scratch, near), at| {
                 let (b, n) = answers.count(at, LONE_NEIGHBOURS, &building, scratch, near);
-                (n > 0 && (b as f64) < LONE_SHARE * n as f64).then(|| answers.held[answers.index.at(at).1 as usize])
+                (n > 0 && (b as f64) < LONE_SHARE * n as f64).then(|| answers.point_at(at))
             },
         )
         .flatten()
@@ -656,13 +656,9 @@ impl Answers {
         (0..self.held.len() as u32).into_par_iter().map(|at| f(self.index.at(at).1 as usize)).collect()
     }
 
-    /// The place in the index's order of each indexed point (by its place in `held`).
-    fn positions(&self) -> Vec<u32> {
-        let mut position = vec![0u32; self.held.len()];
-        for at in 0..self.held.len() as u32 {
-            position[self.index.at(at).1 as usize] = at;
-        }
-        position
+    /// The position in `points` of the indexed point at position `at` in the index.
+    fn point_at(&self, at: u32) -> usize {
+        self.held[self.index.at(at).1 as usize]
     }
 
     /// Of the `k` nearest other indexed points of the indexed point at position `at` (in the
@@ -737,12 +733,12 @@ fn enclosed_vegetation(
     }
     // The candidates by their positions in the index, in its order: one point's neighbours are
     // mostly the next one's.
-    let position = answers.positions();
-    let mut candidates: Vec<u32> = (0..held.len())
-        .filter(|&h| !building[h] && tall(held[h]) && near_roof.contains(&key(points[held[h]])))
-        .map(|h| position[h])
+    let mut candidates: Vec<u32> = (0..held.len() as u32)
+        .filter(|&at| {
+            let h = answers.index.at(at).1 as usize;
+            !building[h] && tall(held[h]) && near_roof.contains(&key(points[held[h]]))
+        })
         .collect();
-    candidates.sort_unstable();
     let mut found = Vec::new();
     let mut at_position = answers.by_position(|h| building[h]);
     for _ in 0..ENCLOSED_ROUNDS {
@@ -763,7 +759,7 @@ fn enclosed_vegetation(
         }
         for &(at, share) in &flips {
             at_position[at as usize] = true;
-            found.push((held[answers.index.at(at).1 as usize], share));
+            found.push((answers.point_at(at), share));
         }
         candidates.retain(|&at| !at_position[at as usize]);
     }

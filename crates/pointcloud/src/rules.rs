@@ -533,13 +533,9 @@ impl Rules {
                 },
             )
             .collect();
-        // Back from the index's order to the elevated points'.
-        let mut on_plane_of = vec![false; coords.len()];
+        // Back from the index's order to the points'.
         for (at, on) in (0..n).zip(on_plane) {
-            on_plane_of[index.at(at).1 as usize] = on;
-        }
-        for (&k, on) in elevated.iter().zip(on_plane_of) {
-            planar[k] = on;
+            planar[elevated[index.at(at).1 as usize]] = on;
         }
         planar
     }
