@@ -7,6 +7,7 @@
 //! # laspy writes points it holds), rewrite (LAZ to LAZ: decode and encode), copc, csf (ground
 //! # only), classify (the whole pipeline, reading and writing included), features (the
 //! # learned step's features of the points off the ground, the best of REPEAT; OUT is unused),
+//! # forest (the shipped model's answers for those features, computed once: the best of REPEAT),
 //! # make-big SRC OUT TILES
 //! ```
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -47,7 +48,7 @@ fn limits() -> Limits {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let usage =
-        "usage: bench decode|encode|copc|csf|features FILE OUT REPEAT | classify FILE OUT REPEAT [TILE_POINTS] | make-big SRC OUT TILES";
+        "usage: bench decode|encode|copc|csf|features|forest FILE OUT REPEAT | classify FILE OUT REPEAT [TILE_POINTS] | make-big SRC OUT TILES";
     let (op, file, out) = match args.as_slice() {
         [_, op, file, out, ..] => (op.as_str(), Path::new(file), Path::new(out)),
         _ => return Err(usage.into()),
@@ -133,6 +134,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let (s, features) =
                 best(repeat, || meridian_pointcloud::features::compute_features(&cloud, &prepared.hag, Some(&objects)));
             line("features", features?.len(), s, serde_json::json!({"cloud_points": cloud.len()}));
+        }
+        "forest" => {
+            let (_, cloud) = read_path(file, limits())?;
+            let prepared = meridian_pointcloud::Pipeline::default().prepare(&cloud)?;
+            let objects: Vec<bool> = (0..cloud.len()).map(|i| !prepared.ground[i] && prepared.noise[i] == 0).collect();
+            let features = meridian_pointcloud::features::compute_features(&cloud, &prepared.hag, Some(&objects))?;
+            let model = meridian_pointcloud::Model::default_model()?;
+            let (s, answers) = best(repeat, || meridian_pointcloud::learn::predict_rows(&model, &features.values));
+            // A sum of the answers, so that two builds can be compared at a glance.
+            let classes: u64 = answers.iter().map(|a| u64::from(a.0)).sum();
+            line("forest", answers.len(), s, serde_json::json!({"cloud_points": cloud.len(), "class_sum": classes}));
         }
         "make-big" => make_big(file, out, repeat)?,
         _ => return Err(usage.into()),

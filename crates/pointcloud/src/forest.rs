@@ -98,11 +98,54 @@ struct Node {
 const LEAF: u16 = u16::MAX;
 
 /// One tree: nodes (the root first, children always after their parent) and leaf class
-/// probabilities, `classes` per leaf, in 1/65,535.
+/// probabilities, `classes` per leaf, in 1/65,535; `walk` and `depth` are derived from the nodes
+/// ([`Tree::new`]) for the descent.
 #[derive(Debug, Clone, PartialEq)]
 struct Tree {
     nodes: Vec<Node>,
     leaves: Vec<u16>,
+    /// The nodes as the descent reads them: a split as it is, a leaf as a step that sends every
+    /// value back to the leaf itself. A row can then take `depth` steps down any tree without
+    /// asking at each one whether it has arrived.
+    walk: Vec<Step>,
+    /// Most steps from the root to a leaf.
+    depth: usize,
+}
+
+/// A node of [`Tree::walk`]: go to `next` when the value of `feature` is at most `threshold`,
+/// else `next + 1`. A leaf's threshold is infinite (no value, NaN included, is above it) and
+/// its `next` is itself.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Step {
+    threshold: f32,
+    feature: u32,
+    next: u32,
+}
+
+impl Tree {
+    /// A tree of well-formed `nodes` (children after their parent, within the nodes).
+    fn new(nodes: Vec<Node>, leaves: Vec<u16>) -> Self {
+        let mut level = vec![0usize; nodes.len()];
+        let mut depth = 0;
+        for (k, node) in nodes.iter().enumerate() {
+            depth = depth.max(level[k]);
+            if node.feature != LEAF {
+                let (child, below) = (node.child as usize, level[k] + 1);
+                for l in &mut level[child..child + 2] {
+                    *l = (*l).max(below);
+                }
+            }
+        }
+        let walk = nodes
+            .iter()
+            .enumerate()
+            .map(|(k, node)| match node.feature {
+                LEAF => Step { threshold: f32::INFINITY, feature: 0, next: k as u32 },
+                f => Step { threshold: node.threshold, feature: u32::from(f), next: node.child },
+            })
+            .collect();
+        Self { nodes, leaves, walk, depth }
+    }
 }
 
 /// A trained forest.
@@ -250,36 +293,30 @@ impl Forest {
         }
         let rows = (samples.len() / features).min(out.len() / c);
         // Rows descend a tree LANES at a time, a level each turn: their node reads do not wait
-        // on one another.
+        // on one another. Every row takes the tree's depth in steps (a leaf keeps a row that has
+        // arrived where it is), so no step asks whether a row has arrived; the rows of a last,
+        // short block repeat its last row and their answers are dropped.
         const LANES: usize = 8;
         for tree in &self.trees {
+            if tree.walk.is_empty() {
+                continue;
+            }
             for first in (0..rows).step_by(LANES) {
                 let lanes = LANES.min(rows - first);
-                let mut k = [0usize; LANES];
-                // A lane that has reached its leaf (or an empty tree) holds usize::MAX.
-                let mut left = lanes;
-                while left > 0 {
-                    for (lane, at) in k.iter_mut().enumerate().take(lanes) {
-                        if *at == usize::MAX {
-                            continue;
-                        }
-                        let r = first + lane;
-                        let Some(node) = tree.nodes.get(*at) else {
-                            *at = usize::MAX;
-                            left -= 1;
-                            continue;
-                        };
-                        if node.feature == LEAF {
-                            let leaf = node.child as usize * c;
-                            for (o, &p) in out[r * c..(r + 1) * c].iter_mut().zip(&tree.leaves[leaf..leaf + c]) {
-                                *o += f32::from(p);
-                            }
-                            *at = usize::MAX;
-                            left -= 1;
-                            continue;
-                        }
-                        let v = samples[r * features + usize::from(node.feature)];
-                        *at = node.child as usize + usize::from(v > node.threshold);
+                let base: [usize; LANES] = std::array::from_fn(|lane| (first + lane.min(lanes - 1)) * features);
+                let mut at = [0usize; LANES];
+                for _ in 0..tree.depth {
+                    for (a, &b) in at.iter_mut().zip(&base) {
+                        let step = tree.walk[*a];
+                        let v = samples[b + step.feature as usize];
+                        *a = step.next as usize + usize::from(v > step.threshold);
+                    }
+                }
+                for (lane, &a) in at.iter().enumerate().take(lanes) {
+                    let r = first + lane;
+                    let leaf = tree.nodes[a].child as usize * c;
+                    for (o, &p) in out[r * c..(r + 1) * c].iter_mut().zip(&tree.leaves[leaf..leaf + c]) {
+                        *o += f32::from(p);
                     }
                 }
             }
@@ -369,7 +406,7 @@ impl Forest {
                     return Err(r.corrupt(format!("node {k} of {n_nodes}: {node:?}")));
                 }
             }
-            trees.push(Tree { nodes, leaves });
+            trees.push(Tree::new(nodes, leaves));
         }
         if r.left() != 0 {
             return Err(r.corrupt(format!("{} bytes after the last tree", r.left())));
@@ -432,7 +469,8 @@ struct TrainData<'a> {
 /// Grows one tree on the bootstrap `sample`, depth first.
 fn grow(d: &TrainData<'_>, sample: &mut [u32], params: &ForestParams, rng: &mut SplitMix64) -> Tree {
     let nc = d.n_classes;
-    let mut tree = Tree { nodes: vec![Node { feature: LEAF, threshold: 0.0, child: 0 }], leaves: Vec::new() };
+    let mut nodes = vec![Node { feature: LEAF, threshold: 0.0, child: 0 }];
+    let mut leaves = Vec::new();
     // (node, start, end, depth) still to split.
     let mut stack = vec![(0usize, 0usize, sample.len(), 0usize)];
     let n_features = d.binned.len();
@@ -502,22 +540,22 @@ fn grow(d: &TrainData<'_>, sample: &mut [u32], params: &ForestParams, rng: &mut 
                         split += 1;
                     }
                 }
-                let child = tree.nodes.len();
-                tree.nodes[node] = Node { feature: f as u16, threshold: d.cuts[f][b], child: child as u32 };
-                tree.nodes.push(Node { feature: LEAF, threshold: 0.0, child: 0 });
-                tree.nodes.push(Node { feature: LEAF, threshold: 0.0, child: 0 });
+                let child = nodes.len();
+                nodes[node] = Node { feature: f as u16, threshold: d.cuts[f][b], child: child as u32 };
+                nodes.push(Node { feature: LEAF, threshold: 0.0, child: 0 });
+                nodes.push(Node { feature: LEAF, threshold: 0.0, child: 0 });
                 stack.push((child + 1, start + split, end, depth + 1));
                 stack.push((child, start, start + split, depth + 1));
             }
             None => {
                 let w_total: f64 = total.iter().sum::<f64>().max(f64::MIN_POSITIVE);
-                let leaf = (tree.leaves.len() / nc) as u32;
-                tree.leaves.extend(total.iter().map(|&w| (w / w_total * 65_535.0).round() as u16));
-                tree.nodes[node] = Node { feature: LEAF, threshold: 0.0, child: leaf };
+                let leaf = (leaves.len() / nc) as u32;
+                leaves.extend(total.iter().map(|&w| (w / w_total * 65_535.0).round() as u16));
+                nodes[node] = Node { feature: LEAF, threshold: 0.0, child: leaf };
             }
         }
     }
-    tree
+    Tree::new(nodes, leaves)
 }
 
 fn gini(w: &[f64], total: f64) -> f64 {
@@ -605,6 +643,27 @@ mod tests {
         let mut none = vec![1.0; 6];
         forest.probabilities_many(&tx[..2], 1, &mut none);
         assert_eq!(none, vec![0.0; 6]);
+    }
+
+    #[test]
+    fn a_tree_that_is_one_leaf_and_trees_of_uneven_depth() {
+        // One class only: every tree is its root, a leaf, and every row gets that class.
+        let (x, _) = data(200, 5);
+        let forest =
+            Forest::train(&x, &vec![1; 200], 2, 3, &ForestParams { trees: 4, ..ForestParams::default() }).unwrap();
+        assert!(forest.trees.iter().all(|t| t.depth == 0 && t.walk.len() == 1));
+        let mut p = vec![f32::NAN; 3 * 11];
+        forest.probabilities_many(&x[..22], 2, &mut p);
+        assert!(p.chunks(3).all(|r| r == [0.0, 1.0, 0.0]), "{p:?}");
+        // Trained trees: a depth within the bound, and a step that loops for each leaf.
+        let (x, y) = data(2000, 6);
+        let forest =
+            Forest::train(&x, &y, 2, 3, &ForestParams { trees: 4, max_depth: 6, ..ForestParams::default() }).unwrap();
+        for tree in &forest.trees {
+            assert!(tree.depth > 0 && tree.depth <= 6, "{}", tree.depth);
+            let leaves = tree.walk.iter().enumerate().filter(|(k, s)| s.next as usize == *k).count();
+            assert_eq!(leaves, tree.nodes.iter().filter(|n| n.feature == LEAF).count());
+        }
     }
 
     #[test]
