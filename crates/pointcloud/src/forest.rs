@@ -649,8 +649,7 @@ mod tests {
     fn a_tree_that_is_one_leaf_and_trees_of_uneven_depth() {
         // One class only: every tree is its root, a leaf, and every row gets that class.
         let (x, _) = data(200, 5);
-        let forest =
-            Forest::train(&x, &vec![1; 200], 2, 3, &ForestParams { trees: 4, ..ForestParams::default() }).unwrap();
+        let forest = Forest::train(&x, &[1; 200], 2, 3, &ForestParams { trees: 4, ..ForestParams::default() }).unwrap();
         assert!(forest.trees.iter().all(|t| t.depth == 0 && t.walk.len() == 1));
         let mut p = vec![f32::NAN; 3 * 11];
         forest.probabilities_many(&x[..22], 2, &mut p);
