@@ -313,14 +313,35 @@ impl Ranks {
     /// `None` when f32 cannot hold every rank exactly (more than 2^24 distinct heights).
     fn of(grid: &[f64]) -> Option<Self> {
         use rayon::prelude::*;
-        let mut heights = grid.to_vec();
-        heights.par_sort_unstable_by(f64::total_cmp);
-        heights.dedup_by(|a, b| a.total_cmp(b).is_eq());
-        if heights.len() > 1 << 24 {
-            return None;
+        // The cells in the order of their heights, then one pass gives each its rank: no search
+        // per cell in the table of heights.
+        let mut order: Vec<(u64, usize)> = grid.iter().enumerate().map(|(i, &v)| (total_order(v), i)).collect();
+        order.par_sort_unstable();
+        let mut heights = Vec::new();
+        let mut ranks = vec![0f32; grid.len()];
+        let mut last = None;
+        for &(key, i) in &order {
+            if last != Some(key) {
+                if heights.len() == 1 << 24 {
+                    return None;
+                }
+                heights.push(grid[i]);
+                last = Some(key);
+            }
+            ranks[i] = (heights.len() - 1) as f32;
         }
-        let ranks = grid.par_iter().map(|v| heights.partition_point(|h| h.total_cmp(v).is_lt()) as f32).collect();
         Some(Self { heights, ranks })
+    }
+}
+
+/// `v` as an integer that orders as [`f64::total_cmp`] orders the numbers (equal only for the
+/// same bits).
+fn total_order(v: f64) -> u64 {
+    let b = v.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
     }
 }
 
@@ -712,6 +733,27 @@ mod tests {
                 matches_the_definition(&ranks, cols, rows, radius, &mut rank_runs);
             }
         }
+    }
+
+    /// Each cell's rank is the number of distinct heights below its own ([`f64::total_cmp`]:
+    /// -0 below 0, negatives, infinities), and the table holds each distinct height once.
+    #[test]
+    fn ranks_count_the_distinct_heights_below() {
+        let mut grid: Vec<f64> = (0..5000).map(|k| ((k * 7919) % 613) as f64 * 0.25 - 40.0).collect();
+        grid.extend([0.0, -0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, 1e-300, -1e-300, 0.0]);
+        let ranks = Ranks::of(&grid).unwrap();
+        let mut distinct = grid.clone();
+        distinct.sort_by(f64::total_cmp);
+        distinct.dedup_by(|a, b| a.to_bits() == b.to_bits());
+        assert_eq!(
+            ranks.heights.iter().map(|h| h.to_bits()).collect::<Vec<_>>(),
+            distinct.iter().map(|h| h.to_bits()).collect::<Vec<_>>()
+        );
+        for (v, &r) in grid.iter().zip(&ranks.ranks) {
+            assert_eq!(r as usize, distinct.iter().filter(|d| d.total_cmp(v).is_lt()).count(), "{v}");
+            assert_eq!(ranks.heights[r as usize].to_bits(), v.to_bits());
+        }
+        assert!(Ranks::of(&[]).is_some_and(|r| r.heights.is_empty() && r.ranks.is_empty()));
     }
 
     /// The progression on the ranks of the heights finds the objects the progression on the
