@@ -450,8 +450,18 @@ type Stats = [f64; 5];
 
 const EMPTY: Stats = [f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0, 0.0];
 
+/// The slot of a cell with no point.
+const NO_POINTS: u32 = u32::MAX;
+
 enum Cells {
-    Dense { cols: usize, rows: usize, stats: Vec<Stats> },
+    /// `slot[r * cols + c]` indexes the cell's statistics in `stats`, [`NO_POINTS`] for an
+    /// empty cell: a cloud fills few of its cells, so the statistics are kept for those alone.
+    Dense {
+        cols: usize,
+        rows: usize,
+        slot: Vec<u32>,
+        stats: Vec<Stats>,
+    },
     Sparse(std::collections::HashMap<(i64, i64), Stats>),
 }
 
@@ -474,13 +484,19 @@ impl ColumnGrid {
         let add = |s: &mut Stats, v: f64| *s = [s[0].min(v), s[1].max(v), s[2] + v, s[3] + v * v, s[4] + 1.0];
         let cells = if cols * rows <= dense_limit {
             let (cols, rows) = (cols as usize, rows as usize);
-            let mut stats = vec![EMPTY; cols * rows];
+            let mut slot = vec![NO_POINTS; cols * rows];
+            let mut stats = Vec::new();
             for &i in idx {
                 let c = (((x[i] - b[0]) / cell) as usize).min(cols - 1);
                 let r = (((y[i] - b[1]) / cell) as usize).min(rows - 1);
-                add(&mut stats[r * cols + c], z[i] - z0);
+                let s = &mut slot[r * cols + c];
+                if *s == NO_POINTS {
+                    *s = stats.len() as u32;
+                    stats.push(EMPTY);
+                }
+                add(&mut stats[*s as usize], z[i] - z0);
             }
-            Cells::Dense { cols, rows, stats }
+            Cells::Dense { cols, rows, slot, stats }
         } else {
             let mut map = std::collections::HashMap::with_capacity(idx.len().min(1 << 20));
             for &i in idx {
@@ -497,12 +513,16 @@ impl ColumnGrid {
         let mut t = EMPTY;
         let mut merge = |s: &Stats| t = [t[0].min(s[0]), t[1].max(s[1]), t[2] + s[2], t[3] + s[3], t[4] + s[4]];
         match &self.cells {
-            Cells::Dense { cols, rows, stats } => {
+            Cells::Dense { cols, rows, slot, stats } => {
                 let c = (((x - self.x0) / self.cell) as usize).min(cols - 1);
                 let r = (((y - self.y0) / self.cell) as usize).min(rows - 1);
                 for rr in r.saturating_sub(1)..=(r + 1).min(rows - 1) {
                     for cc in c.saturating_sub(1)..=(c + 1).min(cols - 1) {
-                        merge(&stats[rr * cols + cc]);
+                        // An empty cell would change nothing: its minimum and maximum are
+                        // infinite, its sums zero.
+                        if let Some(s) = stats.get(slot[rr * cols + cc] as usize) {
+                            merge(s);
+                        }
                     }
                 }
             }
