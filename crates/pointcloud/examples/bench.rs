@@ -138,8 +138,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "forest" => {
             let (_, cloud) = read_path(file, limits())?;
             let prepared = meridian_pointcloud::Pipeline::default().prepare(&cloud)?;
-            let objects: Vec<bool> = (0..cloud.len()).map(|i| !prepared.ground[i] && prepared.noise[i] == 0).collect();
-            let features = meridian_pointcloud::features::compute_features(&cloud, &prepared.hag, Some(&objects))?;
+            let features = meridian_pointcloud::learn::object_features(&cloud, &prepared, None)?;
             let model = meridian_pointcloud::Model::default_model()?;
             let (s, answers) = best(repeat, || meridian_pointcloud::learn::predict_rows(&model, &features.values));
             // A sum of the answers, so that two builds can be compared at a glance.
